@@ -1,0 +1,41 @@
+package budget
+
+// Action is what Fit does with an item that does not fit.
+type Action string
+
+// The overflow actions an item's kind can declare.
+const (
+	// Drop defers the whole item (the default).
+	Drop Action = "drop"
+	// Truncate cuts the item's Text at a token boundary, with a marker
+	// saying how many tokens were cut, never below the item's MinTokens;
+	// an item that cannot keep MinTokens is dropped instead.
+	Truncate Action = "truncate"
+	// Fail refuses the whole fit: nothing is dropped or truncated.
+	Fail Action = "fail"
+)
+
+// Item is one candidate for the budget. Fit never reorders survivors:
+// the order of Request.Items is the order of Result.Kept.
+type Item struct {
+	ID   string
+	Kind string
+	// Tokens is what the item costs as rendered on its own.
+	Tokens int
+	// Rank orders importance: 1 is the most important; higher ranks are
+	// deferred first.
+	Rank int
+	// Score breaks ties within a rank: lower scores are deferred first.
+	Score float64
+	// Order is the item's position in the rendered output; used instead of
+	// size when Request.ByOrder is set (what renders last goes first).
+	Order int64
+	// Pinned items are never dropped or truncated.
+	Pinned bool
+	// Action is the overflow action; "" means Drop.
+	Action Action
+	// Text is the item's content; needed only when Action is Truncate.
+	Text string
+	// MinTokens is the smallest truncation allowed for a Truncate item.
+	MinTokens int
+}

@@ -1,0 +1,74 @@
+package store
+
+import "time"
+
+// Record is one stored item: a canon fact, a memory, a scene, a file.
+//
+// NS and ID identify it; everything else is content or bookkeeping. The
+// fields from Created on are maintained by the store: values a caller sets
+// there are ignored by Put.
+type Record struct {
+	NS      string            `json:"ns"`
+	ID      string            `json:"id"`
+	Kind    string            `json:"kind,omitempty"`
+	Title   string            `json:"title,omitempty"`
+	Body    string            `json:"body,omitempty"`
+	Summary string            `json:"summary,omitempty"`
+	Tags    []string          `json:"tags,omitempty"`
+	Meta    map[string]string `json:"meta,omitempty"`
+	// Order is the record's position in a sequence (timeline, chapter,
+	// turn). Positions start at 1; 0 means the record has no position.
+	Order  int64 `json:"order,omitempty"`
+	Pinned bool  `json:"pinned,omitempty"`
+	// Binary marks a record made from a file that is not valid UTF-8: it is
+	// kept without a body.
+	Binary bool `json:"binary,omitempty"`
+
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	Version int       `json:"version"`
+	// SHA256 is the hex digest of the record's content (every field above
+	// Created), so identical puts can be recognised without reading bodies.
+	SHA256 string `json:"sha256"`
+	// BodyBytes is len(Body); it is set on records read without their body.
+	BodyBytes int `json:"body_bytes"`
+	// Tokens caches token counts per counter name (e.g. "o200k_base").
+	Tokens map[string]TokenCount `json:"tokens,omitempty"`
+}
+
+// TokenCount is the cached size of a record's parts under one counter.
+type TokenCount struct {
+	Title   int `json:"title"`
+	Body    int `json:"body"`
+	Summary int `json:"summary"`
+}
+
+// Link is a directed, named edge between two records of one namespace.
+// To may name a record that does not exist (yet).
+type Link struct {
+	NS     string  `json:"ns"`
+	From   string  `json:"from"`
+	Rel    string  `json:"rel"`
+	To     string  `json:"to"`
+	Weight float64 `json:"weight,omitempty"`
+}
+
+// Op names the kind of write a Change records.
+type Op string
+
+// The operations recorded in the change log.
+const (
+	OpPut    Op = "put"
+	OpDelete Op = "delete"
+	OpLink   Op = "link"
+	OpUnlink Op = "unlink"
+)
+
+// Change is one entry of the change log: every write appends one per
+// record it touches, in the same transaction as the write.
+type Change struct {
+	Seq uint64 `json:"seq"`
+	Op  Op     `json:"op"`
+	NS  string `json:"ns"`
+	ID  string `json:"id"`
+}
