@@ -1,0 +1,152 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/store"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+func newImportCommand(a *app) *cobra.Command {
+	var (
+		ns      string
+		skipBad bool
+	)
+	c := &cobra.Command{
+		Use:   "import [flags] PATH...",
+		Short: "Import JSONL files or markdown folders (all or nothing)",
+		Long: `Import records and links. A PATH is a JSONL file (one record a line,
+'-' for stdin) or a folder of markdown files (YAML front matter gives the
+fields, [[wikilinks]] become 'mentions' links, the folder gives the kind, the
+file path is the default id).
+
+The import is all or nothing: if any line or file is bad, nothing is written
+and every bad one is listed with its file and line. --skip-bad imports the
+good ones and lists the rest.`,
+		Example: `  lore import --ns mynovel canon/
+  lore export --ns mynovel | lore --store other/.lore import -`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var (
+				recs  []store.Record
+				links []store.Link
+				bad   []lore.InputError
+			)
+			for _, p := range args {
+				r, lk, errs, err := a.readImport(p, ns)
+				if err != nil {
+					return err
+				}
+				recs, links, bad = append(recs, r...), append(links, lk...), append(bad, errs...)
+			}
+			for _, e := range bad {
+				fmt.Fprintf(a.streams.err, "%s\n", e.Error())
+			}
+			if len(bad) > 0 && !skipBad {
+				return fmt.Errorf("%d bad input(s), nothing imported (fix them, or pass --skip-bad to import the %d good records)", len(bad), len(recs))
+			}
+			l, err := a.open(false)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			sum, err := l.Import(c.Context(), recs, links)
+			if err != nil {
+				return err
+			}
+			sum.Errors = bad
+			if a.jsonOut {
+				return a.printJSON(sum)
+			}
+			a.note("imported: %d added, %d updated, %d unchanged, %d links, %d errors\n",
+				sum.Added, sum.Updated, sum.Unchanged, sum.Links, len(bad))
+			if len(bad) > 0 {
+				return &exitStatus{code: exitError, err: fmt.Errorf("%d bad input(s) skipped", len(bad))}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&ns, "ns", defaultNS, "namespace for records that do not name one")
+	c.Flags().BoolVar(&skipBad, "skip-bad", false, "import the good records and list the bad ones")
+	return c
+}
+
+// readImport reads one import path: a markdown folder or a JSONL file.
+func (a *app) readImport(path, ns string) ([]store.Record, []store.Link, []lore.InputError, error) {
+	if path == "-" {
+		r, lk, errs := lore.ReadJSONL(a.streams.in, "stdin", ns)
+		return r, lk, errs, nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("import: %w", err)
+	}
+	if fi.IsDir() {
+		r, lk, errs := lore.ReadMarkdownDir(os.DirFS(path), ns)
+		for i := range errs {
+			errs[i].File = filepath.Join(path, errs[i].File)
+		}
+		return r, lk, errs, nil
+	}
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".jsonl" && ext != ".json" && ext != ".ndjson" {
+		return nil, nil, nil, fmt.Errorf("import %s: not a folder of markdown files nor a .jsonl file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
+	var in io.Reader = f
+	if isTerminal(os.Stderr) && !a.quiet && a.streams.err == io.Writer(os.Stderr) {
+		bar := progressbar.NewOptions64(fi.Size(),
+			progressbar.OptionSetWriter(os.Stderr),
+			progressbar.OptionSetDescription("reading "+filepath.Base(path)),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionClearOnFinish())
+		in = io.TeeReader(f, bar)
+		defer bar.Finish()
+	}
+	r, lk, errs := lore.ReadJSONL(in, path, ns)
+	return r, lk, errs, nil
+}
+
+func newExportCommand(a *app) *cobra.Command {
+	var (
+		ns  string
+		out string
+	)
+	c := &cobra.Command{
+		Use:   "export [flags]",
+		Short: "Write records and links as JSONL (that import reads back)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			l, err := a.open(true)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			if out == "" || out == "-" {
+				return l.Export(a.streams.out, ns)
+			}
+			f, err := os.Create(out)
+			if err != nil {
+				return err
+			}
+			if err := l.Export(f, ns); err != nil {
+				f.Close()
+				return err
+			}
+			return errors.Join(f.Sync(), f.Close())
+		},
+	}
+	c.Flags().StringVar(&ns, "ns", "", "only this namespace (default: all)")
+	c.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
+	return c
+}

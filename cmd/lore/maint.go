@@ -1,0 +1,232 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/index"
+	"github.com/spf13/cobra"
+)
+
+func newSearchCommand(a *app) *cobra.Command {
+	var q index.Query
+	c := &cobra.Command{
+		Use:   "search [flags] QUERY",
+		Short: "Full-text search within one namespace",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if q.Limit < 0 {
+				return usageError(c, fmt.Errorf("--limit %d: must be positive", q.Limit))
+			}
+			q.Text = args[0]
+			l, err := a.open(true)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			if l.Stale() {
+				a.note("warning: the index lags the store; results are checked against the store (a writable command catches it up)\n")
+			}
+			hits, err := l.Search(c.Context(), q)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"ns": q.NS, "query": q.Text, "hits": hits})
+			}
+			for _, h := range hits {
+				a.printf("%.3f\t%s\t%s\t%s\n", h.Score, h.ID, h.Kind, h.Title)
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&q.NS, "ns", defaultNS, "namespace")
+	f.StringSliceVar(&q.Kinds, "kind", nil, "only these kinds")
+	f.StringSliceVar(&q.Tags, "tag", nil, "only records with these tags")
+	f.IntVar(&q.Limit, "limit", 20, "at most this many hits")
+	return c
+}
+
+func newReindexCommand(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reindex",
+		Short: "Rebuild the search index from the store alone",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			l, err := a.open(false)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			if err := l.Reindex(); err != nil {
+				return err
+			}
+			st, err := l.Stats("")
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"records": st.Records, "seq": st.LastSeq})
+			}
+			a.note("reindexed %d records (change log at %d)\n", st.Records, st.LastSeq)
+			return nil
+		},
+	}
+}
+
+func newCheckCommand(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Verify the store and its index; say in words what is wrong",
+		Long: `Check bbolt's own consistency, that both directions of every link agree,
+that the change log has no gaps, dangling links, cached token counts, and
+the index's watermark. Exit 1 when something is wrong.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			l, err := a.open(true)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			probs, err := l.Check()
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				if err := a.printJSON(map[string]any{"ok": len(probs) == 0, "problems": probs}); err != nil {
+					return err
+				}
+			} else {
+				for _, p := range probs {
+					where := ""
+					if p.ID != "" {
+						where = fmt.Sprintf("%s/%s: ", p.NS, p.ID)
+					}
+					a.printf("%s%s\n", where, p.What)
+				}
+			}
+			if len(probs) > 0 {
+				return &exitStatus{code: exitError, err: fmt.Errorf("check: %d problem(s) in %s", len(probs), l.Dir())}
+			}
+			a.note("ok: %s\n", l.Dir())
+			return nil
+		},
+	}
+}
+
+func newBackupCommand(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "backup FILE",
+		Short: "Write a consistent copy of the store while it is in use",
+		Long: `Write a consistent copy of lore.bolt to FILE while other readers keep
+using the store. The index is not copied: to restore, put FILE as lore.bolt
+in a new store folder and run 'lore reindex'.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			l, err := a.open(true)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			dst := args[0]
+			tmp, err := os.CreateTemp(filepath.Dir(dst), ".lore-backup-*")
+			if err != nil {
+				return fmt.Errorf("backup: %w", err)
+			}
+			n, err := l.Backup(tmp)
+			if err == nil {
+				err = tmp.Sync()
+			}
+			if cerr := tmp.Close(); err == nil {
+				err = cerr
+			}
+			if err == nil {
+				err = os.Rename(tmp.Name(), dst)
+			}
+			if err != nil {
+				os.Remove(tmp.Name())
+				return fmt.Errorf("backup to %s: %w", dst, err)
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"file": dst, "bytes": n})
+			}
+			a.note("wrote %s (%d bytes)\n", dst, n)
+			return nil
+		},
+	}
+}
+
+func newCountCommand(a *app) *cobra.Command {
+	var encoding string
+	c := &cobra.Command{
+		Use:   "count [flags] [FILE...]",
+		Short: "Count tokens of files or stdin, like wc",
+		Long: `Count the tokens of each FILE (or stdin) with --encoding: one line a
+file and a total. No store is needed: the quick way to measure before loading.`,
+		RunE: func(c *cobra.Command, args []string) error {
+			counter, err := budget.NewCounter(encoding)
+			if err != nil {
+				return usageError(c, err)
+			}
+			type row struct {
+				File   string `json:"file"`
+				Tokens int    `json:"tokens"`
+				Bytes  int    `json:"bytes"`
+			}
+			var rows []row
+			countOne := func(name string, r io.Reader) error {
+				b, err := io.ReadAll(r)
+				if err != nil {
+					return fmt.Errorf("count %s: %w", name, err)
+				}
+				rows = append(rows, row{File: name, Tokens: counter.Count(string(b)), Bytes: len(b)})
+				return nil
+			}
+			if len(args) == 0 {
+				if err := countOne("-", a.streams.in); err != nil {
+					return err
+				}
+			}
+			var errs []error
+			for _, p := range args {
+				f, err := os.Open(p)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				err = countOne(p, f)
+				f.Close()
+				if err != nil {
+					errs = append(errs, err)
+				}
+			}
+			total := 0
+			for _, r := range rows {
+				total += r.Tokens
+			}
+			if a.jsonOut {
+				if rows == nil {
+					rows = []row{}
+				}
+				if err := a.printJSON(map[string]any{"encoding": counter.Name(), "exact": budget.Exact(counter), "files": rows, "total": total}); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range rows {
+					a.printf("%8d %s\n", r.Tokens, r.File)
+				}
+				if len(rows) > 1 {
+					a.printf("%8d total\n", total)
+				}
+			}
+			return errors.Join(errs...)
+		},
+	}
+	c.Flags().StringVar(&encoding, "encoding", "o200k_base", "o200k_base, cl100k_base or estimate")
+	return c
+}

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lorekeep/lore/store"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// defaultNS is the namespace used when --ns is not given.
+const defaultNS = "default"
+
+func newPutCommand(a *app) *cobra.Command {
+	var (
+		r          store.Record
+		body, file string
+		metas      []string
+	)
+	c := &cobra.Command{
+		Use:   "put [flags] ID",
+		Short: "Store a record (body from --body, --file, or stdin)",
+		Long: `Store one record. The body comes from --body, from --file PATH ('-' for
+stdin), or from stdin when it is not a terminal. A put of identical content
+changes nothing and says "unchanged"; a changed one bumps the version and
+keeps the previous one in history.`,
+		Example: `  lore put --ns novel --kind character --title "Mara Quell" mara < mara.md
+  lore put --kind memory --tag user --body "prefers tea" pref-tea`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			r.ID = args[0]
+			meta, err := parseMeta(metas)
+			if err != nil {
+				return usageError(c, err)
+			}
+			r.Meta = meta
+			switch {
+			case body != "" && file != "":
+				return usageError(c, fmt.Errorf("--body and --file both given; use one"))
+			case body != "":
+				r.Body = body
+			case file != "":
+				b, err := readInput(a.streams.in, file)
+				if err != nil {
+					return err
+				}
+				r.Body = string(b)
+			case !isTerminal(a.streams.in):
+				b, err := io.ReadAll(a.streams.in)
+				if err != nil {
+					return fmt.Errorf("read stdin: %w", err)
+				}
+				r.Body = string(b)
+			}
+			l, err := a.open(false)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			res, err := l.Put(c.Context(), r)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(res)
+			}
+			if !a.quiet {
+				a.printf("%s %s/%s (version %d)\n", res.Status, res.NS, res.ID, res.Version)
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&r.NS, "ns", defaultNS, "namespace")
+	f.StringVar(&r.Kind, "kind", "", "kind (scene, character, canon, memory, ...)")
+	f.StringVar(&r.Title, "title", "", "title")
+	f.StringVar(&r.Summary, "summary", "", "short form: the facts and ids that can stand in for the body")
+	f.StringSliceVar(&r.Tags, "tag", nil, "tag (repeatable, or comma-separated)")
+	f.StringArrayVar(&metas, "meta", nil, "metadata KEY=VALUE (repeatable)")
+	f.Int64Var(&r.Order, "order", 0, "position in a sequence (timeline, chapter, turn); 0 = none")
+	f.BoolVar(&r.Pinned, "pinned", false, "never drop or truncate this record from a packet")
+	f.StringVar(&body, "body", "", "body text")
+	f.StringVar(&file, "file", "", "read the body from this file ('-' for stdin)")
+	return c
+}
+
+// parseMeta turns KEY=VALUE flags into a map, refusing malformed ones.
+func parseMeta(kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--meta %q: want KEY=VALUE", kv)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func readInput(stdin io.Reader, path string) ([]byte, error) {
+	if path == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("read stdin: %w", err)
+		}
+		return b, nil
+	}
+	return os.ReadFile(path)
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func newGetCommand(a *app) *cobra.Command {
+	var (
+		ns      string
+		version int
+		history bool
+	)
+	c := &cobra.Command{
+		Use:   "get [flags] ID",
+		Short: "Print a record (front matter and body)",
+		Long: `Print a record as markdown with YAML front matter, the same shape
+'lore import' reads. --version N prints a kept earlier version; --history
+lists the kept versions.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			l, err := a.open(true)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			id := args[0]
+			if history {
+				hist, err := l.History(ns, id)
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					return a.printJSON(map[string]any{"versions": hist})
+				}
+				for _, h := range hist {
+					a.printf("%d\t%s\t%s\n", h.Version, h.Updated.UTC().Format("2006-01-02T15:04:05Z"), h.SHA256[:min(12, len(h.SHA256))])
+				}
+				return nil
+			}
+			var r store.Record
+			if version > 0 {
+				r, err = l.GetVersion(ns, id, version)
+			} else {
+				r, err = l.Get(ns, id)
+			}
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(r)
+			}
+			_, err = io.WriteString(a.streams.out, formatRecord(r))
+			return err
+		},
+	}
+	c.Flags().StringVar(&ns, "ns", defaultNS, "namespace")
+	c.Flags().IntVar(&version, "version", 0, "print this kept version instead of the current one")
+	c.Flags().BoolVar(&history, "history", false, "list the kept versions")
+	return c
+}
+
+// formatRecord renders a record as markdown with YAML front matter.
+func formatRecord(r store.Record) string {
+	var b strings.Builder
+	b.WriteString("---\n")
+	field := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "%s: %s\n", k, strconv.Quote(v))
+		}
+	}
+	field("ns", r.NS)
+	field("id", r.ID)
+	field("kind", r.Kind)
+	field("title", r.Title)
+	field("summary", r.Summary)
+	if len(r.Tags) > 0 {
+		q := make([]string, len(r.Tags))
+		for i, t := range r.Tags {
+			q[i] = strconv.Quote(t)
+		}
+		fmt.Fprintf(&b, "tags: [%s]\n", strings.Join(q, ", "))
+	}
+	if r.Order != 0 {
+		fmt.Fprintf(&b, "order: %d\n", r.Order)
+	}
+	if r.Pinned {
+		b.WriteString("pinned: true\n")
+	}
+	if len(r.Meta) > 0 {
+		b.WriteString("meta:\n")
+		keys := make([]string, 0, len(r.Meta))
+		for k := range r.Meta {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %s: %s\n", strconv.Quote(k), strconv.Quote(r.Meta[k]))
+		}
+	}
+	fmt.Fprintf(&b, "version: %d\n", r.Version)
+	b.WriteString("---\n")
+	b.WriteString(r.Body)
+	if r.Body != "" && !strings.HasSuffix(r.Body, "\n") {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func newRmCommand(a *app) *cobra.Command {
+	var (
+		ns      string
+		cascade bool
+	)
+	c := &cobra.Command{
+		Use:   "rm [flags] ID...",
+		Short: "Delete records (--cascade also removes their links)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			l, err := a.open(false)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			for _, id := range args {
+				if err := l.Delete(c.Context(), ns, id, cascade); err != nil {
+					return err
+				}
+				if !a.jsonOut && !a.quiet {
+					a.printf("deleted %s/%s\n", ns, id)
+				}
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"deleted": args, "ns": ns})
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&ns, "ns", defaultNS, "namespace")
+	c.Flags().BoolVar(&cascade, "cascade", false, "also remove the records' links, both directions")
+	return c
+}
+
+func newLsCommand(a *app) *cobra.Command {
+	var opts store.ListOptions
+	c := &cobra.Command{
+		Use:   "ls [flags]",
+		Short: "List records (id, kind, version, title), one page at a time",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Limit < 0 {
+				return usageError(c, fmt.Errorf("--limit %d: must be 0 (no limit) or positive", opts.Limit))
+			}
+			l, err := a.open(true)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			heads, next, err := l.List(opts)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				items := make([]listItem, len(heads))
+				for i, h := range heads {
+					items[i] = listItem{NS: h.NS, ID: h.ID, Kind: h.Kind, Title: h.Title, Version: h.Version, Tags: h.Tags}
+				}
+				return a.printJSON(map[string]any{"records": items, "next": next})
+			}
+			for _, h := range heads {
+				a.printf("%s\t%s\t%d\t%s\n", h.ID, h.Kind, h.Version, h.Title)
+			}
+			if next != "" {
+				a.note("more: lore ls --ns %s --after %s\n", opts.NS, strconv.Quote(next))
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.NS, "ns", defaultNS, "namespace")
+	f.StringVar(&opts.Kind, "kind", "", "only this kind")
+	f.StringVar(&opts.Tag, "tag", "", "only records with this tag")
+	f.StringVar(&opts.After, "after", "", "start after this id (paging cursor)")
+	f.IntVar(&opts.Limit, "limit", 100, "at most this many records (0: all)")
+	return c
+}
+
+// listItem is the --json shape of one `lore ls` line.
+type listItem struct {
+	NS      string   `json:"ns"`
+	ID      string   `json:"id"`
+	Kind    string   `json:"kind"`
+	Title   string   `json:"title"`
+	Version int      `json:"version"`
+	Tags    []string `json:"tags,omitempty"`
+}

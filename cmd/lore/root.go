@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/lorekeep/lore"
+	"github.com/spf13/cobra"
+)
+
+// streams are the command's standard files; tests replace them.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// app holds the global flags and what every command needs from them. A
+// fresh one is made for each command tree: no package state.
+type app struct {
+	streams     *streams
+	storeFlag   string
+	jsonOut     bool
+	quiet       bool
+	lockTimeout time.Duration
+}
+
+// newRootCommand builds the whole command tree.
+func newRootCommand(s *streams) *cobra.Command {
+	a := &app{streams: s}
+	root := &cobra.Command{
+		Use:   "lore",
+		Short: "An embedded context store with budgeted retrieval",
+		Long: `Lore keeps records (canon facts, memories, scenes, files) linked into a
+graph, and builds Context Packets: the records that matter for one decision,
+ranked, fitted into a token budget, with a note for everything left out.
+
+The store is found as git finds .git: --store DIR, else $LORE_STORE, else
+the nearest .lore/ folder walking up from the working directory.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError(c, err)
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.storeFlag, "store", "", "store directory (default: $LORE_STORE, else the nearest .lore/)")
+	pf.BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
+	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print nothing but results and errors")
+	pf.DurationVar(&a.lockTimeout, "lock-timeout", 2*time.Second, "how long to wait for another process's write lock")
+
+	root.AddCommand(
+		newInitCommand(a),
+		newPutCommand(a),
+		newGetCommand(a),
+		newRmCommand(a),
+		newLsCommand(a),
+		newLinkCommand(a),
+		newUnlinkCommand(a),
+		newNeighborsCommand(a),
+		newImportCommand(a),
+		newExportCommand(a),
+		newStatsCommand(a),
+		newVersionCommand(a),
+		newCompletionCommand(a),
+	)
+	addLaterCommands(root, a)
+	return root
+}
+
+// usageError marks a command-line mistake, with the usage line as a hint.
+func usageError(c *cobra.Command, err error) error {
+	return &exitStatus{code: exitError, err: fmt.Errorf("%v\nusage: %s", err, c.UseLine())}
+}
+
+// open opens the discovered store. Read-only opens share the lock with
+// other readers; writable ones wait up to --lock-timeout.
+func (a *app) open(readOnly bool) (*lore.Lore, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := lore.Discover(a.storeFlag, wd)
+	if err != nil {
+		return nil, err
+	}
+	return lore.Open(dir, &lore.Options{ReadOnly: readOnly, LockTimeout: a.lockTimeout})
+}
+
+// printJSON writes v as indented JSON with a trailing newline.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.streams.out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// printf writes human output to stdout.
+func (a *app) printf(format string, args ...any) {
+	fmt.Fprintf(a.streams.out, format, args...)
+}
+
+// note writes a human remark to stderr unless --quiet.
+func (a *app) note(format string, args ...any) {
+	if !a.quiet {
+		fmt.Fprintf(a.streams.err, format, args...)
+	}
+}

@@ -1,0 +1,74 @@
+package lore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// Config is a store's lore.json. Every field is optional; a missing file
+// means all defaults.
+type Config struct {
+	// Encoding is the token encoding counted at write time and used for
+	// packets: "o200k_base" (default), "cl100k_base" or "estimate".
+	Encoding string `json:"encoding,omitempty"`
+	// HistoryCap is how many versions are kept per record (default 20).
+	HistoryCap int `json:"history_cap,omitempty"`
+	// Scopes overrides or adds budget scope names (scene, chapter, arc, novel).
+	Scopes map[string]int `json:"scopes,omitempty"`
+	// Packet configures profiles, rank tables and overflow actions.
+	Packet json.RawMessage `json:"packet,omitempty"`
+	// Pack configures `lore pack`: categories and their priority.
+	Pack PackConfig `json:"pack,omitzero"`
+}
+
+// PackConfig is the `pack` section of lore.json.
+type PackConfig struct {
+	// Categories maps path patterns to categories, first match wins.
+	Categories []PackCategory `json:"categories,omitempty"`
+	// Priority lists categories from most to least important.
+	Priority []string `json:"priority,omitempty"`
+}
+
+// PackCategory is one pattern -> category rule.
+type PackCategory struct {
+	Pattern  string `json:"pattern"`
+	Category string `json:"category"`
+}
+
+// LoadConfig reads a lore.json file. A missing file gives the defaults;
+// unknown fields are errors, so a typo does not silently do nothing.
+func LoadConfig(path string) (Config, error) {
+	var cfg Config
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg.withDefaults(), nil
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("read %s: %w", path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, fmt.Errorf("%s: %v: %w (see README, section Configuration)", path, err, ErrConfig)
+	}
+	if cfg.HistoryCap < 0 {
+		return cfg, fmt.Errorf("%s: history_cap %d: %w (must be 0 for the default, or positive)", path, cfg.HistoryCap, ErrConfig)
+	}
+	for name, n := range cfg.Scopes {
+		if n <= 0 {
+			return cfg, fmt.Errorf("%s: scope %q = %d: %w (must be a positive token count)", path, name, n, ErrConfig)
+		}
+	}
+	return cfg.withDefaults(), nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.Encoding == "" {
+		c.Encoding = "o200k_base"
+	}
+	return c
+}

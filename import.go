@@ -1,0 +1,58 @@
+package lore
+
+import (
+	"context"
+	"io"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// ImportSummary says what an import did.
+type ImportSummary struct {
+	Added     int          `json:"added"`
+	Updated   int          `json:"updated"`
+	Unchanged int          `json:"unchanged"`
+	Links     int          `json:"links"`
+	Errors    []InputError `json:"errors,omitempty"`
+}
+
+// Import stores records and links in one transaction: all of them or, on
+// any error, none.
+func (l *Lore) Import(ctx context.Context, recs []store.Record, links []store.Link) (ImportSummary, error) {
+	var sum ImportSummary
+	res, err := l.PutMany(ctx, recs, links)
+	for _, r := range res {
+		switch r.Status {
+		case store.Added:
+			sum.Added++
+		case store.Updated:
+			sum.Updated++
+		case store.Unchanged:
+			sum.Unchanged++
+		}
+	}
+	if err == nil {
+		sum.Links = len(links)
+	}
+	return sum, err
+}
+
+// Export writes the records and links of namespace ns ("" for all) as
+// JSONL that Import reads back to an identical store.
+func (l *Lore) Export(w io.Writer, ns string) error {
+	var recs []store.Record
+	if err := l.st.ForEach(ns, func(r store.Record) error {
+		recs = append(recs, r)
+		return nil
+	}); err != nil {
+		return err
+	}
+	var links []store.Link
+	if err := l.st.ForEachLink(ns, func(lk store.Link) error {
+		links = append(links, lk)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return WriteJSONL(w, recs, links)
+}

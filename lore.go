@@ -1,0 +1,344 @@
+package lore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/store"
+)
+
+// File and folder names inside a store directory.
+const (
+	BoltFile   = "lore.bolt"
+	IndexDir   = "index"
+	ConfigFile = "lore.json"
+	// DirName is the folder `lore init` creates and discovery looks for.
+	DirName = ".lore"
+)
+
+// Options configures Open. The zero value (or nil) means defaults.
+type Options struct {
+	// ReadOnly opens the store with a shared lock: many readers may run
+	// side by side, and every write fails with store.ErrReadOnly.
+	ReadOnly bool
+	// LockTimeout bounds the wait for another process's lock; default 2s.
+	LockTimeout time.Duration
+	// Now replaces time.Now for the store's timestamps (tests).
+	Now func() time.Time
+}
+
+// Lore is an open store: records and links in bbolt, and the bleve index
+// derived from them. It is safe for concurrent use by many goroutines.
+type Lore struct {
+	dir     string
+	cfg     Config
+	st      *store.Store
+	counter budget.Counter
+
+	// mu serialises index maintenance: the index is brought up to the
+	// store's change log after every write, by one goroutine at a time.
+	mu sync.Mutex
+	ix *index.Index
+	// stale is set when a read-only open found the index behind the store;
+	// search results are then checked against the store.
+	stale bool
+}
+
+// Init creates a store directory (and its parents) with an empty bbolt
+// file and index. It fails with ErrExists if dir already holds a store.
+func Init(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, BoltFile)); err == nil {
+		return fmt.Errorf("init %s: %w", dir, ErrExists)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	l, err := Open(dir, nil)
+	if err != nil {
+		return err
+	}
+	return l.Close()
+}
+
+// Open opens the store in dir (a folder holding lore.bolt, usually named
+// .lore). A writable open creates the bbolt file and the index when they
+// are missing and brings the index up to the store's change log, so a
+// crash between a commit and its index write loses nothing.
+func Open(dir string, opts *Options) (*Lore, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("open store %q: no such directory (run `lore init` or pass --store): %w", dir, ErrNoStore)
+	}
+	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	counter, err := budget.NewCounter(cfg.Encoding)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encoding: %w", filepath.Join(dir, ConfigFile), err)
+	}
+	st, err := store.Open(filepath.Join(dir, BoltFile), &store.Options{
+		ReadOnly:    opts.ReadOnly,
+		LockTimeout: opts.LockTimeout,
+		HistoryCap:  cfg.HistoryCap,
+		Counters:    []store.Counter{counter},
+		Now:         opts.Now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	l := &Lore{dir: dir, cfg: cfg, st: st, counter: counter}
+	if err := l.openIndex(opts.ReadOnly); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// openIndex opens the derived index and catches it up with the store. A
+// missing or unreadable index is rebuilt from the store (writable opens);
+// a read-only open works without one, flagging results as unchecked.
+func (l *Lore) openIndex(readOnly bool) error {
+	dir := filepath.Join(l.dir, IndexDir)
+	ix, err := index.Open(dir, &index.Options{ReadOnly: readOnly})
+	if err != nil {
+		if readOnly {
+			l.stale = true
+			return nil
+		}
+		if rerr := l.rebuildIndex(); rerr != nil {
+			return fmt.Errorf("index %s could not be opened (%v) nor rebuilt: %w", dir, err, rerr)
+		}
+		return nil
+	}
+	l.ix = ix
+	if readOnly {
+		wm, err := ix.Watermark()
+		last, lerr := l.st.LastSeq()
+		if err != nil || lerr != nil || wm != last {
+			l.stale = true
+		}
+		return nil
+	}
+	return l.syncIndex()
+}
+
+// Dir is the store directory.
+func (l *Lore) Dir() string { return l.dir }
+
+// Config is the configuration loaded from lore.json (defaults filled in).
+func (l *Lore) Config() Config { return l.cfg }
+
+// Counter is the store's token counter (its encoding, from lore.json).
+func (l *Lore) Counter() budget.Counter { return l.counter }
+
+// Store gives direct access to the bbolt store, for reads the facade does
+// not wrap. Writes through it bypass index maintenance until the next
+// write through Lore.
+func (l *Lore) Store() *store.Store { return l.st }
+
+// Close closes the index and the store.
+func (l *Lore) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	if l.ix != nil {
+		errs = append(errs, l.ix.Close())
+		l.ix = nil
+	}
+	errs = append(errs, l.st.Close())
+	return errors.Join(errs...)
+}
+
+// syncIndex applies the change log past the index's watermark. Each batch
+// carries its watermark, so the index never claims a change it lacks.
+func (l *Lore) syncIndex() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ix == nil {
+		return nil
+	}
+	const batch = 2000
+	for {
+		wm, err := l.ix.Watermark()
+		if err != nil {
+			return err
+		}
+		changes, err := l.st.Changes(wm, batch)
+		if err != nil {
+			return err
+		}
+		if len(changes) == 0 {
+			return nil
+		}
+		// The latest op per record decides; the record is read as it is
+		// now, so replaying an old put after a delete cannot raise a ghost.
+		touched := map[index.Key]bool{}
+		var keys []index.Key
+		for _, c := range changes {
+			if c.Op == store.OpLink || c.Op == store.OpUnlink {
+				continue
+			}
+			k := index.Key{NS: c.NS, ID: c.ID}
+			if !touched[k] {
+				touched[k] = true
+				keys = append(keys, k)
+			}
+		}
+		var puts []store.Record
+		var dels []index.Key
+		for _, k := range keys {
+			rec, err := l.st.Get(k.NS, k.ID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				dels = append(dels, k)
+			case err != nil:
+				return err
+			default:
+				puts = append(puts, rec)
+			}
+		}
+		if err := l.ix.Apply(puts, dels, changes[len(changes)-1].Seq); err != nil {
+			return fmt.Errorf("index %s: %w", filepath.Join(l.dir, IndexDir), err)
+		}
+	}
+}
+
+// rebuildIndex builds the index afresh from the store alone.
+func (l *Lore) rebuildIndex() error {
+	dir := filepath.Join(l.dir, IndexDir)
+	if l.ix != nil {
+		if err := l.ix.Close(); err != nil {
+			return err
+		}
+		l.ix = nil
+	}
+	seq, err := l.st.LastSeq()
+	if err != nil {
+		return err
+	}
+	src := func(fn func(store.Record) error) error { return l.st.ForEach("", fn) }
+	if err := index.Rebuild(dir, src, seq); err != nil {
+		return err
+	}
+	ix, err := index.Open(dir, nil)
+	if err != nil {
+		return err
+	}
+	l.ix = ix
+	return nil
+}
+
+// Reindex rebuilds the index from the store alone (`lore reindex`).
+func (l *Lore) Reindex() error {
+	if l.st.ReadOnly() {
+		return fmt.Errorf("reindex: %w", store.ErrReadOnly)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rebuildIndex()
+}
+
+// Put stores one record and indexes it.
+func (l *Lore) Put(ctx context.Context, r store.Record) (store.PutResult, error) {
+	res, err := l.st.Put(r)
+	if err != nil {
+		return res, err
+	}
+	return res, l.afterWrite(ctx)
+}
+
+// PutMany stores records and links in one transaction: all or nothing.
+func (l *Lore) PutMany(ctx context.Context, recs []store.Record, links []store.Link) ([]store.PutResult, error) {
+	res, err := l.st.PutMany(recs, links)
+	if err != nil {
+		return res, err
+	}
+	return res, l.afterWrite(ctx)
+}
+
+// afterWrite brings the index up to the write just committed. The write is
+// already durable in bbolt: an index failure here is repaired on the next
+// open, so it is reported but the write stands.
+func (l *Lore) afterWrite(ctx context.Context) error {
+	if err := l.syncIndex(); err != nil {
+		return fmt.Errorf("record saved, but the index lags (it catches up on next open): %w", err)
+	}
+	return nil
+}
+
+// Get returns a record with its body.
+func (l *Lore) Get(ns, id string) (store.Record, error) { return l.st.Get(ns, id) }
+
+// GetVersion returns one kept version of a record.
+func (l *Lore) GetVersion(ns, id string, version int) (store.Record, error) {
+	return l.st.GetVersion(ns, id, version)
+}
+
+// History returns every kept version of a record, oldest first.
+func (l *Lore) History(ns, id string) ([]store.Record, error) { return l.st.History(ns, id) }
+
+// Delete removes a record; cascade removes its links in both directions.
+func (l *Lore) Delete(ctx context.Context, ns, id string, cascade bool) error {
+	if err := l.st.Delete(ns, id, cascade); err != nil {
+		return err
+	}
+	return l.afterWrite(ctx)
+}
+
+// Link adds (or re-weights) a link. It reports whether anything changed.
+func (l *Lore) Link(ctx context.Context, lk store.Link) (bool, error) {
+	changed, err := l.st.Link(lk)
+	if err != nil {
+		return false, err
+	}
+	return changed, l.afterWrite(ctx)
+}
+
+// Unlink removes a link.
+func (l *Lore) Unlink(ctx context.Context, ns, from, rel, to string) error {
+	if err := l.st.Unlink(ns, from, rel, to); err != nil {
+		return err
+	}
+	return l.afterWrite(ctx)
+}
+
+// Links returns the links of a record in the given direction.
+func (l *Lore) Links(ns, id string, dir store.Direction) ([]store.Link, error) {
+	return l.st.Links(ns, id, dir)
+}
+
+// Neighbors returns the records within hops (1 or 2) of id, optionally
+// following only the named relations.
+func (l *Lore) Neighbors(ns, id string, hops int, rels []string) ([]store.Neighbor, error) {
+	if hops < 1 || hops > 2 {
+		return nil, fmt.Errorf("hops %d: %w (use 1 or 2)", hops, store.ErrInvalid)
+	}
+	return l.st.Neighbors(ns, id, hops, rels)
+}
+
+// List returns record heads (no bodies) matching opts, one page at a time.
+func (l *Lore) List(opts store.ListOptions) ([]store.Record, string, error) {
+	return l.st.List(opts)
+}
+
+// Namespaces lists the namespaces that hold records.
+func (l *Lore) Namespaces() ([]string, error) { return l.st.Namespaces() }
+
+// Stats summarises the store (one namespace, or all with "").
+func (l *Lore) Stats(ns string) (store.Stats, error) { return l.st.Stats(ns) }
+
+// Backup writes a consistent copy of the bbolt file to w while the store
+// stays in use. The index is not copied: it is rebuilt from the copy.
+func (l *Lore) Backup(w io.Writer) (int64, error) { return l.st.Backup(w) }

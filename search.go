@@ -1,0 +1,82 @@
+package lore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/store"
+)
+
+// Hit is one search result.
+type Hit struct {
+	NS    string  `json:"ns"`
+	ID    string  `json:"id"`
+	Kind  string  `json:"kind"`
+	Title string  `json:"title,omitempty"`
+	Score float64 `json:"score"`
+}
+
+// Search finds records of one namespace by full text (BM25), never
+// crossing into another namespace. Every hit is checked against the store,
+// so an index that lags (a read-only open after a crash) shows no ghosts.
+func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
+	if err := store.ValidNamespace(q.NS); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	ix := l.ix
+	l.mu.Unlock()
+	if ix == nil {
+		return nil, fmt.Errorf("search: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
+	}
+	hits, err := ix.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hit, 0, len(hits))
+	for _, h := range hits {
+		head, err := l.st.Head(h.NS, h.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Hit{NS: h.NS, ID: h.ID, Kind: head.Kind, Title: head.Title, Score: h.Score})
+	}
+	return out, nil
+}
+
+// Stale reports whether the index lags the store (possible only in a
+// read-only open after a crash; a writable open catches up first).
+func (l *Lore) Stale() bool { return l.stale }
+
+// Check verifies the store (bbolt's own consistency, link directions, the
+// change log, dangling links, cached token counts) and the index's
+// watermark, and says in words what is wrong.
+func (l *Lore) Check() ([]store.Problem, error) {
+	probs, err := l.st.Check()
+	if err != nil {
+		return nil, err
+	}
+	last, err := l.st.LastSeq()
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ix == nil {
+		probs = append(probs, store.Problem{What: "the search index is missing or unreadable; `lore reindex` rebuilds it"})
+		return probs, nil
+	}
+	wm, err := l.ix.Watermark()
+	if err != nil {
+		probs = append(probs, store.Problem{What: fmt.Sprintf("the index watermark cannot be read (%v); `lore reindex` rebuilds the index", err)})
+	} else if wm != last {
+		probs = append(probs, store.Problem{What: fmt.Sprintf("the index holds changes up to %d but the store is at %d; a writable open (any write, or `lore reindex`) catches it up", wm, last)})
+	}
+	return probs, nil
+}
