@@ -1,0 +1,467 @@
+package lore
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// InputError is one bad line of a JSONL file or one bad markdown file of
+// an import. File is the name the caller gave (or the path inside the
+// folder), Line is 1-based (0 when the problem is not on one line).
+type InputError struct {
+	File string
+	Line int
+	Err  error
+}
+
+// Error reads "file:line: what is wrong".
+func (e InputError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+// Unwrap gives the cause, so callers can test it with errors.Is (the
+// store's validation errors wrap store.ErrInvalid).
+func (e InputError) Unwrap() error { return e.Err }
+
+// jsonlLine is the shape of one JSONL line: a record (store.Record's JSON
+// field names) with optional embedded outgoing links, or a bare link.
+// Bookkeeping fields are accepted so an export reads back, and ignored:
+// the store recomputes them.
+type jsonlLine struct {
+	NS      string            `json:"ns"`
+	ID      string            `json:"id"`
+	Kind    string            `json:"kind"`
+	Title   string            `json:"title"`
+	Body    string            `json:"body"`
+	Summary string            `json:"summary"`
+	Tags    []string          `json:"tags"`
+	Meta    map[string]string `json:"meta"`
+	Order   int64             `json:"order"`
+	Pinned  bool              `json:"pinned"`
+	Binary  bool              `json:"binary"`
+
+	Created   json.RawMessage `json:"created"`
+	Updated   json.RawMessage `json:"updated"`
+	Version   json.RawMessage `json:"version"`
+	SHA256    json.RawMessage `json:"sha256"`
+	BodyBytes json.RawMessage `json:"body_bytes"`
+	Tokens    json.RawMessage `json:"tokens"`
+
+	Links []jsonlLink `json:"links"`
+	Link  *jsonlBare  `json:"link"`
+}
+
+// jsonlLink is an outgoing link embedded in a record line. It has no
+// "from" (the record is the source) and no "ns": links never cross
+// namespaces, so an "ns" is accepted only when it equals the record's.
+type jsonlLink struct {
+	NS     *string `json:"ns"`
+	ToNS   string  `json:"to_ns"`
+	Rel    string  `json:"rel"`
+	To     string  `json:"to"`
+	Weight float64 `json:"weight"`
+}
+
+// jsonlBare is the payload of a bare link line {"link": {...}}.
+type jsonlBare struct {
+	NS     string  `json:"ns"`
+	ToNS   string  `json:"to_ns"`
+	From   string  `json:"from"`
+	Rel    string  `json:"rel"`
+	To     string  `json:"to"`
+	Weight float64 `json:"weight"`
+}
+
+// recordFields lists the keys a record line may carry, for error messages.
+const recordFields = "ns, id, kind, title, body, summary, tags, meta, order, pinned, binary, links " +
+	"(and the ignored created, updated, version, sha256, body_bytes, tokens), or a bare \"link\""
+
+// ReadJSONL reads records and links from r, one JSON object a line: a
+// record with store.Record's field names ("ns" defaults to defaultNS) and
+// an optional "links": [{"rel","to","weight"}] of its outgoing links, or a
+// bare link line {"link": {"ns","from","rel","to","weight"}}. Blank lines
+// are skipped; lines may be of any length. name labels errors (a file
+// name, or "stdin").
+//
+// Every bad line becomes an InputError naming the line and what is wrong;
+// the good lines are still returned, so a caller can refuse the whole
+// input or import the good part. A record id seen twice in one namespace
+// is an error on the second line. Records and links come back in input
+// order.
+func ReadJSONL(r io.Reader, name string, defaultNS string) (recs []store.Record, links []store.Link, errs []InputError) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	seen := map[[2]string]int{} // (ns, id) -> line of first definition
+	for lineNo := 1; ; lineNo++ {
+		line, rerr := br.ReadBytes('\n')
+		if len(line) > 0 {
+			rec, lks, isRec, err := parseJSONLLine(line, defaultNS)
+			switch {
+			case err != nil:
+				errs = append(errs, InputError{File: name, Line: lineNo, Err: err})
+			case isRec:
+				key := [2]string{rec.NS, rec.ID}
+				if first, dup := seen[key]; dup {
+					errs = append(errs, InputError{File: name, Line: lineNo,
+						Err: fmt.Errorf("duplicate record %q in namespace %q: first defined on line %d", rec.ID, rec.NS, first)})
+					continue
+				}
+				seen[key] = lineNo
+				recs = append(recs, rec)
+				links = append(links, lks...)
+			default:
+				links = append(links, lks...)
+			}
+		}
+		if rerr != nil {
+			if !errors.Is(rerr, io.EOF) {
+				errs = append(errs, InputError{File: name, Line: lineNo, Err: fmt.Errorf("read: %w", rerr)})
+			}
+			return recs, links, errs
+		}
+	}
+}
+
+// parseJSONLLine decodes one line. A blank line gives nothing and no error.
+func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []store.Link, isRec bool, err error) {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return rec, nil, false, nil
+	}
+	if !utf8.Valid(line) {
+		return rec, nil, false, fmt.Errorf("invalid UTF-8 at byte %d of the line: JSONL must be UTF-8 text", firstInvalidUTF8(line))
+	}
+	var l jsonlLine
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return rec, nil, false, jsonLineError(err)
+	}
+	if rest := bytes.TrimSpace(line[dec.InputOffset():]); len(rest) > 0 {
+		return rec, nil, false, fmt.Errorf("malformed JSON: extra text %q after the object: one object a line", clip(string(rest), 40))
+	}
+	if l.Link != nil {
+		return parseBareLink(&l, defaultNS)
+	}
+	ns := l.NS
+	if ns == "" {
+		ns = defaultNS
+	}
+	if ns == "" {
+		return rec, nil, false, errors.New(`missing "ns" and no default namespace given`)
+	}
+	if err := validNamespace(ns); err != nil {
+		return rec, nil, false, err
+	}
+	if l.ID == "" {
+		return rec, nil, false, errors.New(`missing "id": every record line needs a non-empty "id" (or use {"link": {...}} for a link)`)
+	}
+	if err := validID(l.ID); err != nil {
+		return rec, nil, false, err
+	}
+	if l.Binary && l.Body != "" {
+		return rec, nil, false, fmt.Errorf("record %q is binary and has a body: a binary record is kept without body", l.ID)
+	}
+	if err := validFields(l.Kind, l.Tags, l.Meta); err != nil {
+		return rec, nil, false, fmt.Errorf("record %q: %w", l.ID, err)
+	}
+	rec = store.Record{
+		NS: ns, ID: l.ID, Kind: l.Kind, Title: l.Title, Body: l.Body, Summary: l.Summary,
+		Tags: l.Tags, Meta: l.Meta, Order: l.Order, Pinned: l.Pinned, Binary: l.Binary,
+	}
+	for i, el := range l.Links {
+		if el.NS != nil && *el.NS != ns {
+			return rec, nil, false, fmt.Errorf("links[%d] of %q names namespace %q: links cannot cross namespaces (the record is in %q)", i, l.ID, *el.NS, ns)
+		}
+		if el.ToNS != "" && el.ToNS != ns {
+			return rec, nil, false, fmt.Errorf("links[%d] of %q points into namespace %q: links cannot cross namespaces (the record is in %q)", i, l.ID, el.ToNS, ns)
+		}
+		lk := store.Link{NS: ns, From: l.ID, Rel: el.Rel, To: el.To, Weight: el.Weight}
+		if err := validLink(lk); err != nil {
+			return rec, nil, false, fmt.Errorf("links[%d] of %q: %w", i, l.ID, err)
+		}
+		links = append(links, lk)
+	}
+	return rec, links, true, nil
+}
+
+// parseBareLink checks a {"link": {...}} line: it must carry nothing else.
+func parseBareLink(l *jsonlLine, defaultNS string) (store.Record, []store.Link, bool, error) {
+	if l.NS != "" || l.ID != "" || l.Kind != "" || l.Title != "" || l.Body != "" || l.Summary != "" ||
+		l.Tags != nil || l.Meta != nil || l.Order != 0 || l.Pinned || l.Binary || l.Links != nil ||
+		l.Created != nil || l.Updated != nil || l.Version != nil || l.SHA256 != nil || l.BodyBytes != nil || l.Tokens != nil {
+		return store.Record{}, nil, false, errors.New(`a link line carries only "link": put record fields on their own line`)
+	}
+	b := l.Link
+	lk := store.Link{NS: b.NS, From: b.From, Rel: b.Rel, To: b.To, Weight: b.Weight}
+	if lk.NS == "" {
+		lk.NS = defaultNS
+	}
+	if lk.NS == "" {
+		return store.Record{}, nil, false, errors.New(`link has no "ns" and no default namespace given`)
+	}
+	if err := validNamespace(lk.NS); err != nil {
+		return store.Record{}, nil, false, fmt.Errorf("link: %w", err)
+	}
+	if b.ToNS != "" && b.ToNS != lk.NS {
+		return store.Record{}, nil, false, fmt.Errorf("link from %q points from namespace %q into namespace %q: links cannot cross namespaces", b.From, lk.NS, b.ToNS)
+	}
+	if lk.From == "" {
+		return store.Record{}, nil, false, errors.New(`link: missing "from"`)
+	}
+	if err := validID(lk.From); err != nil {
+		return store.Record{}, nil, false, fmt.Errorf("link from: %w", err)
+	}
+	if err := validLink(lk); err != nil {
+		return store.Record{}, nil, false, fmt.Errorf("link from %q: %w", lk.From, err)
+	}
+	return store.Record{}, []store.Link{lk}, false, nil
+}
+
+// validLink checks rel and to of a link whose namespace and from are known good.
+func validLink(lk store.Link) error {
+	if lk.Rel == "" {
+		return errors.New(`missing "rel": a link needs a relation name such as "mentions"`)
+	}
+	if err := validRel(lk.Rel); err != nil {
+		return err
+	}
+	if lk.To == "" {
+		return errors.New(`missing "to": a link needs a target id`)
+	}
+	if err := validID(lk.To); err != nil {
+		return fmt.Errorf("link to: %w", err)
+	}
+	return nil
+}
+
+// jsonLineError turns a decoder error into a message that says what is wrong.
+func jsonLineError(err error) error {
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return fmt.Errorf("unknown field %s: a record line has %s", f, recordFields)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return fmt.Errorf("malformed JSON: got a JSON %s, want an object", te.Value)
+		}
+		return fmt.Errorf("field %q: got a JSON %s, want %s", te.Field, te.Value, jsonTypeName(te.Type.String()))
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("malformed JSON: the object is cut short (one complete object a line)")
+	}
+	return fmt.Errorf("malformed JSON: %v", strings.TrimPrefix(msg, "json: "))
+}
+
+// jsonTypeName says in JSON words what a Go field type wants.
+func jsonTypeName(goType string) string {
+	switch {
+	case goType == "string":
+		return "a string"
+	case goType == "int64" || goType == "float64":
+		return "a number"
+	case goType == "bool":
+		return "true or false"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.HasPrefix(goType, "map["), strings.Contains(goType, "jsonl"):
+		return "an object"
+	}
+	return goType
+}
+
+// firstInvalidUTF8 returns the offset of the first byte that is not part
+// of valid UTF-8, or -1.
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// clip shortens s for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// jsonlOut is the shape WriteJSONL writes: store.Record's fields in a fixed
+// order, every bookkeeping field present, then the embedded links.
+type jsonlOut struct {
+	NS        string                      `json:"ns"`
+	ID        string                      `json:"id"`
+	Kind      string                      `json:"kind,omitempty"`
+	Title     string                      `json:"title,omitempty"`
+	Body      string                      `json:"body,omitempty"`
+	Summary   string                      `json:"summary,omitempty"`
+	Tags      []string                    `json:"tags,omitempty"`
+	Meta      map[string]string           `json:"meta,omitempty"`
+	Order     int64                       `json:"order,omitempty"`
+	Pinned    bool                        `json:"pinned,omitempty"`
+	Binary    bool                        `json:"binary,omitempty"`
+	Created   any                         `json:"created"`
+	Updated   any                         `json:"updated"`
+	Version   int                         `json:"version"`
+	SHA256    string                      `json:"sha256"`
+	BodyBytes int                         `json:"body_bytes"`
+	Tokens    map[string]store.TokenCount `json:"tokens,omitempty"`
+	Links     []jsonlOutLink              `json:"links,omitempty"`
+}
+
+type jsonlOutLink struct {
+	Rel    string  `json:"rel"`
+	To     string  `json:"to"`
+	Weight float64 `json:"weight,omitempty"`
+}
+
+type jsonlOutBare struct {
+	Link store.Link `json:"link"`
+}
+
+// WriteJSONL writes recs and links as JSONL that ReadJSONL reads back:
+// one record a line sorted by (ns, id), each with its outgoing links
+// embedded sorted by (rel, to); links whose from-record is not in recs
+// follow as bare link lines sorted by (ns, from, rel, to). Bookkeeping
+// fields are written too, so the export is complete. The same input gives
+// the same bytes. The slices are not modified.
+func WriteJSONL(w io.Writer, recs []store.Record, links []store.Link) error {
+	recs = slices.Clone(recs)
+	slices.SortStableFunc(recs, func(a, b store.Record) int {
+		return cmp.Or(cmp.Compare(a.NS, b.NS), cmp.Compare(a.ID, b.ID))
+	})
+	links = slices.Clone(links)
+	slices.SortStableFunc(links, compareLinks)
+
+	have := make(map[[2]string]bool, len(recs))
+	for _, r := range recs {
+		have[[2]string{r.NS, r.ID}] = true
+	}
+	out := map[[2]string][]jsonlOutLink{}
+	var bare []store.Link
+	for _, l := range links {
+		k := [2]string{l.NS, l.From}
+		if have[k] {
+			out[k] = append(out[k], jsonlOutLink{Rel: l.Rel, To: l.To, Weight: l.Weight})
+		} else {
+			bare = append(bare, l)
+		}
+	}
+
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for i, r := range recs {
+		o := jsonlOut{
+			NS: r.NS, ID: r.ID, Kind: r.Kind, Title: r.Title, Body: r.Body, Summary: r.Summary,
+			Tags: r.Tags, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary,
+			Created: r.Created, Updated: r.Updated, Version: r.Version, SHA256: r.SHA256,
+			BodyBytes: r.BodyBytes, Tokens: r.Tokens,
+		}
+		if o.BodyBytes == 0 {
+			o.BodyBytes = len(r.Body)
+		}
+		k := [2]string{r.NS, r.ID}
+		// A record listed twice gets its links once, on its first line.
+		if i == 0 || recs[i-1].NS != r.NS || recs[i-1].ID != r.ID {
+			o.Links = out[k]
+		}
+		if err := enc.Encode(o); err != nil {
+			return fmt.Errorf("write record %s/%s: %w", r.NS, r.ID, err)
+		}
+	}
+	for _, l := range bare {
+		if err := enc.Encode(jsonlOutBare{Link: l}); err != nil {
+			return fmt.Errorf("write link %s→%s: %w", l.From, l.To, err)
+		}
+	}
+	return bw.Flush()
+}
+
+// compareLinks orders links by (ns, from, rel, to, weight).
+func compareLinks(a, b store.Link) int {
+	return cmp.Or(cmp.Compare(a.NS, b.NS), cmp.Compare(a.From, b.From),
+		cmp.Compare(a.Rel, b.Rel), cmp.Compare(a.To, b.To), cmp.Compare(a.Weight, b.Weight))
+}
+
+// The reader checks names with the store's own rules, so a bad line is
+// reported with its line number rather than failing the whole import later.
+var (
+	validNamespace = store.ValidNamespace
+	validID        = store.ValidID
+)
+
+// validRel checks a relation name like the store does: 1-128 bytes of
+// printable UTF-8, no control characters, no surrounding space.
+func validRel(rel string) error {
+	return validName("relation", rel, 128)
+}
+
+// validFields checks kind, tags and meta keys by the store's rules.
+func validFields(kind string, tags []string, meta map[string]string) error {
+	if kind != "" {
+		if err := validName("kind", kind, 128); err != nil {
+			return err
+		}
+	}
+	for _, t := range tags {
+		if err := validName("tag", t, 256); err != nil {
+			return err
+		}
+	}
+	if _, ok := meta[""]; ok {
+		return fmt.Errorf("%w: meta has an empty key; want non-empty keys", store.ErrInvalid)
+	}
+	return nil
+}
+
+// validName mirrors the store's rule for relation names, kinds and tags.
+func validName(what, s string, maxBytes int) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: %s %q %s; want 1-%d bytes of printable UTF-8 without control characters",
+			store.ErrInvalid, what, s, why, maxBytes)
+	}
+	switch {
+	case s == "":
+		return bad("is empty")
+	case len(s) > maxBytes:
+		return bad(fmt.Sprintf("is %d bytes long", len(s)))
+	case !utf8.ValidString(s):
+		return bad("is not valid UTF-8")
+	}
+	for i, r := range s {
+		if unicode.IsControl(r) {
+			return bad(fmt.Sprintf("has control character %U at byte %d", r, i))
+		}
+	}
+	if strings.TrimSpace(s) != s {
+		return bad("has leading or trailing space")
+	}
+	return nil
+}

@@ -1,0 +1,599 @@
+package lore
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// MentionsRel is the relation that a [[wikilink]] in a markdown body
+// becomes: a link from the file's record to the target.
+const MentionsRel = "mentions"
+
+// defaultMarkdownKind is the kind of a markdown file at the root of the
+// folder whose front matter names none.
+const defaultMarkdownKind = "note"
+
+// ReadMarkdownDir reads a folder of markdown files as records of
+// namespace ns. Every file whose name ends in ".md" is one record; other
+// files are ignored, and so are files and folders whose names start with
+// "." (such as .git or .obsidian). Records come back sorted by id, links
+// by (from, rel, to), errors by (file, line).
+//
+// A file may open with YAML front matter between two "---" lines (the
+// closing line may also be "..."). These keys fill the record:
+//
+//	id       the record id; default: the file's path without ".md"
+//	         (slash-separated, relative to fsys)
+//	kind     default: the name of the folder holding the file, as written;
+//	         "note" for files at the root
+//	title    default: the text of the first "# Heading", else the file name
+//	summary  the short form: facts and ids that can stand in for the body
+//	tags     a list of strings (or one string)
+//	order    an integer position (timeline, chapter, scene)
+//	pinned   true or false
+//	meta     a mapping of strings (numbers and booleans are kept as written)
+//	links    a mapping of relation to targets, e.g. `appears_in: [scene-01]`
+//
+// Any other key with a scalar value goes into meta as the string written
+// (`pov: mara` is meta["pov"]); a list of scalars goes in joined by ", ".
+// Other mappings are an error, and so is a key given both at the top and
+// under meta. Null values count as absent.
+//
+// The body is the text after the front matter. In the body, [[target]],
+// [[target|label]] and [[target#heading]] become MentionsRel links (not
+// inside ``` fenced code). Targets, here and under links, resolve to a
+// record id: an exact id, else a file path without ".md", else the one
+// record whose id or file name ends in that last path element; otherwise
+// the target is kept as written, a dangling link that `lore check` reports.
+//
+// A file that is not valid UTF-8 becomes a record with Binary set, no
+// body, and the default id, kind and title. Front matter that is not YAML,
+// an invalid id and an id used by two files are InputErrors naming the
+// file and line; the other files are still returned.
+func ReadMarkdownDir(fsys fs.FS, ns string) (recs []store.Record, links []store.Link, errs []InputError) {
+	if err := validNamespace(ns); err != nil {
+		return nil, nil, []InputError{{File: ".", Err: err}}
+	}
+	var files []*mdFile
+	walkErr := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			errs = append(errs, InputError{File: p, Err: err})
+			if d != nil && d.IsDir() && p != "." {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p != "." && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !isMarkdownName(d.Name()) {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			errs = append(errs, InputError{File: p, Err: err})
+			return nil
+		}
+		f, ferr := parseMarkdownFile(p, data)
+		if ferr != nil {
+			errs = append(errs, *ferr)
+			return nil
+		}
+		files = append(files, f)
+		return nil
+	})
+	if walkErr != nil {
+		errs = append(errs, InputError{File: ".", Err: walkErr})
+	}
+
+	// Ids are unique per namespace: the first file (in path order) keeps it.
+	byID := map[string]*mdFile{}
+	kept := files[:0]
+	for _, f := range files {
+		if first, dup := byID[f.rec.ID]; dup {
+			errs = append(errs, InputError{File: f.path, Line: f.idLine,
+				Err: fmt.Errorf("id %q is already used by %s: ids must be unique in a namespace", f.rec.ID, first.path)})
+			continue
+		}
+		byID[f.rec.ID] = f
+		kept = append(kept, f)
+	}
+	files = kept
+
+	res := newResolver(files)
+	for _, f := range files {
+		f.rec.NS = ns
+		recs = append(recs, f.rec)
+		for _, rl := range f.links {
+			links = append(links, store.Link{NS: ns, From: f.rec.ID, Rel: rl.rel, To: res.resolve(rl.target)})
+		}
+	}
+	slices.SortFunc(recs, func(a, b store.Record) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(links, compareLinks)
+	links = slices.Compact(links)
+	slices.SortStableFunc(errs, func(a, b InputError) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+	})
+	return recs, links, errs
+}
+
+// isMarkdownName reports whether a file name ends in ".md" (any case).
+func isMarkdownName(name string) bool {
+	return len(name) > 3 && strings.EqualFold(path.Ext(name), ".md")
+}
+
+// mdFile is one parsed markdown file before its link targets are resolved.
+type mdFile struct {
+	path   string // slash path inside the folder
+	stem   string // path without ".md"
+	rec    store.Record
+	idLine int // line of the id key, or 0 when the id comes from the path
+	// titleSet: front matter gave the title, so no heading replaces it.
+	titleSet bool
+	links  []mdLink
+}
+
+// mdLink is an unresolved link from a file: a wikilink or a front-matter link.
+type mdLink struct {
+	rel, target string
+}
+
+// parseMarkdownFile turns one file into a record and its raw links.
+func parseMarkdownFile(p string, data []byte) (*mdFile, *InputError) {
+	stem := p[:len(p)-len(path.Ext(p))]
+	f := &mdFile{path: p, stem: stem}
+	f.rec.ID = stem
+	f.rec.Title = path.Base(stem)
+	if dir := path.Dir(p); dir != "." {
+		f.rec.Kind = path.Base(dir)
+	}
+	fail := func(line int, err error) *InputError { return &InputError{File: p, Line: line, Err: err} }
+
+	if !utf8.Valid(data) {
+		f.rec.Binary = true
+		if f.rec.Kind == "" {
+			f.rec.Kind = defaultMarkdownKind
+		}
+		if err := validID(f.rec.ID); err != nil {
+			return nil, fail(0, fmt.Errorf("the file path gives %w; set an id in front matter", err))
+		}
+		if err := validFields(f.rec.Kind, nil, nil); err != nil {
+			return nil, fail(0, err)
+		}
+		return f, nil
+	}
+	text := strings.TrimPrefix(string(data), "\ufeff")
+
+	fm, body, bodyLine, err := splitFrontMatter(text)
+	if err != nil {
+		return nil, fail(1, err)
+	}
+	idFromFM := false
+	if fm != "" {
+		line, err := f.applyFrontMatter(fm, 2)
+		if err != nil {
+			return nil, fail(line, err)
+		}
+		idFromFM = f.idLine > 0
+	}
+	if f.rec.Kind == "" {
+		f.rec.Kind = defaultMarkdownKind
+	}
+	f.rec.Body = body
+	if !f.titleSet {
+		if h := firstHeading(body); h != "" {
+			f.rec.Title = h
+		}
+	}
+	if err := validID(f.rec.ID); err != nil {
+		if idFromFM {
+			return nil, fail(f.idLine, err)
+		}
+		return nil, fail(0, fmt.Errorf("the file path gives %w; set an id in front matter", err))
+	}
+	if err := validFields(f.rec.Kind, f.rec.Tags, f.rec.Meta); err != nil {
+		return nil, fail(1, err)
+	}
+	for _, w := range findWikilinks(body) {
+		if err := validID(w.target); err != nil {
+			return nil, fail(bodyLine+w.line-1, fmt.Errorf("wikilink [[%s]]: %w", clip(w.target, 60), err))
+		}
+		f.links = append(f.links, mdLink{rel: MentionsRel, target: w.target})
+	}
+	return f, nil
+}
+
+// splitFrontMatter separates "---\n...\n---\n" from the body. It returns
+// the front matter text ("" when there is none), the body, and the 1-based
+// line on which the body starts.
+func splitFrontMatter(text string) (fm, body string, bodyLine int, err error) {
+	first, rest, ok := strings.Cut(text, "\n")
+	if strings.TrimRight(first, " \t\r") != "---" {
+		return "", strings.TrimLeft(text, "\r\n"), 1 + leadingNewlines(text), nil
+	}
+	if !ok {
+		return "", "", 0, errors.New(`front matter opened by "---" on line 1 has no closing "---" line`)
+	}
+	line := 2
+	off := 0
+	for off <= len(rest) {
+		end := strings.IndexByte(rest[off:], '\n')
+		var l string
+		next := len(rest) + 1
+		if end < 0 {
+			l = rest[off:]
+		} else {
+			l = rest[off : off+end]
+			next = off + end + 1
+		}
+		if t := strings.TrimRight(l, " \t\r"); t == "---" || t == "..." {
+			fm = rest[:off]
+			if next > len(rest) {
+				body = ""
+			} else {
+				body = rest[next:]
+			}
+			n := leadingNewlines(body)
+			return fm, strings.TrimLeft(body, "\r\n"), line + 1 + n, nil
+		}
+		line++
+		off = next
+	}
+	return "", "", 0, errors.New(`front matter opened by "---" on line 1 has no closing "---" line`)
+}
+
+// leadingNewlines counts the newlines among the leading "\r\n" bytes of s.
+func leadingNewlines(s string) int {
+	n := 0
+	for i := 0; i < len(s) && (s[i] == '\n' || s[i] == '\r'); i++ {
+		if s[i] == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+// yamlLineRE finds the line number in a yaml parse error.
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// applyFrontMatter parses fm (which starts on file line start) into
+// f.rec and f.links. On error it returns the file line to blame.
+func (f *mdFile) applyFrontMatter(fm string, start int) (int, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(fm), &doc); err != nil {
+		msg := err.Error()
+		line := start - 1
+		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			line = start - 1 + n
+			msg = m[2]
+		} else {
+			msg = strings.TrimPrefix(msg, "yaml: ")
+		}
+		return line, fmt.Errorf("front matter is not valid YAML: %s", msg)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return 0, nil // empty front matter
+	}
+	at := func(n *yaml.Node) int { return start - 1 + n.Line }
+	root := deref(doc.Content[0])
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return 0, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return at(root), fmt.Errorf("front matter must be a YAML mapping of keys (id: ..., kind: ...), got %s", nodeKind(root))
+	}
+	top := map[string]bool{}
+	var meta map[string]string
+	metaLine := map[string]int{}
+	setMeta := func(k, v string, line int) error {
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		if prev, dup := metaLine[k]; dup {
+			return fmt.Errorf("meta key %q is given twice (also on line %d)", k, prev)
+		}
+		meta[k] = v
+		metaLine[k] = line
+		return nil
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		kn, vn := deref(root.Content[i]), deref(root.Content[i+1])
+		if kn.Kind != yaml.ScalarNode {
+			return at(kn), fmt.Errorf("front matter key must be a plain name, got %s", nodeKind(kn))
+		}
+		key := kn.Value
+		if top[key] {
+			return at(kn), fmt.Errorf("key %q is given twice", key)
+		}
+		top[key] = true
+		if vn.Kind == yaml.ScalarNode && vn.Tag == "!!null" {
+			continue
+		}
+		var err error
+		switch key {
+		case "id":
+			f.rec.ID, err = scalar(key, vn)
+			f.idLine = at(kn)
+		case "kind":
+			f.rec.Kind, err = scalar(key, vn)
+		case "title":
+			f.rec.Title, err = scalar(key, vn)
+			f.titleSet = true
+		case "summary":
+			f.rec.Summary, err = scalar(key, vn)
+		case "tags":
+			f.rec.Tags, err = scalars(key, vn)
+		case "order":
+			var s string
+			if s, err = scalar(key, vn); err == nil {
+				f.rec.Order, err = strconv.ParseInt(s, 10, 64)
+				if err != nil {
+					err = fmt.Errorf("order %q is not an integer: want a whole number position such as 3", s)
+				}
+			}
+		case "pinned":
+			var s string
+			if s, err = scalar(key, vn); err == nil {
+				switch s {
+				case "true":
+					f.rec.Pinned = true
+				case "false":
+					f.rec.Pinned = false
+				default:
+					err = fmt.Errorf("pinned %q is not a boolean: want true or false", s)
+				}
+			}
+		case "meta":
+			if vn.Kind != yaml.MappingNode {
+				return at(vn), fmt.Errorf("meta must be a mapping of key: value, got %s", nodeKind(vn))
+			}
+			for j := 0; j+1 < len(vn.Content); j += 2 {
+				mk, mv := deref(vn.Content[j]), deref(vn.Content[j+1])
+				k, err := scalar("meta key", mk)
+				if err != nil {
+					return at(mk), err
+				}
+				if mv.Kind == yaml.ScalarNode && mv.Tag == "!!null" {
+					continue
+				}
+				v, err := joinedScalars("meta."+k, mv)
+				if err != nil {
+					return at(mv), err
+				}
+				if err := setMeta(k, v, at(mk)); err != nil {
+					return at(mk), err
+				}
+			}
+		case "links":
+			if vn.Kind != yaml.MappingNode {
+				return at(vn), fmt.Errorf("links must be a mapping of relation: [targets], e.g. appears_in: [scene-01]; got %s", nodeKind(vn))
+			}
+			for j := 0; j+1 < len(vn.Content); j += 2 {
+				rk, rv := deref(vn.Content[j]), deref(vn.Content[j+1])
+				rel, err := scalar("link relation", rk)
+				if err == nil {
+					err = validRel(rel)
+				}
+				if err != nil {
+					return at(rk), err
+				}
+				if rv.Kind == yaml.ScalarNode && rv.Tag == "!!null" {
+					continue
+				}
+				targets, err := scalars("links."+rel, rv)
+				if err != nil {
+					return at(rv), err
+				}
+				for _, t := range targets {
+					t = cleanTarget(t)
+					if t == "" {
+						return at(rv), fmt.Errorf("links.%s has an empty target", rel)
+					}
+					if err := validID(t); err != nil {
+						return at(rv), fmt.Errorf("links.%s: target: %w", rel, err)
+					}
+					f.links = append(f.links, mdLink{rel: rel, target: t})
+				}
+			}
+		default:
+			var v string
+			if v, err = joinedScalars(key, vn); err == nil {
+				err = setMeta(key, v, at(kn))
+			}
+		}
+		if err != nil {
+			return at(vn), err
+		}
+	}
+	f.rec.Meta = meta
+	return 0, nil
+}
+
+// deref follows a YAML alias to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 8; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// nodeKind names a YAML node kind for an error message.
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("the value %q", clip(n.Value, 40))
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "a document"
+}
+
+// scalar returns a scalar node's text, as written.
+func scalar(key string, n *yaml.Node) (string, error) {
+	if n.Kind != yaml.ScalarNode {
+		return "", fmt.Errorf("%s must be a single value, got %s", key, nodeKind(n))
+	}
+	return n.Value, nil
+}
+
+// scalars returns a list of scalars, or one scalar as a list of one.
+func scalars(key string, n *yaml.Node) ([]string, error) {
+	if n.Kind == yaml.ScalarNode {
+		return []string{n.Value}, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s must be a list of values, got %s", key, nodeKind(n))
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		c = deref(c)
+		if c.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%s must be a list of values, but one item is %s", key, nodeKind(c))
+		}
+		if c.Tag == "!!null" {
+			continue
+		}
+		out = append(out, c.Value)
+	}
+	return out, nil
+}
+
+// joinedScalars returns a scalar, or a list of scalars joined by ", ".
+func joinedScalars(key string, n *yaml.Node) (string, error) {
+	if n.Kind == yaml.MappingNode {
+		return "", fmt.Errorf("%s is a mapping: only meta and links may hold mappings; other keys take a value or a list", key)
+	}
+	vs, err := scalars(key, n)
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(vs, ", "), nil
+}
+
+// firstHeading returns the text of the first "# Heading" outside fenced code.
+func firstHeading(body string) string {
+	fenced := false
+	for line := range strings.SplitSeq(body, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if isFence(line) {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		if h, ok := strings.CutPrefix(line, "# "); ok {
+			if h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#")); h != "" {
+				return h
+			}
+		}
+	}
+	return ""
+}
+
+// isFence reports whether a line opens or closes a ``` or ~~~ code block.
+func isFence(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	return len(line)-len(t) < 4 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"))
+}
+
+// wikilink is one [[target]] found in a body, with its 1-based line.
+type wikilink struct {
+	target string
+	line   int
+}
+
+// wikilinkRE matches [[target]], [[target|label]] and [[target#heading]].
+var wikilinkRE = regexp.MustCompile(`\[\[([^\[\]\n]+)\]\]`)
+
+// findWikilinks returns the wikilinks of body in order, outside fenced
+// code. Targets are cleaned (label, heading and ".md" removed); empty
+// targets such as [[#heading]] are skipped.
+func findWikilinks(body string) []wikilink {
+	var out []wikilink
+	fenced := false
+	lineNo := 0
+	for line := range strings.SplitSeq(body, "\n") {
+		lineNo++
+		if isFence(strings.TrimRight(line, "\r")) {
+			fenced = !fenced
+			continue
+		}
+		if fenced || !strings.Contains(line, "[[") {
+			continue
+		}
+		for _, m := range wikilinkRE.FindAllStringSubmatch(line, -1) {
+			target, _, _ := strings.Cut(m[1], "|")
+			if t := cleanTarget(target); t != "" {
+				out = append(out, wikilink{target: t, line: lineNo})
+			}
+		}
+	}
+	return out
+}
+
+// cleanTarget strips a "#heading" part, surrounding space and ".md".
+func cleanTarget(t string) string {
+	t, _, _ = strings.Cut(t, "#")
+	t = strings.TrimSpace(t)
+	if isMarkdownName(path.Base(t)) {
+		t = t[:len(t)-3]
+	}
+	return strings.TrimSpace(t)
+}
+
+// resolver maps link targets to record ids.
+type resolver struct {
+	ids    map[string]bool
+	byStem map[string]string   // file path without ".md" -> id
+	byLast map[string][]string // last path element of id or stem -> ids
+}
+
+func newResolver(files []*mdFile) *resolver {
+	r := &resolver{ids: map[string]bool{}, byStem: map[string]string{}, byLast: map[string][]string{}}
+	for _, f := range files {
+		r.ids[f.rec.ID] = true
+		r.byStem[f.stem] = f.rec.ID
+		for _, name := range []string{path.Base(f.rec.ID), path.Base(f.stem)} {
+			if !slices.Contains(r.byLast[name], f.rec.ID) {
+				r.byLast[name] = append(r.byLast[name], f.rec.ID)
+			}
+		}
+	}
+	return r
+}
+
+// resolve returns the id a target names: an exact id, a file path, a
+// unique last path element, or the target itself (dangling).
+func (r *resolver) resolve(target string) string {
+	if r.ids[target] {
+		return target
+	}
+	if id, ok := r.byStem[target]; ok {
+		return id
+	}
+	if ids := r.byLast[path.Base(target)]; len(ids) == 1 && !strings.Contains(target, "/") {
+		return ids[0]
+	}
+	return target
+}
