@@ -1,0 +1,59 @@
+// Package index is Lore's full-text index: a bleve (scorch) index derived
+// from the store, searched within one namespace at a time.
+//
+// # Derived, never authoritative
+//
+// The store (bbolt) holds every record; the index holds only what search
+// needs: title, summary and body analysed as English text, and ns, kind
+// and tags as exact keywords. Nothing is stored in the index (no field
+// values, no doc values, no _all field), so a hit is a key (ns, id) and a
+// score, and the caller reads the record from the store. Because the index
+// is derived it can be deleted at any time: Rebuild (`lore reindex`) makes
+// it again from the store alone.
+//
+// # Watermark
+//
+// Every store write appends (seq, op, ns, id) to the store's change log.
+// Apply takes the records put and the keys deleted up to some seq and
+// writes them together with the watermark seq in one bleve batch
+// (Batch.SetInternal), so the index can lag behind the store but never get
+// ahead of it: on open, the caller applies the log entries after
+// Watermark() and the index is current again. Applying an entry twice is
+// harmless (a put replaces the document; a delete of a missing document is
+// a no-op).
+//
+// # Crash story
+//
+//   - Crash after the store commit, before Apply: the watermark is behind;
+//     the catch-up on the next open applies the change. Nothing is lost.
+//   - Crash during Apply: scorch persists a batch (documents and internal
+//     keys) as one snapshot, or not at all. Apply waits for persistence
+//     (scorch's safe mode; unsafe_batch is off) before it returns, so an
+//     Apply that returned nil survives a crash. With very large inputs the
+//     earlier sub-batches may survive without the last one: some records
+//     are newer than the watermark, which only means the catch-up applies
+//     them again. No ghost survives: a deleted record's delete is in the log
+//     after the watermark until the batch that holds it is persisted.
+//   - Crash during Rebuild: the new index is built in a temporary directory
+//     beside the old and renamed into place; Rebuild leaves the old index,
+//     or (between the two renames) none, never a half-built one. Open cleans
+//     up leftover temporary directories when it next builds.
+//   - A damaged or foreign directory fails Open with ErrCorrupt, whose
+//     message says that `lore reindex` rebuilds it.
+//
+// # Scoring and order
+//
+// Scoring is BM25 (bleve's "bm25" scoring model), with field boosts title 3,
+// summary 2, body 1. Namespace, kind and tag filters go through bleve's
+// boolean Filter, which does not score. Results sort by score descending,
+// then document id ascending; the document id is ns + NUL + id, so ties
+// come out by (ns, id). Term statistics (document frequencies, average
+// field lengths) are index-wide: records of other namespaces change score
+// values, never which namespace is searched.
+//
+// # Locking
+//
+// Scorch keeps a bbolt file (root.bolt) open for the life of an Index: a
+// writer holds it exclusively, read-only opens share it. Open waits up to
+// Options.LockTimeout for it, then fails with ErrLocked.
+package index

@@ -1,0 +1,169 @@
+package index
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// Field names in the index. They match the store.Record JSON names.
+const (
+	fieldNS      = "ns"
+	fieldKind    = "kind"
+	fieldTags    = "tags"
+	fieldTitle   = "title"
+	fieldSummary = "summary"
+	fieldBody    = "body"
+)
+
+// formatVersion names the layout of documents and the mapping. Bump it when
+// either changes: Open refuses an index of another format (ErrCorrupt), and
+// `lore reindex` rebuilds it.
+const formatVersion = "lore-index-1"
+
+// Internal (non-document) keys kept in the index's own key-value space.
+var (
+	keyWatermark = []byte("lore.watermark")
+	keyFormat    = []byte("lore.format")
+)
+
+// keySep joins namespace and id into one document id. Namespaces and ids
+// never contain control characters, and NUL sorts below every byte either
+// may contain, so sorting document ids sorts by (ns, id).
+const keySep = "\x00"
+
+// docID returns the bleve document id of a record key.
+func docID(ns, id string) string { return ns + keySep + id }
+
+// parseDocID splits a document id made by docID.
+func parseDocID(s string) (ns, id string, ok bool) {
+	return strings.Cut(s, keySep)
+}
+
+// checkKey refuses keys that docID cannot encode unambiguously. The store
+// validates the full namespace and id grammar; the index only needs these.
+func checkKey(ns, id string) error {
+	switch {
+	case ns == "":
+		return fmt.Errorf("record %q has an empty namespace: %w", id, ErrInvalid)
+	case id == "":
+		return fmt.Errorf("record in namespace %q has an empty id: %w", ns, ErrInvalid)
+	case strings.Contains(ns, keySep):
+		return fmt.Errorf("namespace %q contains a NUL byte (namespaces are [a-z0-9._-/]): %w", ns, ErrInvalid)
+	case strings.Contains(id, keySep):
+		return fmt.Errorf("id %q contains a NUL byte (ids exclude control characters): %w", id, ErrInvalid)
+	}
+	return nil
+}
+
+// Field options. Nothing is stored (the store holds every value) and no doc
+// values are kept (results sort by score and document id, which needs none).
+//
+// Text fields keep term vectors (positions) because quoted phrases in a
+// query need them; frequencies and norms feed BM25.
+// Keyword fields are only ever filters, scored never: they skip freq/norm.
+const (
+	textOptions    = bindex.IndexField | bindex.IncludeTermVectors
+	keywordOptions = bindex.IndexField | bindex.SkipFreqNorm
+)
+
+// newMapping returns Lore's explicit index mapping: static (no dynamic
+// fields), no _all field, BM25 scoring, English analysis for prose and exact
+// keywords for ns, kind and tags.
+func newMapping() *mapping.IndexMappingImpl {
+	text := func() *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = en.AnalyzerName
+		f.Store = false
+		f.Index = true
+		f.IncludeTermVectors = textOptions.IncludeTermVectors()
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	kw := func() *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Store = false
+		f.Index = true
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		f.SkipFreqNorm = true
+		return f
+	}
+
+	doc := bleve.NewDocumentStaticMapping()
+	for _, name := range []string{fieldTitle, fieldSummary, fieldBody} {
+		doc.AddFieldMappingsAt(name, text())
+	}
+	for _, name := range []string{fieldNS, fieldKind, fieldTags} {
+		doc.AddFieldMappingsAt(name, kw())
+	}
+	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
+
+	m := bleve.NewIndexMapping()
+	m.DefaultMapping = doc
+	m.DefaultAnalyzer = en.AnalyzerName
+	m.ScoringModel = bindex.BM25Scoring
+	m.IndexDynamic = false
+	m.StoreDynamic = false
+	m.DocValuesDynamic = false
+	return m
+}
+
+// builder turns records into bleve documents directly (Batch.IndexAdvanced),
+// skipping the reflection walk of Mapping.MapDocument and its _all field.
+// Its analyzers come from the mapping, so queries and documents agree.
+type builder struct {
+	text, kw analysis.Analyzer
+}
+
+func newBuilder(m mapping.IndexMapping) (*builder, error) {
+	b := &builder{text: m.AnalyzerNamed(en.AnalyzerName), kw: m.AnalyzerNamed(keyword.Name)}
+	if b.text == nil || b.kw == nil {
+		return nil, fmt.Errorf("index mapping lacks the %q or %q analyzer", en.AnalyzerName, keyword.Name)
+	}
+	return b, nil
+}
+
+// document builds the indexed form of r. Empty fields are left out.
+func (b *builder) document(r *store.Record) *document.Document {
+	d := document.NewDocument(docID(r.NS, r.ID))
+	d.AddField(document.NewTextFieldCustom(fieldNS, nil, []byte(r.NS), keywordOptions, b.kw))
+	if r.Kind != "" {
+		d.AddField(document.NewTextFieldCustom(fieldKind, nil, []byte(r.Kind), keywordOptions, b.kw))
+	}
+	for i, t := range r.Tags {
+		if t != "" {
+			d.AddField(document.NewTextFieldCustom(fieldTags, []uint64{uint64(i)}, []byte(t), keywordOptions, b.kw))
+		}
+	}
+	for _, f := range [...]struct{ name, val string }{
+		{fieldTitle, r.Title}, {fieldSummary, r.Summary}, {fieldBody, r.Body},
+	} {
+		if f.val != "" {
+			d.AddField(document.NewTextFieldCustom(f.name, nil, []byte(f.val), textOptions, b.text))
+		}
+	}
+	return d
+}
+
+// textBytes is the amount of text r puts through analysis, used to size
+// sub-batches.
+func textBytes(r *store.Record) int {
+	n := len(r.NS) + len(r.ID) + len(r.Kind) + len(r.Title) + len(r.Summary) + len(r.Body)
+	for _, t := range r.Tags {
+		n += len(t)
+	}
+	return n
+}

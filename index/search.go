@@ -1,0 +1,198 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// DefaultLimit is the number of hits Search returns when Query.Limit is 0.
+const DefaultLimit = 50
+
+// Field boosts: a word in the title says more about a record than one in
+// its summary, which says more than one in its body.
+const (
+	boostTitle   = 3
+	boostSummary = 2
+	boostBody    = 1
+)
+
+// Query asks for the records of one namespace that match some text.
+type Query struct {
+	// NS is the namespace searched; required. Only records whose
+	// namespace equals NS exactly can match ("a" never matches "a/b").
+	NS string
+	// Text holds plain words (a record matching any of them is a hit,
+	// ranked by BM25) and "quoted phrases" (each one must appear, in the
+	// title, summary or body). Empty Text matches every record that passes
+	// the filters.
+	Text string
+	// Kinds keeps records of any of these kinds (none: all kinds).
+	Kinds []string
+	// Tags keeps records carrying every one of these tags (none: no filter).
+	Tags []string
+	// Limit caps the hits; 0 means DefaultLimit; negative is invalid.
+	Limit int
+}
+
+// Hit is one search result.
+type Hit struct {
+	NS, ID string
+	// Score is the BM25 relevance, summed over fields with their boosts; 1
+	// for every hit of a query with empty Text.
+	Score float64
+}
+
+// Search returns the best matches of q, sorted by score (highest first),
+// then namespace and id (ascending), so ties come out in a fixed order.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	release, err := ix.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	bq, limit, err := buildQuery(q, ix.b.text)
+	if err != nil {
+		return nil, err
+	}
+	req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
+	req.SortBy([]string{"-_score", "_id"})
+	res, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: search %q in %q: %w", ix.dir, q.Text, q.NS, err)
+	}
+	hits := make([]Hit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		ns, id, ok := parseDocID(h.ID)
+		if !ok || ns != q.NS {
+			// Unreachable while the ns filter holds; checked because the
+			// namespace wall must not depend on one query being right.
+			return nil, corrupt(ix.dir, fmt.Errorf("search in %q returned document %q", q.NS, h.ID))
+		}
+		hits = append(hits, Hit{NS: ns, ID: id, Score: h.Score})
+	}
+	return hits, nil
+}
+
+// buildQuery turns q into a bleve query: the text part is scored, the
+// namespace, kind and tag filters are not (bleve's boolean Filter runs with
+// scoring off, so a filter never changes a score).
+func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
+	if q.NS == "" {
+		return nil, 0, fmt.Errorf("search %q: namespace is empty (a search runs in one namespace): %w", q.Text, ErrInvalid)
+	}
+	if q.Limit < 0 {
+		return nil, 0, fmt.Errorf("search limit %d is negative (want 0 for the default %d, or more): %w", q.Limit, DefaultLimit, ErrInvalid)
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+
+	filters := []query.Query{term(fieldNS, q.NS)}
+	if len(q.Kinds) > 0 {
+		kinds := make([]query.Query, 0, len(q.Kinds))
+		for _, k := range q.Kinds {
+			if k == "" {
+				return nil, 0, fmt.Errorf("search kinds %q: a kind is empty: %w", q.Kinds, ErrInvalid)
+			}
+			kinds = append(kinds, term(fieldKind, k))
+		}
+		filters = append(filters, bleve.NewDisjunctionQuery(kinds...))
+	}
+	for _, t := range q.Tags {
+		if t == "" {
+			return nil, 0, fmt.Errorf("search tags %q: a tag is empty: %w", q.Tags, ErrInvalid)
+		}
+		filters = append(filters, term(fieldTags, t))
+	}
+
+	bq := bleve.NewBooleanQuery()
+	bq.AddFilter(bleve.NewConjunctionQuery(filters...))
+
+	// Text that analyses to no terms at all (only stop words or
+	// punctuation) must match nothing; bleve would drop the empty part and
+	// return every record that passes the filters.
+	words, phrases := splitText(q.Text)
+	if words != "" && !hasTerms(an, words) {
+		words = ""
+	}
+	searched := words != ""
+	for _, p := range phrases {
+		if !hasTerms(an, p) {
+			continue
+		}
+		searched = true
+		bq.AddMust(acrossFields(func(field string) query.FieldableQuery {
+			return bleve.NewMatchPhraseQuery(p)
+		}))
+	}
+	if words != "" {
+		bq.AddShould(acrossFields(func(field string) query.FieldableQuery {
+			return bleve.NewMatchQuery(words)
+		}))
+	}
+	if strings.TrimSpace(q.Text) != "" && !searched {
+		return bleve.NewMatchNoneQuery(), limit, nil
+	}
+	return bq, limit, nil
+}
+
+// hasTerms reports whether text leaves any term after analysis.
+func hasTerms(an analysis.Analyzer, text string) bool {
+	return len(an.Analyze([]byte(text))) > 0
+}
+
+// acrossFields ORs one query over title, summary and body with their
+// boosts. Scores of the fields that match add up.
+func acrossFields(mk func(field string) query.FieldableQuery) query.Query {
+	var qs []query.Query
+	for _, f := range [...]struct {
+		name  string
+		boost float64
+	}{{fieldTitle, boostTitle}, {fieldSummary, boostSummary}, {fieldBody, boostBody}} {
+		fq := mk(f.name)
+		fq.SetField(f.name)
+		if bq, ok := fq.(query.BoostableQuery); ok {
+			bq.SetBoost(f.boost)
+		}
+		qs = append(qs, fq)
+	}
+	return bleve.NewDisjunctionQuery(qs...)
+}
+
+func term(field, value string) query.Query {
+	t := bleve.NewTermQuery(value)
+	t.SetField(field)
+	return t
+}
+
+// splitText separates "quoted phrases" from the plain words around them.
+// An unclosed quote runs to the end of the text. Words are returned as one
+// string for a match query to analyse; phrases one by one, empty ones
+// dropped.
+func splitText(text string) (words string, phrases []string) {
+	var w strings.Builder
+	for {
+		before, after, found := strings.Cut(text, `"`)
+		w.WriteString(before)
+		w.WriteByte(' ')
+		if !found {
+			break
+		}
+		phrase, rest, _ := strings.Cut(after, `"`)
+		if p := strings.TrimSpace(phrase); p != "" {
+			phrases = append(phrases, p)
+		}
+		text = rest
+		if rest == "" {
+			break
+		}
+	}
+	return strings.TrimSpace(w.String()), phrases
+}
