@@ -51,6 +51,11 @@ type Link struct {
 	Rel    string  `json:"rel"`
 	To     string  `json:"to"`
 	Weight float64 `json:"weight,omitempty"`
+	// ToNS, when set, names the target's namespace. It exists so that a
+	// link into another namespace (from an import, say) is refused with a
+	// clear error rather than silently kept: it must be "" or equal NS.
+	// The store never sets it.
+	ToNS string `json:"to_ns,omitempty"`
 }
 
 // Op names the kind of write a Change records.

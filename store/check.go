@@ -1,0 +1,249 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Problem is one thing Check found wrong.
+type Problem struct {
+	What string `json:"what"` // a sentence saying what is wrong
+	NS   string `json:"ns,omitempty"`
+	ID   string `json:"id,omitempty"`
+}
+
+// Check verifies the store and returns what is wrong, sorted by (NS, ID,
+// What); none means healthy. It runs bbolt's own page check, then checks
+// that every value decodes, every head has its body and no body lacks a
+// head, both link directions agree, links point at existing records, the
+// change log is gap-free and ends at the stored sequence number, and the
+// cached token counts of every counter in Options.Counters match a
+// recount. The error is for failures to run the check at all.
+//
+// On a writable store Check holds the write lock while it runs (bbolt's
+// page check is only safe that way), so writers wait.
+func (s *Store) Check() ([]Problem, error) {
+	var tx *bolt.Tx
+	var err error
+	tx, err = s.db.Begin(!s.opts.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	c := checker{tx: tx, counters: s.opts.Counters}
+	for err := range tx.Check() {
+		c.add("", "", "bbolt page check: %v", err)
+	}
+	c.heads()
+	c.bodies()
+	c.history()
+	c.links()
+	c.changes()
+	slices.SortFunc(c.problems, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.NS, b.NS), cmp.Compare(a.ID, b.ID), cmp.Compare(a.What, b.What))
+	})
+	return c.problems, nil
+}
+
+type checker struct {
+	tx       *bolt.Tx
+	counters []Counter
+	problems []Problem
+}
+
+func (c *checker) add(ns, id, format string, args ...any) {
+	c.problems = append(c.problems, Problem{What: fmt.Sprintf(format, args...), NS: ns, ID: id})
+}
+
+// recordKey splits and validates a (ns, id) key, reporting a problem when
+// it is malformed.
+func (c *checker) recordKey(bucket string, k []byte, n int) ([]string, bool) {
+	parts, err := splitKey(k, n)
+	if err != nil {
+		c.add("", "", "bucket %s: %v", bucket, err)
+		return nil, false
+	}
+	if err := ValidNamespace(parts[0]); err != nil {
+		c.add("", "", "bucket %s: key %q: %v", bucket, k, err)
+		return nil, false
+	}
+	for _, p := range parts[1:] {
+		if err := validName("key part", p, maxIDBytes); err != nil {
+			c.add(parts[0], "", "bucket %s: key %q: %v", bucket, k, err)
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
+func (c *checker) heads() {
+	bodies := c.tx.Bucket(bucketBodies)
+	cur := c.tx.Bucket(bucketHeads).Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		parts, ok := c.recordKey("heads", k, 2)
+		if !ok {
+			continue
+		}
+		ns, id := parts[0], parts[1]
+		r, err := decodeHead(ns, id, v)
+		if err != nil {
+			c.add(ns, id, "head does not decode: %v", err)
+			continue
+		}
+		if r.Version < 1 {
+			c.add(ns, id, "head has version %d; versions start at 1", r.Version)
+		}
+		b := bodies.Get(k)
+		switch {
+		case b == nil && r.BodyBytes != 0:
+			c.add(ns, id, "head says the body has %d bytes but no body is stored", r.BodyBytes)
+		case b != nil:
+			body, err := decodeBody(b)
+			if err != nil {
+				c.add(ns, id, "body does not decode: %v", err)
+				continue
+			}
+			if len(body) != r.BodyBytes {
+				c.add(ns, id, "head says the body has %d bytes but the stored body has %d", r.BodyBytes, len(body))
+			}
+			r.Body = body
+		}
+		if r.SHA256 != contentHash(&r) {
+			c.add(ns, id, "content digest %.12s does not match the content (%.12s)", r.SHA256, contentHash(&r))
+		}
+		for _, ctr := range c.counters {
+			cached, ok := r.Tokens[ctr.Name()]
+			if !ok {
+				continue // not counted yet: a cache, filled lazily
+			}
+			if now := countWith(ctr, &r); now != cached {
+				c.add(ns, id, "cached %s token counts %+v differ from a recount %+v", ctr.Name(), cached, now)
+			}
+		}
+	}
+}
+
+func (c *checker) bodies() {
+	heads := c.tx.Bucket(bucketHeads)
+	cur := c.tx.Bucket(bucketBodies).Cursor()
+	for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+		parts, ok := c.recordKey("bodies", k, 2)
+		if ok && heads.Get(k) == nil {
+			c.add(parts[0], parts[1], "a body is stored for a record that does not exist")
+		}
+	}
+}
+
+func (c *checker) history() {
+	heads := c.tx.Bucket(bucketHeads)
+	cur := c.tx.Bucket(bucketHistory).Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		i := bytes.LastIndexByte(k[:max(0, len(k)-8)], sep)
+		if i < 0 || len(k)-i-1 != 8 {
+			c.add("", "", "history key %q is not namespace, id and an 8-byte version", k)
+			continue
+		}
+		parts, ok := c.recordKey("history", k[:i], 2)
+		if !ok {
+			continue
+		}
+		ns, id := parts[0], parts[1]
+		version := binary.BigEndian.Uint64(k[i+1:])
+		old, err := decodeVersion(ns, id, v)
+		if err != nil {
+			c.add(ns, id, "version %d in history does not decode: %v", version, err)
+			continue
+		}
+		if uint64(old.Version) != version {
+			c.add(ns, id, "history entry %d holds version %d", version, old.Version)
+		}
+		hb := heads.Get(k[:i])
+		if hb == nil {
+			c.add(ns, id, "version %d is kept in history but the record does not exist", version)
+			continue
+		}
+		if cur, err := decodeHead(ns, id, hb); err == nil && uint64(cur.Version) <= version {
+			c.add(ns, id, "version %d in history is not older than the current version %d", version, cur.Version)
+		}
+	}
+}
+
+func (c *checker) links() {
+	heads, out, in := c.tx.Bucket(bucketHeads), c.tx.Bucket(bucketOut), c.tx.Bucket(bucketIn)
+	cur := out.Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		parts, ok := c.recordKey("links_out", k, 4)
+		if !ok {
+			continue
+		}
+		ns, from, rel, to := parts[0], parts[1], parts[2], parts[3]
+		if _, err := decodeWeight(v); err != nil {
+			c.add(ns, from, "link -%s-> %q does not decode: %v", rel, to, err)
+		}
+		back := in.Get(key(ns, to, rel, from))
+		switch {
+		case back == nil:
+			c.add(ns, from, "link -%s-> %q is stored outgoing but not incoming", rel, to)
+		case !bytes.Equal(back, v):
+			c.add(ns, from, "link -%s-> %q has a different weight in its two directions", rel, to)
+		}
+		if heads.Get(key(ns, from)) == nil {
+			c.add(ns, from, "dangling link -%s-> %q: its source %q does not exist", rel, to, from)
+		}
+		if heads.Get(key(ns, to)) == nil {
+			c.add(ns, from, "dangling link -%s-> %q: its target %q does not exist", rel, to, to)
+		}
+	}
+	cur = in.Cursor()
+	for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+		parts, ok := c.recordKey("links_in", k, 4)
+		if !ok {
+			continue
+		}
+		ns, to, rel, from := parts[0], parts[1], parts[2], parts[3]
+		if out.Get(key(ns, from, rel, to)) == nil {
+			c.add(ns, from, "link -%s-> %q is stored incoming but not outgoing", rel, to)
+		}
+	}
+}
+
+func (c *checker) changes() {
+	want := lastSeqTx(c.tx)
+	var prev uint64
+	cur := c.tx.Bucket(bucketChanges).Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		if len(k) != 8 {
+			c.add("", "", "change-log key %x is not 8 bytes", k)
+			continue
+		}
+		seq := binary.BigEndian.Uint64(k)
+		if prev != 0 && seq != prev+1 {
+			c.add("", "", "change log has a gap: %d is followed by %d", prev, seq)
+		}
+		if _, err := decodeChange(seq, v); err != nil {
+			c.add("", "", "change %d does not decode: %v", seq, err)
+		}
+		prev = seq
+	}
+	if prev != want {
+		c.add("", "", "change log ends at %d but the store's sequence number is %d", prev, want)
+	}
+}
+
+// Backup writes a consistent copy of the whole bbolt file to w, while
+// other goroutines keep reading and writing. It returns the bytes written.
+func (s *Store) Backup(w io.Writer) (int64, error) {
+	var n int64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	return n, err
+}

@@ -1,0 +1,387 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// formatV1 is the first byte of every value the store writes. A reader
+// that meets another byte refuses the value with ErrCorrupt instead of
+// guessing; a future format gets a new byte and a decoder beside this one.
+const formatV1 = 1
+
+// sep separates the parts of a key. Namespaces, ids and relation names
+// cannot contain it, so "a"+sep is never a prefix of "a/b"+sep or "ab"+sep.
+const sep = 0x00
+
+// key joins parts with sep.
+func key(parts ...string) []byte {
+	n := len(parts) - 1
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := make([]byte, 0, n)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, sep)
+		}
+		b = append(b, p...)
+	}
+	return b
+}
+
+// prefix is key(parts...) followed by sep: every key below parts.
+func prefix(parts ...string) []byte {
+	return append(key(parts...), sep)
+}
+
+// splitKey splits a key into exactly n parts, or reports ErrCorrupt.
+func splitKey(k []byte, n int) ([]string, error) {
+	parts := make([]string, 0, n)
+	start := 0
+	for i, c := range k {
+		if c == sep {
+			parts = append(parts, string(k[start:i]))
+			start = i + 1
+		}
+	}
+	parts = append(parts, string(k[start:]))
+	if len(parts) != n {
+		return nil, fmt.Errorf("%w: key %q has %d parts, want %d", ErrCorrupt, k, len(parts), n)
+	}
+	return parts, nil
+}
+
+// u64 encodes v big-endian so byte order is numeric order.
+func u64(v uint64) []byte {
+	return binary.BigEndian.AppendUint64(nil, v)
+}
+
+// Values ------------------------------------------------------------------
+
+type enc struct{ b []byte }
+
+func (e *enc) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *enc) time(t time.Time) {
+	if t.IsZero() {
+		e.varint(0)
+		return
+	}
+	e.varint(t.UnixNano())
+}
+
+// dec reads what enc wrote. The first failure sticks; every read after it
+// returns zero values, so decoders check err once at the end.
+type dec struct {
+	b   []byte
+	err error
+}
+
+func (d *dec) fail(what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: value truncated or malformed at %s", ErrCorrupt, what)
+	}
+}
+
+func (d *dec) uvarint(what string) uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail(what)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) varint(what string) int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail(what)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a length or element count that cannot exceed the bytes left
+// (each element takes at least one byte), so corrupt input never makes a
+// huge allocation.
+func (d *dec) count(what string) int {
+	v := d.uvarint(what)
+	if d.err == nil && v > uint64(len(d.b)) {
+		d.fail(what)
+		return 0
+	}
+	return int(v)
+}
+
+func (d *dec) bytes(what string) []byte {
+	n := d.count(what)
+	if d.err != nil {
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) str(what string) string { return string(d.bytes(what)) }
+
+func (d *dec) int(what string) int {
+	v := d.varint(what)
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		d.fail(what)
+		return 0
+	}
+	return int(v)
+}
+
+func (d *dec) time(what string) time.Time {
+	v := d.varint(what)
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, v).UTC()
+}
+
+func (d *dec) format(what string) {
+	if d.err != nil {
+		return
+	}
+	if len(d.b) == 0 {
+		d.err = fmt.Errorf("%w: empty %s value", ErrCorrupt, what)
+		return
+	}
+	if d.b[0] != formatV1 {
+		d.err = fmt.Errorf("%w: %s value has format byte %d, this version reads %d", ErrCorrupt, what, d.b[0], formatV1)
+		return
+	}
+	d.b = d.b[1:]
+}
+
+func (d *dec) end(what string) error {
+	if d.err == nil && len(d.b) != 0 {
+		d.err = fmt.Errorf("%w: %d unexpected bytes after %s value", ErrCorrupt, len(d.b), what)
+	}
+	return d.err
+}
+
+const (
+	flagPinned = 1 << iota
+	flagBinary
+)
+
+// encodeHead encodes everything of r except NS, ID (they are the key) and
+// Body (it lives in the bodies bucket). Tags, meta and token counts are
+// written in sorted order so equal records encode to equal bytes.
+func encodeHead(r *Record) []byte {
+	e := enc{b: make([]byte, 0, 96+len(r.Title)+len(r.Summary))}
+	e.b = append(e.b, formatV1)
+	e.str(r.Kind)
+	e.str(r.Title)
+	e.str(r.Summary)
+	e.uvarint(uint64(len(r.Tags)))
+	for _, t := range r.Tags {
+		e.str(t)
+	}
+	keys := sortedKeys(r.Meta)
+	e.uvarint(uint64(len(keys)))
+	for _, k := range keys {
+		e.str(k)
+		e.str(r.Meta[k])
+	}
+	e.varint(r.Order)
+	var flags byte
+	if r.Pinned {
+		flags |= flagPinned
+	}
+	if r.Binary {
+		flags |= flagBinary
+	}
+	e.b = append(e.b, flags)
+	e.time(r.Created)
+	e.time(r.Updated)
+	e.varint(int64(r.Version))
+	sum, _ := hex.DecodeString(r.SHA256)
+	e.b = append(e.b, byte(len(sum)))
+	e.b = append(e.b, sum...)
+	e.varint(int64(r.BodyBytes))
+	names := sortedKeys(r.Tokens)
+	e.uvarint(uint64(len(names)))
+	for _, n := range names {
+		tc := r.Tokens[n]
+		e.str(n)
+		e.varint(int64(tc.Title))
+		e.varint(int64(tc.Body))
+		e.varint(int64(tc.Summary))
+	}
+	return e.b
+}
+
+// decodeHead decodes a head value; ns and id come from its key. Corrupt
+// bytes give ErrCorrupt, never a panic.
+func decodeHead(ns, id string, b []byte) (Record, error) {
+	d := dec{b: b}
+	d.format("record")
+	r := Record{NS: ns, ID: id}
+	r.Kind = d.str("kind")
+	r.Title = d.str("title")
+	r.Summary = d.str("summary")
+	if n := d.count("tags"); n > 0 {
+		r.Tags = make([]string, n)
+		for i := range r.Tags {
+			r.Tags[i] = d.str("tag")
+		}
+	}
+	if n := d.count("meta"); n > 0 {
+		r.Meta = make(map[string]string, n)
+		for range n {
+			k := d.str("meta key")
+			r.Meta[k] = d.str("meta value")
+		}
+	}
+	r.Order = d.varint("order")
+	flags := d.bytes1("flags")
+	r.Pinned = flags&flagPinned != 0
+	r.Binary = flags&flagBinary != 0
+	r.Created = d.time("created")
+	r.Updated = d.time("updated")
+	r.Version = d.int("version")
+	if n := int(d.bytes1("sha256 length")); d.err == nil {
+		if n > len(d.b) {
+			d.fail("sha256")
+		} else {
+			r.SHA256 = hex.EncodeToString(d.b[:n])
+			d.b = d.b[n:]
+		}
+	}
+	r.BodyBytes = d.int("body size")
+	if n := d.count("token counts"); n > 0 {
+		r.Tokens = make(map[string]TokenCount, n)
+		for range n {
+			name := d.str("counter name")
+			r.Tokens[name] = TokenCount{Title: d.int("title tokens"), Body: d.int("body tokens"), Summary: d.int("summary tokens")}
+		}
+	}
+	if err := d.end("record"); err != nil {
+		return Record{}, fmt.Errorf("record %q in namespace %q: %w", id, ns, err)
+	}
+	return r, nil
+}
+
+func (d *dec) bytes1(what string) byte {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) == 0 {
+		d.fail(what)
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+// encodeBody prefixes a body with the format byte.
+func encodeBody(body string) []byte {
+	b := make([]byte, 0, 1+len(body))
+	b = append(b, formatV1)
+	return append(b, body...)
+}
+
+func decodeBody(b []byte) (string, error) {
+	if len(b) == 0 || b[0] != formatV1 {
+		return "", fmt.Errorf("%w: body value does not start with format byte %d", ErrCorrupt, formatV1)
+	}
+	return string(b[1:]), nil
+}
+
+// encodeVersion encodes a whole past version: its head and its body.
+func encodeVersion(r *Record) []byte {
+	head := encodeHead(r)
+	e := enc{b: make([]byte, 0, 1+binary.MaxVarintLen64+len(head)+len(r.Body))}
+	e.b = append(e.b, formatV1)
+	e.uvarint(uint64(len(head)))
+	e.b = append(e.b, head...)
+	e.b = append(e.b, r.Body...)
+	return e.b
+}
+
+func decodeVersion(ns, id string, b []byte) (Record, error) {
+	d := dec{b: b}
+	d.format("version")
+	head := d.bytes("version head")
+	if d.err != nil {
+		return Record{}, fmt.Errorf("record %q in namespace %q: %w", id, ns, d.err)
+	}
+	r, err := decodeHead(ns, id, head)
+	if err != nil {
+		return Record{}, err
+	}
+	r.Body = string(d.b)
+	return r, nil
+}
+
+// opCodes maps operations to their byte in the change log.
+var opCodes = map[Op]byte{OpPut: 1, OpDelete: 2, OpLink: 3, OpUnlink: 4}
+
+func encodeChange(op Op, ns, id string) []byte {
+	e := enc{b: make([]byte, 0, 4+len(ns)+len(id))}
+	e.b = append(e.b, formatV1, opCodes[op])
+	e.str(ns)
+	e.str(id)
+	return e.b
+}
+
+func decodeChange(seq uint64, b []byte) (Change, error) {
+	d := dec{b: b}
+	d.format("change")
+	code := d.bytes1("op")
+	c := Change{Seq: seq}
+	for op, oc := range opCodes {
+		if oc == code {
+			c.Op = op
+		}
+	}
+	if d.err == nil && c.Op == "" {
+		d.err = fmt.Errorf("%w: change %d has unknown op %d", ErrCorrupt, seq, code)
+	}
+	c.NS = d.str("namespace")
+	c.ID = d.str("id")
+	if err := d.end("change"); err != nil {
+		return Change{}, fmt.Errorf("change %d: %w", seq, err)
+	}
+	return c, nil
+}
+
+func encodeWeight(w float64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{formatV1}, math.Float64bits(w))
+}
+
+func decodeWeight(b []byte) (float64, error) {
+	if len(b) != 9 || b[0] != formatV1 {
+		return 0, fmt.Errorf("%w: link value is %d bytes %x, want format byte %d and 8 bytes of weight", ErrCorrupt, len(b), b, formatV1)
+	}
+	return math.Float64frombits(binary.BigEndian.Uint64(b[1:])), nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

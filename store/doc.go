@@ -1,0 +1,59 @@
+// Package store keeps Lore's records, links, versions and change log in
+// one bbolt file: the single source of truth. Everything else (the bleve
+// index, packets) is derived from it.
+//
+// # Layout
+//
+// Keys join their parts with a 0x00 byte. Namespaces, ids, relation
+// names, kinds and tags cannot contain control characters, so 0x00 never
+// occurs inside a part, and a prefix scan for namespace "a" (key prefix
+// "a\x00") never sees "a/b" or "ab". Byte order of keys is (ns, id) order.
+// Every value starts with a format byte (1 today); a reader refuses other
+// bytes with ErrCorrupt instead of guessing.
+//
+//	meta       "format" -> store format (1); "seq" -> last change-log sequence number (uint64, big-endian)
+//	heads      ns 0 id -> record head: everything but the body, with body size and cached token counts
+//	bodies     ns 0 id -> format byte + body bytes (absent when the body is empty)
+//	history    ns 0 id 0 version(uint64 BE) -> a previous version, head and body
+//	links_out  ns 0 from 0 rel 0 to -> format byte + weight (float64 bits, BE)
+//	links_in   ns 0 to 0 rel 0 from -> the same value
+//	changes    seq(uint64 BE) -> format byte, op byte, namespace, id
+//
+// Heads are kept apart from bodies so that ranking and fitting (List,
+// Head, Heads) never read a body they will not emit. Links are stored in
+// both directions so a record's neighbours are one range scan either way.
+//
+// # Writes
+//
+// Each write (Put, PutMany, Delete, Link, Unlink) is one bbolt
+// transaction, and appends its change-log entries (one per record or link
+// it touches) in that same transaction: the log never misses a committed
+// write nor shows an uncommitted one. The index applies the log after its
+// watermark. A put of identical content (same SHA256 over the content
+// fields) writes nothing and reports StatusUnchanged. A changed put bumps
+// the version and moves the previous version into history, evicting the
+// oldest beyond Options.HistoryCap. SetTokens only fills the token cache:
+// it writes no change-log entry.
+//
+// Token counts are computed at write time by Options.Counters, outside
+// the write transaction, and cached in the head.
+//
+// # Concurrency and locking
+//
+// A Store is safe for concurrent use by many goroutines: reads run in
+// parallel, writes are serialized by bbolt's single writer. Across
+// processes, bbolt's flock gives one writer at a time; read-only opens
+// share the lock with one another but not with a writer. Open waits up to
+// Options.LockTimeout, then returns ErrLocked naming the file.
+//
+// ForEach and ForEachLink read in batches and call back outside any
+// transaction, so a callback may use the store; the walk is therefore not
+// one snapshot.
+//
+// # Caveats
+//
+// Backup copies the file through a read transaction, consistent while the
+// store is in use. Check on a writable store holds the write lock while it
+// runs. A body can be at most 1 GiB (bbolt's value limit is 2 GiB, and a
+// version in history holds a copy).
+package store

@@ -1,0 +1,22 @@
+package store
+
+import "errors"
+
+// Sentinel errors. Every error the store returns for one of these reasons
+// wraps the sentinel with the bad value or the file named, so callers test
+// with errors.Is and users read the message.
+var (
+	// ErrNotFound: the record, version, link or store file does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid: the input breaks a rule (namespace, id, UTF-8, size,
+	// options); the message quotes the value and states the rule.
+	ErrInvalid = errors.New("invalid input")
+	// ErrLocked: another process holds the store file and did not let go
+	// within Options.LockTimeout.
+	ErrLocked = errors.New("store is locked")
+	// ErrReadOnly: a write was attempted on a store opened read-only.
+	ErrReadOnly = errors.New("store is read-only")
+	// ErrCorrupt: stored bytes could not be decoded, or the file is not a
+	// Lore store of a format this version understands.
+	ErrCorrupt = errors.New("store is corrupt")
+)

@@ -1,0 +1,205 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Direction selects which links of a record to read.
+type Direction int
+
+// The directions of Links.
+const (
+	Out  Direction = iota // links from the record
+	In                    // links to the record
+	Both                  // both, merged
+)
+
+// Neighbor is a record reached by a graph walk.
+type Neighbor struct {
+	ID   string `json:"id"`
+	Hops int    `json:"hops"`
+	// Via is the link that reached it (the first in (rel, id) order).
+	Via Link `json:"via"`
+}
+
+// Link adds or updates the link (l.NS, l.From, l.Rel, l.To) with its
+// weight. changed is false when the same link with the same weight was
+// already stored (nothing is written then). The target need not exist.
+func (s *Store) Link(l Link) (changed bool, err error) {
+	if err := validLink(l); err != nil {
+		return false, err
+	}
+	err = s.update(func(tx *bolt.Tx) error {
+		changed, err = linkTx(tx, l)
+		return err
+	})
+	return changed, err
+}
+
+func linkTx(tx *bolt.Tx, l Link) (bool, error) {
+	out, in := tx.Bucket(bucketOut), tx.Bucket(bucketIn)
+	ko := key(l.NS, l.From, l.Rel, l.To)
+	v := encodeWeight(l.Weight)
+	if old := out.Get(ko); old != nil && bytes.Equal(old, v) {
+		return false, nil
+	}
+	if err := out.Put(ko, v); err != nil {
+		return false, err
+	}
+	if err := in.Put(key(l.NS, l.To, l.Rel, l.From), v); err != nil {
+		return false, err
+	}
+	_, err := appendChange(tx, OpLink, l.NS, l.From)
+	return err == nil, err
+}
+
+// Unlink removes a link; ErrNotFound if it is not there.
+func (s *Store) Unlink(ns, from, rel, to string) error {
+	if err := validLink(Link{NS: ns, From: from, Rel: rel, To: to}); err != nil {
+		return err
+	}
+	return s.update(func(tx *bolt.Tx) error {
+		ok, err := unlinkTx(tx, ns, from, rel, to)
+		if err == nil && !ok {
+			err = fmt.Errorf("link %q -%s-> %q in namespace %q: %w", from, rel, to, ns, ErrNotFound)
+		}
+		return err
+	})
+}
+
+func unlinkTx(tx *bolt.Tx, ns, from, rel, to string) (bool, error) {
+	out := tx.Bucket(bucketOut)
+	ko := key(ns, from, rel, to)
+	if out.Get(ko) == nil {
+		return false, nil
+	}
+	if err := out.Delete(ko); err != nil {
+		return false, err
+	}
+	if err := tx.Bucket(bucketIn).Delete(key(ns, to, rel, from)); err != nil {
+		return false, err
+	}
+	_, err := appendChange(tx, OpUnlink, ns, from)
+	return err == nil, err
+}
+
+// Links returns the links of a record in one direction or both, sorted by
+// relation, then the id at the other end (outgoing first on a tie).
+func (s *Store) Links(ns, id string, dir Direction) ([]Link, error) {
+	if err := validKey(ns, id); err != nil {
+		return nil, err
+	}
+	if dir < Out || dir > Both {
+		return nil, fmt.Errorf("%w: direction %d; want Out, In or Both", ErrInvalid, dir)
+	}
+	var links []Link
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		links, err = linksTx(tx, ns, id, dir)
+		return err
+	})
+	return links, err
+}
+
+func linksTx(tx *bolt.Tx, ns, id string, dir Direction) ([]Link, error) {
+	var links []Link
+	scan := func(b *bolt.Bucket, out bool) error {
+		pre := prefix(ns, id)
+		c := b.Cursor()
+		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
+			parts, err := splitKey(k[len(pre):], 2)
+			if err != nil {
+				return err
+			}
+			w, err := decodeWeight(v)
+			if err != nil {
+				return err
+			}
+			l := Link{NS: ns, From: id, Rel: parts[0], To: parts[1], Weight: w}
+			if !out {
+				l.From, l.To = parts[1], id
+			}
+			links = append(links, l)
+		}
+		return nil
+	}
+	if dir != In {
+		if err := scan(tx.Bucket(bucketOut), true); err != nil {
+			return nil, err
+		}
+	}
+	if dir != Out {
+		if err := scan(tx.Bucket(bucketIn), false); err != nil {
+			return nil, err
+		}
+	}
+	if dir == Both {
+		other := func(l Link) string {
+			if l.From == id {
+				return l.To
+			}
+			return l.From
+		}
+		slices.SortStableFunc(links, func(a, b Link) int {
+			return cmp.Or(cmp.Compare(a.Rel, b.Rel), cmp.Compare(other(a), other(b)))
+		})
+	}
+	return links, nil
+}
+
+// Neighbors walks links in both directions from a record, up to hops
+// (1 or 2) steps, following only the relations in rels (all when empty).
+// The start record is not included; neighbours are returned whether or
+// not a record exists for them. Sorted by (hops, id).
+func (s *Store) Neighbors(ns, id string, hops int, rels []string) ([]Neighbor, error) {
+	if err := validKey(ns, id); err != nil {
+		return nil, err
+	}
+	if hops < 1 || hops > 2 {
+		return nil, fmt.Errorf("%w: hops %d; want 1 or 2", ErrInvalid, hops)
+	}
+	follow := map[string]bool{}
+	for _, r := range rels {
+		follow[r] = true
+	}
+	var out []Neighbor
+	err := s.db.View(func(tx *bolt.Tx) error {
+		seen := map[string]bool{id: true}
+		frontier := []string{id}
+		for h := 1; h <= hops; h++ {
+			var next []Neighbor
+			for _, from := range frontier {
+				links, err := linksTx(tx, ns, from, Both)
+				if err != nil {
+					return err
+				}
+				for _, l := range links {
+					if len(follow) > 0 && !follow[l.Rel] {
+						continue
+					}
+					to := l.To
+					if l.To == from {
+						to = l.From
+					}
+					if !seen[to] {
+						seen[to] = true
+						next = append(next, Neighbor{ID: to, Hops: h, Via: l})
+					}
+				}
+			}
+			slices.SortFunc(next, func(a, b Neighbor) int { return cmp.Compare(a.ID, b.ID) })
+			frontier = frontier[:0]
+			for _, n := range next {
+				frontier = append(frontier, n.ID)
+			}
+			out = append(out, next...)
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,306 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ListOptions select the records List returns.
+type ListOptions struct {
+	NS    string // required
+	Kind  string // only this kind, when set
+	Tag   string // only records with this tag, when set
+	After string // paging cursor: start after this id (the next of the previous page)
+	Limit int    // at most this many; 0 means no limit
+}
+
+// List returns the heads (no bodies) of one namespace's records, sorted
+// by id. next is the cursor for the following page (pass it as After),
+// or "" when there is none.
+func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) {
+	if err := ValidNamespace(opts.NS); err != nil {
+		return nil, "", err
+	}
+	if opts.Limit < 0 {
+		return nil, "", fmt.Errorf("%w: limit %d is negative; want 0 (no limit) or more", ErrInvalid, opts.Limit)
+	}
+	if opts.After != "" {
+		if err := ValidID(opts.After); err != nil {
+			return nil, "", err
+		}
+	}
+	err = s.db.View(func(tx *bolt.Tx) error {
+		pre := prefix(opts.NS)
+		c := tx.Bucket(bucketHeads).Cursor()
+		start := pre
+		if opts.After != "" {
+			start = key(opts.NS, opts.After)
+		}
+		k, v := c.Seek(start)
+		if opts.After != "" && bytes.Equal(k, start) {
+			k, v = c.Next()
+		}
+		for ; k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
+			id := string(k[len(pre):])
+			r, err := decodeHead(opts.NS, id, v)
+			if err != nil {
+				return err
+			}
+			if opts.Kind != "" && r.Kind != opts.Kind || opts.Tag != "" && !slices.Contains(r.Tags, opts.Tag) {
+				continue
+			}
+			if opts.Limit > 0 && len(heads) == opts.Limit {
+				next = heads[len(heads)-1].ID
+				return nil
+			}
+			heads = append(heads, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return heads, next, nil
+}
+
+// Namespaces returns every namespace that holds a record or a link, sorted.
+func (s *Store) Namespaces() ([]string, error) {
+	seen := map[string]bool{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketHeads, bucketOut} {
+			c := tx.Bucket(name).Cursor()
+			for k, _ := c.First(); k != nil; {
+				i := bytes.IndexByte(k, sep)
+				if i < 0 {
+					return fmt.Errorf("%w: key %q in bucket %s has no namespace", ErrCorrupt, k, name)
+				}
+				seen[string(k[:i])] = true
+				// Jump past every key of this namespace: sep+1 sorts after them all.
+				k, _ = c.Seek(append(slices.Clone(k[:i]), sep+1))
+			}
+		}
+		return nil
+	})
+	return sortedKeys(seen), err
+}
+
+// ForEach calls fn on every record of ns (every namespace when ns is ""),
+// with bodies, sorted by (ns, id). It reads in batches and calls fn
+// outside any transaction, so fn may use the store, and writes made
+// meanwhile may or may not be seen. An error from fn stops the walk and
+// is returned.
+func (s *Store) ForEach(ns string, fn func(Record) error) error {
+	var pre []byte
+	if ns != "" {
+		if err := ValidNamespace(ns); err != nil {
+			return err
+		}
+		pre = prefix(ns)
+	}
+	const maxBatch, maxBatchBytes = 256, 16 << 20
+	var last []byte
+	for {
+		var batch []Record
+		err := s.db.View(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bucketHeads).Cursor()
+			var k, v []byte
+			if last == nil {
+				k, v = c.Seek(pre)
+			} else if k, v = c.Seek(last); bytes.Equal(k, last) {
+				k, v = c.Next()
+			}
+			size := 0
+			for ; k != nil && bytes.HasPrefix(k, pre) && len(batch) < maxBatch && size < maxBatchBytes; k, v = c.Next() {
+				parts, err := splitKey(k, 2)
+				if err != nil {
+					return err
+				}
+				r, err := decodeHead(parts[0], parts[1], v)
+				if err != nil {
+					return err
+				}
+				if r.Body, err = bodyTx(tx, r.NS, r.ID); err != nil {
+					return err
+				}
+				size += len(r.Body)
+				batch = append(batch, r)
+				last = slices.Clone(k)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		for _, r := range batch {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// ForEachLink calls fn on every link of ns (every namespace when ns is
+// ""), sorted by (ns, from, rel, to), in batches like ForEach.
+func (s *Store) ForEachLink(ns string, fn func(Link) error) error {
+	var pre []byte
+	if ns != "" {
+		if err := ValidNamespace(ns); err != nil {
+			return err
+		}
+		pre = prefix(ns)
+	}
+	const maxBatch = 4096
+	var last []byte
+	for {
+		var batch []Link
+		err := s.db.View(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bucketOut).Cursor()
+			var k, v []byte
+			if last == nil {
+				k, v = c.Seek(pre)
+			} else if k, v = c.Seek(last); bytes.Equal(k, last) {
+				k, v = c.Next()
+			}
+			for ; k != nil && bytes.HasPrefix(k, pre) && len(batch) < maxBatch; k, v = c.Next() {
+				l, err := decodeLink(k, v)
+				if err != nil {
+					return err
+				}
+				batch = append(batch, l)
+				last = slices.Clone(k)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		for _, l := range batch {
+			if err := fn(l); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// decodeLink decodes an entry of the links_out bucket.
+func decodeLink(k, v []byte) (Link, error) {
+	parts, err := splitKey(k, 4)
+	if err != nil {
+		return Link{}, err
+	}
+	w, err := decodeWeight(v)
+	if err != nil {
+		return Link{}, err
+	}
+	return Link{NS: parts[0], From: parts[1], Rel: parts[2], To: parts[3], Weight: w}, nil
+}
+
+// Changes returns change-log entries with a sequence number above after,
+// oldest first, at most limit of them (0 means all).
+func (s *Store) Changes(after uint64, limit int) ([]Change, error) {
+	if limit < 0 {
+		return nil, fmt.Errorf("%w: limit %d is negative; want 0 (all) or more", ErrInvalid, limit)
+	}
+	var out []Change
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketChanges).Cursor()
+		for k, v := c.Seek(u64(after + 1)); k != nil && (limit == 0 || len(out) < limit); k, v = c.Next() {
+			if len(k) != 8 {
+				return fmt.Errorf("%w: change-log key %x is not 8 bytes", ErrCorrupt, k)
+			}
+			ch, err := decodeChange(binary.BigEndian.Uint64(k), v)
+			if err != nil {
+				return err
+			}
+			out = append(out, ch)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// LastSeq returns the sequence number of the newest change (0 for a new
+// store).
+func (s *Store) LastSeq() (uint64, error) {
+	var seq uint64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		seq = lastSeqTx(tx)
+		return nil
+	})
+	return seq, err
+}
+
+func lastSeqTx(tx *bolt.Tx) uint64 {
+	if b := tx.Bucket(bucketMeta).Get(keySeq); len(b) == 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	return 0
+}
+
+// Stats counts what a store (or one namespace of it) holds.
+type Stats struct {
+	Records    int            `json:"records"`
+	Links      int            `json:"links"`
+	Versions   int            `json:"versions"`   // previous versions kept in history
+	Namespaces map[string]int `json:"namespaces"` // records per namespace
+	Kinds      map[string]int `json:"kinds"`      // records per kind ("" for none)
+	LastSeq    uint64         `json:"last_seq"`
+	FileBytes  int64          `json:"file_bytes"`
+}
+
+// Stats counts records, links, kept versions and kinds of ns, or of the
+// whole store when ns is "".
+func (s *Store) Stats(ns string) (Stats, error) {
+	var pre []byte
+	if ns != "" {
+		if err := ValidNamespace(ns); err != nil {
+			return Stats{}, err
+		}
+		pre = prefix(ns)
+	}
+	st := Stats{Namespaces: map[string]int{}, Kinds: map[string]int{}}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketHeads).Cursor()
+		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
+			parts, err := splitKey(k, 2)
+			if err != nil {
+				return err
+			}
+			r, err := decodeHead(parts[0], parts[1], v)
+			if err != nil {
+				return err
+			}
+			st.Records++
+			st.Namespaces[r.NS]++
+			st.Kinds[r.Kind]++
+		}
+		st.Links = countPrefix(tx.Bucket(bucketOut), pre)
+		st.Versions = countPrefix(tx.Bucket(bucketHistory), pre)
+		st.LastSeq = lastSeqTx(tx)
+		st.FileBytes = tx.Size()
+		return nil
+	})
+	return st, err
+}
+
+func countPrefix(b *bolt.Bucket, pre []byte) int {
+	if len(pre) == 0 {
+		return b.Stats().KeyN
+	}
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {
+		n++
+	}
+	return n
+}

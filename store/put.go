@@ -1,0 +1,308 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// PutStatus says what a put did to a record.
+type PutStatus string
+
+// The outcomes of a put.
+const (
+	StatusAdded     PutStatus = "added"     // the record did not exist
+	StatusUpdated   PutStatus = "updated"   // content changed: version+1, old version in history
+	StatusUnchanged PutStatus = "unchanged" // identical content: nothing was written
+)
+
+// PutResult reports one record's put.
+type PutResult struct {
+	NS      string    `json:"ns"`
+	ID      string    `json:"id"`
+	Status  PutStatus `json:"status"`
+	Version int       `json:"version"`
+	// Seq is the change-log sequence number of this write; 0 when the
+	// record was unchanged.
+	Seq uint64 `json:"seq"`
+}
+
+// pending is a validated record on its way in.
+type pending struct {
+	rec    Record
+	tokens map[string]TokenCount // nil until counted
+}
+
+// Put stores one record. Fields from Created on are set by the store. Tags
+// are sorted and deduplicated. A record whose content (see Record.SHA256)
+// equals the stored one is not written and reports StatusUnchanged.
+func (s *Store) Put(r Record) (PutResult, error) {
+	res, err := s.PutMany([]Record{r}, nil)
+	if err != nil {
+		var many *putError
+		if errors.As(err, &many) && len(many.errs) == 1 {
+			return PutResult{}, many.errs[0]
+		}
+		return PutResult{}, err
+	}
+	return res[0], nil
+}
+
+// putError lists every bad input of a PutMany.
+type putError struct {
+	total int
+	errs  []error
+}
+
+func (e *putError) Error() string {
+	msg := fmt.Sprintf("nothing written: %d of %d inputs are bad", len(e.errs), e.total)
+	for _, err := range e.errs {
+		msg += "\n  " + err.Error()
+	}
+	return msg
+}
+
+func (e *putError) Unwrap() []error { return e.errs }
+
+// PutMany stores records and then links in one transaction: all of them,
+// or, if any is bad, none; the error then lists every bad record (by
+// index, namespace and id) and every bad link, and wraps ErrInvalid.
+// Results are in the order of recs. A record given twice is put twice, in
+// order.
+func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
+	if s.opts.ReadOnly {
+		return nil, fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
+	}
+	ps := make([]pending, len(recs))
+	var errs []error
+	for i := range recs {
+		r := normalize(recs[i])
+		if err := validRecord(&r, s.opts.MaxBodyBytes); err != nil {
+			errs = append(errs, fmt.Errorf("record %d (%s/%s): %w", i, r.NS, r.ID, err))
+			continue
+		}
+		r.SHA256 = contentHash(&r)
+		ps[i] = pending{rec: r}
+	}
+	for i := range links {
+		l := links[i]
+		if err := validLink(l); err != nil {
+			errs = append(errs, fmt.Errorf("link %d (%s: %s -%s-> %s): %w", i, l.NS, l.From, l.Rel, l.To, err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, &putError{total: len(recs) + len(links), errs: errs}
+	}
+	if len(recs) == 0 && len(links) == 0 {
+		return nil, nil
+	}
+
+	// Count tokens before the write transaction, so slow counting does not
+	// hold up other writers; skip records whose content is already stored.
+	if len(s.opts.Counters) > 0 {
+		stored := make([]bool, len(ps))
+		err := s.db.View(func(tx *bolt.Tx) error {
+			heads := tx.Bucket(bucketHeads)
+			for i := range ps {
+				stored[i] = sameSum(heads.Get(key(ps[i].rec.NS, ps[i].rec.ID)), ps[i].rec.SHA256)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		for i := range ps {
+			if !stored[i] {
+				ps[i].tokens = s.count(&ps[i].rec)
+			}
+		}
+	}
+
+	results := make([]PutResult, len(ps))
+	err := s.update(func(tx *bolt.Tx) error {
+		now := s.opts.Now()
+		for i := range ps {
+			res, err := s.putTx(tx, &ps[i], now)
+			if err != nil {
+				return fmt.Errorf("put %s/%s: %w", ps[i].rec.NS, ps[i].rec.ID, err)
+			}
+			results[i] = res
+		}
+		for _, l := range links {
+			if _, err := linkTx(tx, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// putTx writes one record inside tx.
+func (s *Store) putTx(tx *bolt.Tx, p *pending, now time.Time) (PutResult, error) {
+	r := p.rec
+	res := PutResult{NS: r.NS, ID: r.ID}
+	heads, bodies := tx.Bucket(bucketHeads), tx.Bucket(bucketBodies)
+	k := key(r.NS, r.ID)
+	r.Created = now
+	r.Version = 1
+	res.Status = StatusAdded
+	if old := heads.Get(k); old != nil {
+		prev, err := decodeHead(r.NS, r.ID, old)
+		if err != nil {
+			return res, err
+		}
+		if prev.SHA256 == r.SHA256 {
+			res.Status, res.Version = StatusUnchanged, prev.Version
+			return res, nil
+		}
+		if s.opts.HistoryCap > 0 {
+			if b := bodies.Get(k); b != nil {
+				if prev.Body, err = decodeBody(b); err != nil {
+					return res, fmt.Errorf("record %q in namespace %q: %w", r.ID, r.NS, err)
+				}
+			}
+			if err := s.keepVersion(tx, &prev); err != nil {
+				return res, err
+			}
+		}
+		r.Created = prev.Created
+		r.Version = prev.Version + 1
+		res.Status = StatusUpdated
+	}
+	r.Updated = now
+	r.BodyBytes = len(r.Body)
+	r.Tokens = p.tokens
+	if r.Tokens == nil && len(s.opts.Counters) > 0 {
+		r.Tokens = s.count(&r) // stored by another put since we looked
+	}
+	if err := heads.Put(k, encodeHead(&r)); err != nil {
+		return res, err
+	}
+	var err error
+	if r.Body != "" {
+		err = bodies.Put(k, encodeBody(r.Body))
+	} else {
+		err = bodies.Delete(k)
+	}
+	if err != nil {
+		return res, err
+	}
+	res.Version = r.Version
+	res.Seq, err = appendChange(tx, OpPut, r.NS, r.ID)
+	return res, err
+}
+
+// keepVersion moves prev into history and evicts the oldest versions
+// beyond HistoryCap.
+func (s *Store) keepVersion(tx *bolt.Tx, prev *Record) error {
+	hist := tx.Bucket(bucketHistory)
+	pre := prefix(prev.NS, prev.ID)
+	if err := hist.Put(append(slices.Clip(pre), u64(uint64(prev.Version))...), encodeVersion(prev)); err != nil {
+		return err
+	}
+	var keys [][]byte
+	c := hist.Cursor()
+	for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {
+		keys = append(keys, slices.Clone(k))
+	}
+	for len(keys) > s.opts.HistoryCap {
+		if err := hist.Delete(keys[0]); err != nil {
+			return err
+		}
+		keys = keys[1:]
+	}
+	return nil
+}
+
+// count runs every counter on r's title, body and summary.
+func (s *Store) count(r *Record) map[string]TokenCount {
+	m := make(map[string]TokenCount, len(s.opts.Counters))
+	for _, c := range s.opts.Counters {
+		m[c.Name()] = countWith(c, r)
+	}
+	return m
+}
+
+func countWith(c Counter, r *Record) TokenCount {
+	return TokenCount{Title: c.Count(r.Title), Body: c.Count(r.Body), Summary: c.Count(r.Summary)}
+}
+
+// sameSum reports whether the encoded head carries the digest sum.
+func sameSum(head []byte, sum string) bool {
+	if head == nil {
+		return false
+	}
+	r, err := decodeHead("", "", head)
+	return err == nil && r.SHA256 == sum
+}
+
+// normalize keeps the content fields of r, sorted and deduplicated where
+// order carries no meaning, and drops what the store maintains.
+func normalize(r Record) Record {
+	out := Record{NS: r.NS, ID: r.ID, Kind: r.Kind, Title: r.Title, Body: r.Body, Summary: r.Summary,
+		Order: r.Order, Pinned: r.Pinned, Binary: r.Binary}
+	if len(r.Tags) > 0 {
+		out.Tags = slices.Compact(slices.Sorted(slices.Values(r.Tags)))
+	}
+	if len(r.Meta) > 0 {
+		out.Meta = make(map[string]string, len(r.Meta))
+		for k, v := range r.Meta {
+			out.Meta[k] = v
+		}
+	}
+	return out
+}
+
+// contentHash digests every content field of r, each length-prefixed so
+// no two different records hash the same bytes.
+func contentHash(r *Record) string {
+	h := sha256.New()
+	var buf []byte
+	str := func(s string) {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(s)))
+		h.Write(buf)
+		io.WriteString(h, s)
+	}
+	str("lore-record-v1")
+	str(r.NS)
+	str(r.ID)
+	str(r.Kind)
+	str(r.Title)
+	str(r.Body)
+	str(r.Summary)
+	buf = binary.AppendUvarint(buf[:0], uint64(len(r.Tags)))
+	h.Write(buf)
+	for _, t := range r.Tags {
+		str(t)
+	}
+	keys := sortedKeys(r.Meta)
+	buf = binary.AppendUvarint(buf[:0], uint64(len(keys)))
+	h.Write(buf)
+	for _, k := range keys {
+		str(k)
+		str(r.Meta[k])
+	}
+	buf = binary.AppendVarint(buf[:0], r.Order)
+	h.Write(buf)
+	var flags byte
+	if r.Pinned {
+		flags |= flagPinned
+	}
+	if r.Binary {
+		flags |= flagBinary
+	}
+	h.Write([]byte{flags})
+	return hex.EncodeToString(h.Sum(nil))
+}

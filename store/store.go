@@ -1,0 +1,224 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// Counter counts the tokens of a text. The store calls it at write time
+// and caches the result in Record.Tokens under Name(). Name should change
+// when the counts would (a new encoding, a new counter version).
+// Implementations must be safe for concurrent use.
+type Counter interface {
+	Name() string
+	Count(string) int
+}
+
+// Options configure Open. A nil *Options, or a zero field, means the
+// default stated on the field.
+type Options struct {
+	// ReadOnly opens the file with a shared lock: any number of read-only
+	// opens can run side by side, but not beside a writer. Every write
+	// returns ErrReadOnly. The file must exist.
+	ReadOnly bool
+	// LockTimeout is how long Open waits for another process to let go
+	// of the file before it returns ErrLocked. Default 2s.
+	LockTimeout time.Duration
+	// HistoryCap is how many previous versions are kept per record; the
+	// oldest is evicted first. Default 20; a negative value keeps none.
+	HistoryCap int
+	// Counters are run on title, body and summary at every write that
+	// changes a record, and their counts cached in Record.Tokens.
+	Counters []Counter
+	// MaxBodyBytes is the largest body Put accepts. Default 64 MiB
+	// (DefaultMaxBodyBytes); at most 1 GiB.
+	MaxBodyBytes int
+	// Now gives the time stamped into Created and Updated. Default
+	// time.Now.
+	Now func() time.Time
+}
+
+// DefaultLockTimeout is the default Options.LockTimeout.
+const DefaultLockTimeout = 2 * time.Second
+
+// DefaultHistoryCap is the default Options.HistoryCap.
+const DefaultHistoryCap = 20
+
+// formatVersion is the store layout this package writes and reads; it is
+// kept in the meta bucket under keyFormat.
+const formatVersion = 1
+
+// Bucket names; doc.go describes each one's keys and values.
+var (
+	bucketMeta    = []byte("meta")
+	bucketHeads   = []byte("heads")
+	bucketBodies  = []byte("bodies")
+	bucketHistory = []byte("history")
+	bucketOut     = []byte("links_out")
+	bucketIn      = []byte("links_in")
+	bucketChanges = []byte("changes")
+
+	allBuckets = [][]byte{bucketMeta, bucketHeads, bucketBodies, bucketHistory, bucketOut, bucketIn, bucketChanges}
+
+	keyFormat = []byte("format")
+	keySeq    = []byte("seq")
+)
+
+// Store is an open Lore store: one bbolt file. A Store is safe for
+// concurrent use by many goroutines: reads run in parallel, writes are
+// serialized by bbolt's single writer.
+type Store struct {
+	db   *bolt.DB
+	path string
+	opts Options
+}
+
+// Open opens the store file at path, creating it (and its buckets) unless
+// opts.ReadOnly is set.
+func Open(path string, opts *Options) (*Store, error) {
+	o, err := withDefaults(opts)
+	if err != nil {
+		return nil, err
+	}
+	if o.ReadOnly {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("open store %q read-only: the file does not exist: %w", path, ErrNotFound)
+		}
+	}
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("open store %q: another process holds it (waited %s): %w", path, o.LockTimeout, ErrLocked)
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
+		return nil, fmt.Errorf("open store %q: not a bbolt file or damaged (%v): %w", path, err, ErrCorrupt)
+	case err != nil:
+		return nil, fmt.Errorf("open store %q: %w", path, err)
+	}
+	s := &Store{db: db, path: path, opts: o}
+	if err := s.init(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func withDefaults(opts *Options) (Options, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.LockTimeout < 0 {
+		return o, fmt.Errorf("%w: lock timeout %s is negative; want 0 (default %s) or more", ErrInvalid, o.LockTimeout, DefaultLockTimeout)
+	}
+	if o.LockTimeout == 0 {
+		o.LockTimeout = DefaultLockTimeout
+	}
+	if o.HistoryCap == 0 {
+		o.HistoryCap = DefaultHistoryCap
+	}
+	if o.HistoryCap < 0 {
+		o.HistoryCap = 0
+	}
+	if o.MaxBodyBytes < 0 || o.MaxBodyBytes > 1<<30 {
+		return o, fmt.Errorf("%w: max body bytes %d is out of range; want 0 (default %d) to %d", ErrInvalid, o.MaxBodyBytes, DefaultMaxBodyBytes, 1<<30)
+	}
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	seen := map[string]bool{}
+	for i, c := range o.Counters {
+		if c == nil {
+			return o, fmt.Errorf("%w: counter %d is nil", ErrInvalid, i)
+		}
+		if seen[c.Name()] {
+			return o, fmt.Errorf("%w: counter %q is given twice", ErrInvalid, c.Name())
+		}
+		seen[c.Name()] = true
+	}
+	o.Counters = append([]Counter(nil), o.Counters...)
+	return o, nil
+}
+
+// init creates the buckets of a new store and checks the format of an
+// existing one.
+func (s *Store) init() error {
+	check := func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if tx.Bucket(name) == nil {
+				return fmt.Errorf("open store %q: bucket %q is missing, this is not a lore store: %w", s.path, name, ErrCorrupt)
+			}
+		}
+		f := tx.Bucket(bucketMeta).Get(keyFormat)
+		if len(f) != 1 || f[0] != formatVersion {
+			return fmt.Errorf("open store %q: store format %v, this version of lore reads format %d: %w", s.path, f, formatVersion, ErrCorrupt)
+		}
+		if seq := tx.Bucket(bucketMeta).Get(keySeq); seq != nil && len(seq) != 8 {
+			return fmt.Errorf("open store %q: sequence number is %d bytes, want 8: %w", s.path, len(seq), ErrCorrupt)
+		}
+		return nil
+	}
+	if s.opts.ReadOnly {
+		return s.db.View(check)
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketMeta) == nil {
+			if k, _ := tx.Cursor().First(); k != nil {
+				return fmt.Errorf("open store %q: the file holds other data, this is not a lore store: %w", s.path, ErrCorrupt)
+			}
+			for _, name := range allBuckets {
+				if _, err := tx.CreateBucket(name); err != nil {
+					return err
+				}
+			}
+			if err := tx.Bucket(bucketMeta).Put(keyFormat, []byte{formatVersion}); err != nil {
+				return err
+			}
+		}
+		return check(tx)
+	})
+}
+
+// Close closes the store, waiting for running transactions. Closing twice
+// is harmless.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path returns the store's file name as given to Open.
+func (s *Store) Path() string { return s.path }
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
+
+// update runs fn in a write transaction, refusing on read-only stores.
+func (s *Store) update(fn func(tx *bolt.Tx) error) error {
+	if s.opts.ReadOnly {
+		return fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
+	}
+	return s.db.Update(fn)
+}
+
+// appendChange appends one entry to the change log and advances the
+// sequence number kept in meta. Called inside the write's transaction.
+func appendChange(tx *bolt.Tx, op Op, ns, id string) (uint64, error) {
+	meta := tx.Bucket(bucketMeta)
+	var seq uint64
+	if b := meta.Get(keySeq); len(b) == 8 {
+		seq = binary.BigEndian.Uint64(b)
+	}
+	seq++
+	ch := tx.Bucket(bucketChanges)
+	ch.FillPercent = 1 // keys only ever grow: pack pages full
+	if err := ch.Put(u64(seq), encodeChange(op, ns, id)); err != nil {
+		return 0, err
+	}
+	return seq, meta.Put(keySeq, u64(seq))
+}

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on names. They keep keys short and leave 0x00 free as the key
+// separator (see doc.go).
+const (
+	maxNamespaceBytes = 128
+	maxIDBytes        = 256
+	maxRelBytes       = 128
+	maxKindBytes      = 128
+	maxTagBytes       = 256
+)
+
+// DefaultMaxBodyBytes is the largest body Put accepts unless
+// Options.MaxBodyBytes says otherwise: 64 MiB.
+const DefaultMaxBodyBytes = 64 << 20
+
+// ValidNamespace reports whether ns is a valid namespace: segments of
+// [a-z0-9][a-z0-9._-]* joined by "/", at most 128 bytes, no "..".
+// The error wraps ErrInvalid and quotes ns.
+func ValidNamespace(ns string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: namespace %q %s; want segments of [a-z0-9][a-z0-9._-]* joined by \"/\", at most %d bytes, no \"..\"",
+			ErrInvalid, ns, why, maxNamespaceBytes)
+	}
+	switch {
+	case ns == "":
+		return bad("is empty")
+	case len(ns) > maxNamespaceBytes:
+		return bad(fmt.Sprintf("is %d bytes long", len(ns)))
+	case strings.Contains(ns, ".."):
+		return bad("contains \"..\"")
+	}
+	for seg := range strings.SplitSeq(ns, "/") {
+		if seg == "" {
+			return bad("has an empty segment")
+		}
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			lowerOrDigit := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+			if lowerOrDigit || i > 0 && (c == '.' || c == '_' || c == '-') {
+				continue
+			}
+			if i == 0 && (c == '.' || c == '_' || c == '-') {
+				return bad(fmt.Sprintf("has segment %q starting with %q", seg, c))
+			}
+			return bad(fmt.Sprintf("contains %q", rune0(seg[i:])))
+		}
+	}
+	return nil
+}
+
+// rune0 returns the first rune of s, or the first byte if s is not UTF-8.
+func rune0(s string) rune {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && size <= 1 {
+		return rune(s[0])
+	}
+	return r
+}
+
+// ValidID reports whether id is a valid record id: 1-256 bytes of
+// printable UTF-8, no control characters, no leading or trailing space.
+// The error wraps ErrInvalid and quotes id.
+func ValidID(id string) error {
+	return validName("id", id, maxIDBytes)
+}
+
+// validName checks ids, relation names, kinds and tags: printable UTF-8
+// without control characters (so 0x00 never occurs in a key part).
+func validName(what, s string, max int) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: %s %q %s; want 1-%d bytes of printable UTF-8 without control characters",
+			ErrInvalid, what, s, why, max)
+	}
+	switch {
+	case s == "":
+		return bad("is empty")
+	case len(s) > max:
+		return bad(fmt.Sprintf("is %d bytes long", len(s)))
+	case !utf8.ValidString(s):
+		return bad("is not valid UTF-8")
+	}
+	for i, r := range s {
+		if unicode.IsControl(r) {
+			return bad(fmt.Sprintf("has control character %U at byte %d", r, i))
+		}
+	}
+	if strings.TrimSpace(s) != s {
+		return bad("has leading or trailing space")
+	}
+	return nil
+}
+
+// validText checks free text fields: valid UTF-8, any characters.
+func validText(what, s string) error {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		i += size
+	}
+	lo, hi := max(0, i-20), min(len(s), i+20)
+	return fmt.Errorf("%w: %s is not valid UTF-8: bad byte 0x%02x at offset %d in %q", ErrInvalid, what, s[i], i, s[lo:hi])
+}
+
+// validRecord checks every field a caller sets. maxBody is the body limit.
+func validRecord(r *Record, maxBody int) error {
+	if err := ValidNamespace(r.NS); err != nil {
+		return err
+	}
+	if err := ValidID(r.ID); err != nil {
+		return err
+	}
+	var errs []error
+	if r.Kind != "" {
+		if err := validName("kind", r.Kind, maxKindBytes); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := validText("title", r.Title); err != nil {
+		errs = append(errs, err)
+	}
+	if err := validText("summary", r.Summary); err != nil {
+		errs = append(errs, err)
+	}
+	if len(r.Body) > maxBody {
+		errs = append(errs, fmt.Errorf("%w: body is %d bytes, more than the limit of %d bytes (Options.MaxBodyBytes)",
+			ErrInvalid, len(r.Body), maxBody))
+	} else if r.Binary && r.Body != "" {
+		errs = append(errs, fmt.Errorf("%w: a binary record has no body, but this one has %d bytes", ErrInvalid, len(r.Body)))
+	} else if err := validText("body", r.Body); err != nil {
+		errs = append(errs, fmt.Errorf("%w (keep files that are not UTF-8 as Binary records without body)", err))
+	}
+	for _, tag := range r.Tags {
+		if err := validName("tag", tag, maxTagBytes); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for k, v := range r.Meta {
+		if k == "" {
+			errs = append(errs, fmt.Errorf("%w: meta has an empty key", ErrInvalid))
+		} else if err := validText(fmt.Sprintf("meta key %q", k), k); err != nil {
+			errs = append(errs, err)
+		}
+		if err := validText(fmt.Sprintf("meta[%q]", k), v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return sortedJoin(errs)
+}
+
+// validLink checks a link's namespace, ids and relation.
+func validLink(l Link) error {
+	if err := ValidNamespace(l.NS); err != nil {
+		return err
+	}
+	if l.ToNS != "" && l.ToNS != l.NS {
+		return fmt.Errorf("%w: link %q -%s-> %q points from namespace %q into namespace %q; links stay within one namespace",
+			ErrInvalid, l.From, l.Rel, l.To, l.NS, l.ToNS)
+	}
+	if err := validName("link source id", l.From, maxIDBytes); err != nil {
+		return err
+	}
+	if err := validName("link target id", l.To, maxIDBytes); err != nil {
+		return err
+	}
+	if err := validName("relation", l.Rel, maxRelBytes); err != nil {
+		return err
+	}
+	if math.IsNaN(l.Weight) || math.IsInf(l.Weight, 0) {
+		return fmt.Errorf("%w: link %q -%s-> %q has weight %v; want a finite number", ErrInvalid, l.From, l.Rel, l.To, l.Weight)
+	}
+	return nil
+}
+
+// sortedJoin joins errs in message order (meta is a map), or returns nil.
+func sortedJoin(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	slices.SortStableFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
+}
