@@ -142,7 +142,7 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 		return rec, nil, false, nil
 	}
 	if !utf8.Valid(line) {
-		return rec, nil, false, fmt.Errorf("invalid UTF-8 at byte %d of the line: JSONL must be UTF-8 text", firstInvalidUTF8(line))
+		return rec, nil, false, fmt.Errorf("invalid UTF-8 at byte offset %d of the line: JSONL must be UTF-8 text", firstInvalidUTF8(line))
 	}
 	var l jsonlLine
 	dec := json.NewDecoder(bytes.NewReader(line))

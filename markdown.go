@@ -280,8 +280,14 @@ func (f *mdFile) applyFrontMatter(fm string, start int) (int, error) {
 		line := start - 1
 		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
-			line = start - 1 + n
 			msg = m[2]
+			// yaml.v3 counts lines from 0 for parser errors (scanner
+			// errors are already 1-based); parser problems read
+			// "did not find expected ...".
+			if strings.HasPrefix(msg, "did not find expected") {
+				n++
+			}
+			line = start - 1 + n
 		} else {
 			msg = strings.TrimPrefix(msg, "yaml: ")
 		}
