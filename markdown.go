@@ -145,7 +145,7 @@ type mdFile struct {
 	idLine int // line of the id key, or 0 when the id comes from the path
 	// titleSet: front matter gave the title, so no heading replaces it.
 	titleSet bool
-	links  []mdLink
+	links    []mdLink
 }
 
 // mdLink is an unresolved link from a file: a wikilink or a front-matter link.
