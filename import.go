@@ -23,11 +23,11 @@ func (l *Lore) Import(ctx context.Context, recs []store.Record, links []store.Li
 	res, err := l.PutMany(ctx, recs, links)
 	for _, r := range res {
 		switch r.Status {
-		case store.Added:
+		case store.StatusAdded:
 			sum.Added++
-		case store.Updated:
+		case store.StatusUpdated:
 			sum.Updated++
-		case store.Unchanged:
+		case store.StatusUnchanged:
 			sum.Unchanged++
 		}
 	}
