@@ -34,9 +34,9 @@
 //  4. Each item has an overflow action. Drop (the default) defers it whole.
 //     Truncate cuts its Text at a token boundary to the exact room needed,
 //     leaving valid UTF-8 and a marker "[... N tokens cut]" that is counted
-//     in the budget; when that would keep fewer than max(MinTokens, 1)
-//     tokens of text, or the Counter is not a Tokenizer, it is dropped whole
-//     instead (rule "minimum"). Fail refuses the fit when the walk reaches
+//     in the budget; when that would keep fewer than MinTokens tokens of
+//     text (DefaultMinTokens, 16, when unset), or the Counter is not a
+//     Tokenizer, it is dropped whole instead (rule "minimum"). Fail refuses the fit when the walk reaches
 //     the item: an *OverflowError names it, nothing is dropped or truncated.
 //  5. Put back: after the walk, the deferred items are visited from the most
 //     important, and each that still fits is restored (a Truncate item that

@@ -287,7 +287,7 @@ func (f *fitter) putBack(end int) {
 			n, tokens = n+1, tokens+it.Tokens
 			continue
 		}
-		if it.Action == Truncate && room > max(it.MinTokens, 1) {
+		if it.Action == Truncate && room > minKeep(it) {
 			if c, why := f.truncate(it, room); why == "" {
 				f.restore(i)
 				f.keepCut(i, c)

@@ -12,8 +12,8 @@ func marker(cut int) string { return fmt.Sprintf("\n[... %d tokens cut]", cut) }
 // truncate cuts it.Text so the item costs at most room tokens: a prefix of
 // the text ending at a token boundary, valid UTF-8, followed by the marker.
 // The item's overhead (Tokens beyond the count of its text: a heading, a
-// citation) is kept whole. It keeps at least max(MinTokens, 1) tokens of
-// text, or returns a reason why it cannot, in words.
+// citation) is kept whole. It keeps at least minKeep(it) tokens of text, or
+// returns a reason why it cannot, in words.
 func (f *fitter) truncate(it *Item, room int) (cut, string) {
 	if f.tok == nil {
 		name := "<nil>"
@@ -25,7 +25,7 @@ func (f *fitter) truncate(it *Item, room int) (cut, string) {
 	if it.Text == "" {
 		return cut{}, "it has no text to cut"
 	}
-	minKeep := max(it.MinTokens, 1)
+	minKeep := minKeep(it)
 	toks := f.tok.Encode(it.Text)
 	n := len(toks)
 	overhead := max(0, it.Tokens-n)
@@ -47,4 +47,12 @@ func (f *fitter) truncate(it *Item, room int) (cut, string) {
 		k -= max(1, c-room)
 	}
 	return cut{}, fmt.Sprintf("cutting it to %d tokens would keep less than its minimum of %d tokens of text", room, minKeep)
+}
+
+// minKeep is the fewest tokens of text a truncation of it may keep.
+func minKeep(it *Item) int {
+	if it.MinTokens > 0 {
+		return it.MinTokens
+	}
+	return DefaultMinTokens
 }

@@ -1,5 +1,10 @@
 package budget
 
+// DefaultMinTokens is the fewest tokens of text a truncation keeps when an
+// item does not say (MinTokens 0): about a sentence, so that a cut never
+// leaves a stub that says less than its own marker.
+const DefaultMinTokens = 16
+
 // Action is what Fit does with an item that does not fit.
 type Action string
 
@@ -36,6 +41,8 @@ type Item struct {
 	Action Action
 	// Text is the item's content; needed only when Action is Truncate.
 	Text string
-	// MinTokens is the smallest truncation allowed for a Truncate item.
+	// MinTokens is the fewest tokens of Text a truncation may keep (the
+	// marker not included); 0 means DefaultMinTokens. An item that cannot
+	// keep them is dropped whole.
 	MinTokens int
 }
