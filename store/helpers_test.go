@@ -37,7 +37,7 @@ const (
 // o200k is the real tokenizer, loaded once, offline.
 type o200k struct{ enc *tiktoken.Tiktoken }
 
-func (o200k) Name() string             { return "o200k_base" }
+func (o200k) Name() string            { return "o200k_base" }
 func (c o200k) Count(text string) int { return len(c.enc.EncodeOrdinary(text)) }
 
 var loadCounter = sync.OnceValues(func() (store.Counter, error) {
