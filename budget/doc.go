@@ -49,7 +49,8 @@
 //     (rule "recount") and the whole is rendered and counted again.
 //  7. A limit below the frame cannot be met: every item is deferred (rule
 //     "frame"), FrameOnly is set and a warning is added to the diagnostics.
-//     If pinned content exists, rule 3 applies instead and Fit fails.
+//     If pinned content exists, rule 3 applies instead and Fit fails; if an
+//     item's action is Fail, Fit fails as rule 4 says.
 //
 // Kept items come back in the order they arrived (Fit decides membership and
 // content, never order); deferred items come back least important first, each

@@ -190,8 +190,14 @@ func (f *fitter) fit() error {
 		return f.pinnedError(pinned)
 	}
 	f.sortOrder()
-	// Rule 7: not even the frame fits.
+	// Rule 7: not even the frame fits. Content whose action is Fail is
+	// refused rather than deferred, as in the walk.
 	if limit < frame {
+		for _, i := range f.order {
+			if f.items[i].Action == Fail {
+				return f.failError(i, total)
+			}
+		}
 		for _, i := range f.order {
 			f.deferItem(i, RuleFrame, fmt.Sprintf("dropped: the limit of %d tokens is below the frame of %d tokens", limit, frame))
 		}

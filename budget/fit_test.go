@@ -403,7 +403,8 @@ func TestFitRule5PutBackTruncated(t *testing.T) {
 
 // wordRender renders each kept item as its Tokens words plus one word of
 // separator, and the frame as frame words: the separators are what a sum
-// of items does not see.
+// of items does not see. Its count does not depend on the order of the
+// items (a renderer whose boundaries merge tokens would).
 func wordRender(frame int, calls *int) func([]Fitted) string {
 	return func(kept []Fitted) string {
 		*calls++
@@ -412,7 +413,10 @@ func wordRender(frame int, calls *int) func([]Fitted) string {
 			parts = append(parts, words("frame", frame))
 		}
 		for _, k := range kept {
-			parts = append(parts, "---", words(k.ID, k.Tokens))
+			parts = append(parts, "---")
+			if k.Tokens > 0 {
+				parts = append(parts, words(k.ID, k.Tokens))
+			}
 		}
 		return strings.Join(parts, " ")
 	}
@@ -538,6 +542,11 @@ func TestFitRule7Frame(t *testing.T) {
 	var oe *OverflowError
 	if !errors.As(err, &oe) || oe.Cause != CausePinned || oe.Needed != 10 {
 		t.Errorf("err %v, want pinned overflow needing 10", err)
+	}
+	// With content whose action is Fail, rule 4: refused, not deferred.
+	_, err = Fit(Request{Items: []Item{{ID: "a", Tokens: 1}, {ID: "f", Tokens: 2, Action: Fail}}, Limit: 9, Frame: 10})
+	if !errors.As(err, &oe) || oe.Cause != CauseFail || !slices.Equal(oe.IDs, []string{"f"}) || oe.Needed != 13 {
+		t.Errorf("err %v, want fail overflow of f needing 13", err)
 	}
 	// With a renderer, the frame is rendered and counted.
 	calls := 0
