@@ -1,0 +1,151 @@
+package packet
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/store"
+)
+
+// Packet is a built Context Packet: what is in it, what was left out and
+// why. It is safe for concurrent reads once Build returns.
+type Packet struct {
+	// Request is the request as normalized (defaults applied, lists
+	// sorted).
+	Request Request
+	// Budget is the token limit; Tokens is the real count of the packet
+	// rendered in Request.Format, counted whole.
+	Budget, Tokens int
+	// Records are the included records, most important first.
+	Records []Entry
+	// Deferred are the deferral notes, in the order the ladder made them.
+	Deferred []Note
+	// Skipped are candidates that were not loaded at all (condition false,
+	// kind filter, story time, dangling link), sorted by id.
+	Skipped []Skip
+	// FrameOnly is set when the budget is below the packet's frame: the
+	// frame is written with a warning and everything is deferred.
+	FrameOnly bool
+	// Warnings for the reader, in the packet and the report.
+	Warnings []string
+	// Step is the last ladder step that was needed (0 when everything
+	// fitted).
+	Step int
+	// Hash is "sha256:<hex>" of the rendered packet without its hash line.
+	Hash string
+
+	counter  budget.Counter
+	rendered string // in Request.Format
+}
+
+// Incomplete reports whether anything was deferred: the CLI exits 2.
+func (p *Packet) Incomplete() bool { return p.FrameOnly || len(p.Deferred) > 0 }
+
+// ExitCode maps a Build outcome to the CLI's exit code: 0 complete, 2
+// written with deferrals, 3 the budget cannot be met (ErrCannotFit), 1 any
+// other error.
+func ExitCode(p *Packet, err error) int {
+	switch {
+	case errors.Is(err, ErrCannotFit):
+		return 3
+	case err != nil:
+		return 1
+	case p != nil && p.Incomplete():
+		return 2
+	}
+	return 0
+}
+
+// Render returns the packet in format "md" (or ""), "xml" or "json". The
+// budget holds for Request.Format; another format is counted again and
+// refused with an error wrapping ErrCannotFit when it would exceed the
+// budget (build the packet for that format instead).
+func (p *Packet) Render(format string) ([]byte, error) {
+	if format == "" {
+		format = "md"
+	}
+	if !slices.Contains(validFormats, format) {
+		return nil, fmt.Errorf("%w %q: want md, xml or json", ErrFormat, format)
+	}
+	if format == p.Request.Format {
+		return []byte(p.rendered), nil
+	}
+	out, n := p.settle(format)
+	if n > p.Budget && !p.FrameOnly {
+		return nil, &SplitError{NS: p.Request.NS, Budget: p.Budget, Need: n,
+			Cause: fmt.Errorf("the packet was fitted as %s; as %s it counts %d tokens: build it with format %q", p.Request.Format, format, n, format)}
+	}
+	return []byte(out), nil
+}
+
+// settle renders p in format with a stated token total equal to the real
+// count of the output (iterating, since the total is part of the output).
+func (p *Packet) settle(format string) (string, int) {
+	stated := p.Budget
+	var out string
+	var n int
+	seen := map[int]bool{}
+	for range 8 {
+		out, _ = finalize(format, view{p: p, tokens: stated})
+		n = p.counter.Count(out)
+		if n == stated {
+			return out, n
+		}
+		if seen[n] {
+			// Oscillating between two totals: state the larger.
+			stated = max(stated, n)
+			out, _ = finalize(format, view{p: p, tokens: stated})
+			return out, p.counter.Count(out)
+		}
+		seen[n] = true
+		stated = n
+	}
+	return out, n
+}
+
+// Build makes the Context Packet for req: candidates, ranks, measure, the
+// deferral ladder, bodies, render, re-count. srch may be nil when
+// req.Query is empty. Errors: ErrInvalidRequest for bad request values,
+// ErrFocusNotFound, ErrCannotFit (a *SplitError) when the budget cannot be
+// met, or the source's own errors.
+func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet, error) {
+	if src == nil {
+		return nil, invalidf("no source: give the store to read from")
+	}
+	req, cfg, err := req.normalize()
+	if err != nil {
+		return nil, err
+	}
+	g := &gatherer{ctx: ctx, src: src, srch: srch, req: req, cfg: cfg, prof: cfg.Profiles[req.Profile],
+		cands: map[string]*candidate{}, heads: map[string]store.Record{}}
+	if err := g.gather(); err != nil {
+		return nil, err
+	}
+	cands := g.rank()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b := &builder{req: req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{}}
+	if err := b.measure(); err != nil {
+		return nil, err
+	}
+	skips := g.skips
+	slices.SortFunc(skips, func(a, c Skip) int { return cmp.Compare(a.ID, c.ID) })
+	b.warns = dedupe(g.warns)
+	p, err := b.fit()
+	if err != nil {
+		return nil, err
+	}
+	p.Skipped = skips
+	return p, nil
+}
+
+func dedupe(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,283 @@
+package packet
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/lorekeep/lore/budget"
+)
+
+// Relations a Rule can match: how a candidate came into the packet.
+const (
+	MatchFocus        = "focus"         // a focus record of the request
+	MatchPOV          = "pov"           // the POV character of a focus (meta.pov or a "pov" link)
+	MatchNeighbor1    = "neighbor1"     // a graph neighbour one hop from a focus
+	MatchNeighbor     = "neighbor"      // a graph neighbour within the request's hops
+	MatchHit          = "hit"           // a full-text hit for the query
+	MatchHitNeighbor  = "hit-neighbor"  // a one-hop neighbour of a hit
+	MatchObligation   = "obligation"    // an open obligation due in scope
+	MatchTimeline     = "timeline"      // a timeline entry bounding the focus
+	MatchPinned       = "pinned"        // a pinned record of the namespace
+	MatchRecent       = "recent"        // one of the most recently updated records
+	MatchAny          = "any"           // any of the above, or a pull of the rule's kinds
+	matchPull         = "pull"          // internal: listed because a Pull rule named its kind
+	conditionNever    = "never"         // a rule that never loads (rank 11)
+	defaultHitLimit   = 20              // search hits considered per request
+	defaultLongProse  = 120             // body tokens above which prose counts as long
+	defaultRecentSize = 5               // recent records pulled by the agent profile
+	defaultProfile    = "novel"         // profile used when the request names none
+	defaultEncoding   = "o200k_base"    // the store's default encoding
+	defaultGetCommand = "lore get --ns" // fetch handle prefix
+)
+
+var validMatches = []string{MatchFocus, MatchPOV, MatchNeighbor1, MatchNeighbor, MatchHit,
+	MatchHitNeighbor, MatchObligation, MatchTimeline, MatchPinned, MatchRecent, MatchAny}
+
+// Conditions a Rule's When can name: the task modes and the --when flags.
+var validConditions = []string{"draft", "revise", "plan", "audit", "power", "info-control", "thematic", conditionNever}
+
+// Rule maps candidates to a rank. The rules of a profile are tried in
+// order and the first that matches a candidate decides its rank; a
+// candidate no rule matches is not loaded.
+type Rule struct {
+	// Rank is what the rule gives: 1 is the most important.
+	Rank int `json:"rank"`
+	// Match names the relation to the focus the candidate must have: one
+	// of focus, pov, neighbor1, neighbor, hit, hit-neighbor, obligation,
+	// timeline, pinned, recent, any.
+	Match string `json:"match"`
+	// Kinds restricts the rule to records of these kinds; empty means any.
+	Kinds []string `json:"kinds,omitempty"`
+	// When is the condition under which matching records are loaded:
+	// empty (always), a task mode or --when value, several joined by "|"
+	// (any of them), or "never". A candidate whose rule's condition is
+	// false is not loaded at all.
+	When string `json:"when,omitempty"`
+	// Pull lists every record of Kinds in the namespace as a candidate
+	// while the condition holds (style DNA, power rules: records that
+	// apply without being linked).
+	Pull bool `json:"pull,omitempty"`
+	// Label names the rule in "why" texts of pulled records.
+	Label string `json:"label,omitempty"`
+}
+
+// Profile is a rank table and what the ladder may not touch.
+type Profile struct {
+	// Rules in the order they are tried.
+	Rules []Rule `json:"rules"`
+	// Protected ranks are never dropped; step 5 of the ladder (split)
+	// reports them when they alone exceed the budget.
+	Protected []int `json:"protected"`
+	// Recent is how many recently updated records a "recent" rule pulls.
+	// Default 5.
+	Recent int `json:"recent,omitempty"`
+}
+
+// Config is the packet part of lore.json. Its zero value means defaults;
+// fields left empty take the values of DefaultConfig.
+type Config struct {
+	// DefaultProfile is used when a request names none. Default "novel".
+	DefaultProfile string `json:"default_profile,omitempty"`
+	// Profiles by name; a profile given here replaces the built-in one of
+	// the same name. Built in: "novel" and "agent".
+	Profiles map[string]Profile `json:"profiles,omitempty"`
+	// Overflow is the overflow action per kind: "drop" (default),
+	// "truncate" or "fail".
+	Overflow map[string]budget.Action `json:"overflow,omitempty"`
+	// Scopes are the named budgets offered in split proposals. Default
+	// scene 8000, chapter 20000, arc 60000, novel 120000.
+	Scopes map[string]int `json:"scopes,omitempty"`
+	// HitLimit is how many search hits are considered. Default 20.
+	HitLimit int `json:"hit_limit,omitempty"`
+	// LongProse is the body size in tokens from which step 2 of the ladder
+	// may replace a record by its summary. Default 120.
+	LongProse int `json:"long_prose,omitempty"`
+	// ObligationKinds are pulled as obligations. Default ["obligation"].
+	ObligationKinds []string `json:"obligation_kinds,omitempty"`
+	// TimelineKinds bound the focus by order and are the "history" that
+	// step 4 collapses. Default ["timeline"].
+	TimelineKinds []string `json:"timeline_kinds,omitempty"`
+}
+
+var canonKinds = []string{"canon", "character", "event", "fact", "faction", "item", "location",
+	"object", "organization", "place", "species", "world"}
+
+// DefaultConfig returns the built-in configuration: the novel profile with
+// the context-budget skill's eleven ranks and the agent profile.
+func DefaultConfig() Config {
+	novel := Profile{
+		Protected: []int{1, 2, 3, 4, 5},
+		Rules: []Rule{
+			{Rank: 1, Match: MatchFocus},
+			{Rank: 1, Match: MatchPOV},
+			{Rank: 1, Match: MatchNeighbor1, Kinds: []string{"constraint"}},
+			{Rank: 7, Match: MatchAny, Kinds: []string{"power", "power-rule", "magic"}, When: "power", Pull: true, Label: "power rule in force"},
+			{Rank: 8, Match: MatchAny, Kinds: []string{"style"}, When: "draft|revise", Pull: true, Label: "style for drafting"},
+			{Rank: 9, Match: MatchAny, Kinds: []string{"reader-knowledge", "reader"}, When: "info-control", Pull: true, Label: "reader knowledge"},
+			{Rank: 10, Match: MatchAny, Kinds: []string{"theme", "motif", "trope"}, When: "thematic", Pull: true, Label: "theme"},
+			{Rank: 11, Match: MatchAny, Kinds: []string{"branch", "novel"}, When: conditionNever},
+			{Rank: 6, Match: MatchAny, Kinds: []string{"relationship"}},
+			{Rank: 4, Match: MatchObligation},
+			{Rank: 5, Match: MatchTimeline},
+			{Rank: 2, Match: MatchNeighbor1, Kinds: canonKinds},
+			{Rank: 3, Match: MatchNeighbor},
+			{Rank: 6, Match: MatchHit},
+		},
+	}
+	agent := Profile{
+		Protected: []int{1, 2},
+		Recent:    defaultRecentSize,
+		Rules: []Rule{
+			{Rank: 1, Match: MatchFocus},
+			{Rank: 1, Match: MatchPinned},
+			{Rank: 2, Match: MatchAny, Kinds: []string{"core"}, Pull: true, Label: "core memory"},
+			{Rank: 3, Match: MatchHit},
+			{Rank: 4, Match: MatchNeighbor1},
+			{Rank: 4, Match: MatchHitNeighbor},
+			{Rank: 5, Match: MatchNeighbor},
+			{Rank: 6, Match: MatchRecent},
+		},
+	}
+	return Config{
+		DefaultProfile:  defaultProfile,
+		Profiles:        map[string]Profile{"novel": novel, "agent": agent},
+		Overflow:        map[string]budget.Action{},
+		Scopes:          map[string]int{"scene": 8000, "chapter": 20000, "arc": 60000, "novel": 120000},
+		HitLimit:        defaultHitLimit,
+		LongProse:       defaultLongProse,
+		ObligationKinds: []string{"obligation"},
+		TimelineKinds:   []string{"timeline"},
+	}
+}
+
+// withDefaults returns c with its empty fields filled from DefaultConfig.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.DefaultProfile == "" {
+		c.DefaultProfile = d.DefaultProfile
+	}
+	profiles := make(map[string]Profile, len(d.Profiles)+len(c.Profiles))
+	for name, p := range d.Profiles {
+		profiles[name] = p
+	}
+	for name, p := range c.Profiles {
+		if p.Recent == 0 {
+			p.Recent = defaultRecentSize
+		}
+		profiles[name] = p
+	}
+	c.Profiles = profiles
+	if c.Overflow == nil {
+		c.Overflow = d.Overflow
+	}
+	if c.Scopes == nil {
+		c.Scopes = d.Scopes
+	}
+	if c.HitLimit == 0 {
+		c.HitLimit = d.HitLimit
+	}
+	if c.LongProse == 0 {
+		c.LongProse = d.LongProse
+	}
+	if c.ObligationKinds == nil {
+		c.ObligationKinds = d.ObligationKinds
+	}
+	if c.TimelineKinds == nil {
+		c.TimelineKinds = d.TimelineKinds
+	}
+	return c
+}
+
+// Validate reports the first bad value of c, quoted, wrapping
+// ErrInvalidRequest.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	if _, ok := c.Profiles[c.DefaultProfile]; !ok {
+		return invalidf("default_profile %q: want one of %s", c.DefaultProfile, strings.Join(profileNames(c), ", "))
+	}
+	for _, name := range profileNames(c) {
+		p := c.Profiles[name]
+		if len(p.Rules) == 0 {
+			return invalidf("profile %q has no rules: give at least one rank rule", name)
+		}
+		for i, r := range p.Rules {
+			if r.Rank < 1 {
+				return invalidf("profile %q rule %d: rank %d: want 1 or more", name, i+1, r.Rank)
+			}
+			if !slices.Contains(validMatches, r.Match) {
+				return invalidf("profile %q rule %d: match %q: want one of %s", name, i+1, r.Match, strings.Join(validMatches, ", "))
+			}
+			for _, w := range splitWhen(r.When) {
+				if !slices.Contains(validConditions, w) {
+					return invalidf("profile %q rule %d: when %q: want %s, joined by |", name, i+1, r.When, strings.Join(validConditions, ", "))
+				}
+			}
+			if r.Pull && len(r.Kinds) == 0 {
+				return invalidf("profile %q rule %d: pull needs kinds: list the kinds to pull", name, i+1)
+			}
+		}
+		for _, pr := range p.Protected {
+			if pr < 1 {
+				return invalidf("profile %q: protected rank %d: want 1 or more", name, pr)
+			}
+		}
+		if p.Recent < 0 {
+			return invalidf("profile %q: recent %d: want 0 or more", name, p.Recent)
+		}
+	}
+	for _, kind := range sortedKeys(c.Overflow) {
+		switch a := c.Overflow[kind]; a {
+		case budget.Drop, budget.Truncate, budget.Fail, "":
+		default:
+			return invalidf("overflow action %q for kind %q: want drop, truncate or fail", a, kind)
+		}
+	}
+	for _, name := range sortedKeys(c.Scopes) {
+		if c.Scopes[name] <= 0 {
+			return invalidf("scope %q budget %d: want a positive number of tokens", name, c.Scopes[name])
+		}
+	}
+	if c.HitLimit < 0 {
+		return invalidf("hit_limit %d: want 0 or more", c.HitLimit)
+	}
+	if c.LongProse < 0 {
+		return invalidf("long_prose %d: want 0 or more", c.LongProse)
+	}
+	return nil
+}
+
+func profileNames(c Config) []string { return sortedKeys(c.Profiles) }
+
+func splitWhen(w string) []string {
+	if w == "" {
+		return nil
+	}
+	return strings.Split(w, "|")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// describeWhen renders a condition for the report: "needs --when power".
+func describeWhen(w string) string {
+	var parts []string
+	for _, c := range splitWhen(w) {
+		switch c {
+		case "draft", "revise", "plan", "audit":
+			parts = append(parts, "--task "+c)
+		case conditionNever:
+			parts = append(parts, "an explicit request")
+		default:
+			parts = append(parts, "--when "+c)
+		}
+	}
+	return fmt.Sprintf("needs %s", strings.Join(parts, " or "))
+}

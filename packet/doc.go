@@ -1,0 +1,96 @@
+// Package packet builds Context Packets: the records that matter for one
+// decision, ranked by decision relevance, fitted into a token budget, with
+// a note for everything left out and why.
+//
+// # Interfaces
+//
+// A packet reads through two small interfaces declared here: a Source
+// (Heads, Bodies, Neighbors, List; *store.Store satisfies it, and its
+// SetTokens makes it a TokenSetter for lazily cached counts) and a Searcher
+// (Search over index.Query; *index.Index satisfies it). Token counting uses
+// a budget.Counter; fitting uses budget.Fit.
+//
+// # Pipeline
+//
+// Build runs, in order:
+//
+//  1. Candidates: the focus records; full-text hits within the namespace;
+//     graph neighbours of each focus up to Request.Hops (1 or 2); the POV
+//     character of a focus (meta.pov, or a "pov" link); rule pulls: open
+//     obligations (meta.status empty or open, meta.due at or after the
+//     focus position) and the timeline entries bounding the focus by order
+//     (the nearest at or before it and the nearest after it); kinds a rule
+//     pulls while its condition holds (style when drafting, power rules
+//     with --when power...). Nothing outside Request.NS is ever read.
+//  2. Ranks: the profile's rules (Config) are tried in order; the first
+//     that matches a candidate's relation and kind gives its rank. A
+//     candidate whose rule's condition is false (task mode, --when), that
+//     a kind filter removes, that story time excludes, or that no rule
+//     matches, is not loaded at all; Packet.Skipped lists them.
+//  3. Measure: token counts come from the store's cache (Record.Tokens
+//     keyed by encoding); no body is read before fitting. A record without
+//     a count for the request's encoding is counted once and cached
+//     through the TokenSetter.
+//  4. Fit: the deferral ladder, each step only while still over, and
+//     after each step what fits is put back:
+//     step 1 drops the unprotected ranks (10 down to 6 in the novel
+//     profile), least important first, through budget.Fit (protected
+//     ranks and pinned records are pinned for Fit);
+//     step 2 replaces long prose (a body of Config.LongProse tokens or
+//     more with a summary) by its summary and a citation, never rank 1;
+//     step 3 narrows the walk from two hops to one;
+//     step 4 collapses history (timeline kinds) to summaries, or titles;
+//     step 5 gives up: a *SplitError (ErrCannotFit) lists the protected
+//     records with their tokens and proposes a split.
+//  5. Load the survivors' bodies, render, and count the whole rendered
+//     packet with the real counter (budget rule 6). If it is over, fitting
+//     runs again against a limit lowered by the excess: the packet never
+//     exceeds the budget, except a frame-only packet (below).
+//
+// # Accounting
+//
+// Every candidate appears either as an entry or as a deferral note, so
+// the frame given to budget.Fit is the fixed heading plus a note for every
+// candidate, and an item costs what its entry costs beyond its note.
+// Records shown by their summary keep their note (it says what was saved).
+//
+// # Ranks
+//
+// The novel profile is the context-budget skill's table: 1 focus, POV
+// character, immediate constraints (one-hop neighbours of kind
+// constraint); 2 canon facts the scene touches (one-hop neighbours of
+// canon kinds: character, location, fact...); 3 other graph neighbours
+// (two-hop ones are what step 3 removes); 4 open obligations due; 5
+// bounding timeline entries; 6 relationships, and search hits that no
+// structural rule claims; 7 power rules if --when power; 8 style if the
+// task is draft or revise; 9 reader knowledge if --when info-control; 10
+// themes, motifs, tropes if --when thematic; 11 other branches and novels:
+// never, unless the request lists the kind. Ranks 1 to 5 are protected.
+// Query hits rank 6 so that a broad query cannot grow the protected set.
+//
+// The agent profile: 1 focus and pinned records, 2 core memories, 3 hits by
+// relevance, 4 one-hop neighbours of the focus and of hits, 5 two-hop
+// neighbours, 6 the most recently updated records. Ranks 1 and 2 are
+// protected.
+//
+// # Story time
+//
+// With Request.AsOf, a record is loaded only while meta.from <= AsOf <
+// meta.until; positions are numbers or ids of records with an order. A
+// fact that changes at scene 30 is not leaked into scene 12.
+//
+// # Output
+//
+// Packet.Render gives markdown, XML or JSON, byte-identical for the same
+// store and request: no timestamps, everything sorted. Each carries its
+// token total (the real count of the whole output) and a content hash:
+// sha256 of the rendered bytes without the hash line (ContentHash checks
+// it). Packet.Report is the stderr summary, Packet.Explain the why table,
+// ExitCode the CLI's exit code (0 complete, 2 something deferred or frame
+// only, 3 ErrCannotFit, 1 other errors).
+//
+// A budget below the frame (heading and notes) cannot be met: the packet
+// is the frame with a warning and every record deferred (FrameOnly), and
+// it is then larger than the budget; with pinned records Build fails with
+// ErrCannotFit instead.
+package packet

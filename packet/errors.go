@@ -1,0 +1,102 @@
+package packet
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors of the packet package; test them with errors.Is.
+var (
+	// ErrInvalidRequest reports a Request or Config value that cannot be
+	// used; the wrapping error quotes the value and says what would be
+	// right.
+	ErrInvalidRequest = errors.New("invalid packet request")
+	// ErrFocusNotFound reports a focus id that names no record in the
+	// request's namespace.
+	ErrFocusNotFound = errors.New("focus record not found")
+	// ErrCannotFit reports that the budget cannot be met: protected or
+	// pinned content (or content whose kind declares the overflow action
+	// "fail") needs more than the budget. It is always wrapped in a
+	// *SplitError; the CLI maps it to exit code 3 and writes nothing on
+	// stdout.
+	ErrCannotFit = errors.New("budget cannot be met")
+	// ErrFormat reports an unknown output format.
+	ErrFormat = errors.New("unknown packet format")
+)
+
+// invalidf builds an error wrapping ErrInvalidRequest.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidRequest, fmt.Sprintf(format, args...))
+}
+
+// Protected is one record the ladder may not trim, as listed by a SplitError.
+type Protected struct {
+	ID     string
+	Kind   string
+	Rank   int
+	Why    string
+	Form   string // "full", "summary" or "title": the smallest form the ladder reached
+	Tokens int    // what it costs in that form
+}
+
+// SplitError is the error Build returns when the deferral ladder runs out
+// of steps (step 5, "split"). It unwraps to ErrCannotFit.
+type SplitError struct {
+	NS     string
+	Budget int
+	// Frame is the fixed part of the packet (heading, request, notes).
+	Frame int
+	// Protected lists what could not be trimmed, most important first.
+	Protected []Protected
+	// Need is Frame plus the tokens of Protected: the smallest budget that
+	// would have worked for this request.
+	Need int
+	// Proposals are splits that would fit, in words, most useful first.
+	Proposals []string
+	// Cause is a more specific reason, for instance a kind whose overflow
+	// action is "fail"; it may be nil.
+	Cause error
+}
+
+// Error implements error on one line; Report gives the long form.
+func (e *SplitError) Error() string {
+	msg := fmt.Sprintf("packet for ns %q: %s: protected content needs %s tokens, budget is %s",
+		e.NS, ErrCannotFit, thousands(e.Need), thousands(e.Budget))
+	if e.Cause != nil {
+		msg += ": " + e.Cause.Error()
+	}
+	return msg
+}
+
+// Unwrap lets errors.Is find ErrCannotFit and the cause.
+func (e *SplitError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{ErrCannotFit, e.Cause}
+	}
+	return []error{ErrCannotFit}
+}
+
+// Report is the text for stderr: the protected items with their token
+// totals and the proposed split.
+func (e *SplitError) Report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Cannot fit: protected content needs %s tokens, budget %s (frame %s).\n",
+		thousands(e.Need), thousands(e.Budget), thousands(e.Frame))
+	if e.Cause != nil {
+		fmt.Fprintf(&b, "Cause: %v\n", e.Cause)
+	}
+	if len(e.Protected) > 0 {
+		fmt.Fprintf(&b, "Protected: %d records:\n", len(e.Protected))
+		for _, p := range e.Protected {
+			fmt.Fprintf(&b, "%8s  %s  (rank %d, %s, %s)\n", thousands(p.Tokens), p.ID, p.Rank, p.Form, p.Why)
+		}
+	}
+	if len(e.Proposals) > 0 {
+		b.WriteString("Proposed split:\n")
+		for _, p := range e.Proposals {
+			fmt.Fprintf(&b, "  - %s\n", p)
+		}
+	}
+	return b.String()
+}

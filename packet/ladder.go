@@ -1,0 +1,604 @@
+package packet
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/store"
+)
+
+// form is how a candidate appears in the packet.
+type form uint8
+
+const (
+	formFull    form = iota // the body
+	formSummary             // the summary and a citation
+	formTitle               // the title and a citation (history without summary)
+	formOut                 // left out by a ladder step
+)
+
+func (f form) String() string {
+	return [...]string{"full", "summary", "title", "out"}[f]
+}
+
+// builder measures and fits ranked candidates (pipeline steps 3 to 6).
+type builder struct {
+	req    Request
+	cfg    Config
+	src    Source
+	cands  []*candidate
+	bodies map[string]string // loaded bodies by id
+	warns  []string
+
+	cost  [][3]int // per candidate: entry cost by form (full, summary, title)
+	note  []int    // per candidate: cost of its deferral note
+	base  int      // the frame without notes
+	step  []int    // per candidate: the ladder step that reduced it
+	forms []form
+}
+
+// measure fills token counts from the cache, counting (and caching) the
+// records that have none for this encoding, then prices every entry and
+// note (pipeline step 3). No body is read for a record with a cached count.
+func (b *builder) measure() error {
+	enc := b.req.Counter.Name()
+	var missing []string
+	for _, c := range b.cands {
+		if tc, ok := c.rec.Tokens[enc]; ok {
+			c.tc = tc
+		} else {
+			missing = append(missing, c.rec.ID)
+		}
+	}
+	if len(missing) > 0 {
+		if err := b.loadBodies(missing); err != nil {
+			return err
+		}
+		setter, _ := b.src.(TokenSetter)
+		var cacheErr error
+		for _, c := range b.cands {
+			if _, ok := c.rec.Tokens[enc]; ok {
+				continue
+			}
+			c.tc = store.TokenCount{Title: b.req.Counter.Count(c.rec.Title), Body: b.req.Counter.Count(b.bodies[c.rec.ID]), Summary: b.req.Counter.Count(c.rec.Summary)}
+			if setter != nil && cacheErr == nil {
+				if err := setter.SetTokens(b.req.NS, c.rec.ID, enc, c.tc); err != nil && !errors.Is(err, store.ErrReadOnly) {
+					cacheErr = err
+				}
+			}
+		}
+		if cacheErr != nil {
+			b.warns = append(b.warns, fmt.Sprintf("token counts for %s were not cached: %v", enc, cacheErr))
+		}
+	}
+	n := len(b.cands)
+	b.cost, b.note, b.step, b.forms = make([][3]int, n), make([]int, n), make([]int, n), make([]form, n)
+	count := b.req.Counter.Count
+	for i, c := range b.cands {
+		for f := formFull; f <= formTitle; f++ {
+			e := b.entry(c, f, "")
+			text := 0
+			switch f {
+			case formFull:
+				text = c.tc.Body
+			case formSummary:
+				text = c.tc.Summary
+			}
+			b.cost[i][f] = count(b.fragment(e)) + text
+		}
+		full := b.cost[i][formFull]
+		worst := 0
+		for _, reason := range []string{"dropped: over budget on re-count", fmt.Sprintf("replaced by summary: saves %s", thousands(full))} {
+			worst = max(worst, count(b.noteFragment(Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Step: 4, Action: "collapsed",
+				Tokens: full, Saves: full, Reason: reason, Fetch: fetchCmd(b.req.NS, c.rec.ID)})))
+		}
+		b.note[i] = worst
+	}
+	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns}
+	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format))
+	return nil
+}
+
+// sectionFrame is the text of the sections that appear once a packet has
+// records and notes.
+func sectionFrame(format string) string {
+	switch format {
+	case "xml":
+		return "<contents>\n</contents>\n<deferred>\n</deferred>\n"
+	case "json":
+		return "" // the arrays are in the empty packet already
+	default:
+		return "\n## Contents\n\n\n## Records\n\n## Deferred\n\n99 records left out or shortened; fetch any with the command shown.\n\n"
+	}
+}
+
+func (b *builder) fragment(e Entry) string {
+	switch b.req.Format {
+	case "xml":
+		return xmlIndexLine(e) + xmlEntry(e)
+	case "json":
+		return jsonFragment(e)
+	default:
+		return mdIndexLine(len(b.cands), e) + mdEntry(b.req.NS, e)
+	}
+}
+
+func (b *builder) noteFragment(n Note) string {
+	switch b.req.Format {
+	case "xml":
+		return xmlNote(n)
+	case "json":
+		return jsonFragment(n)
+	default:
+		return mdNote(n)
+	}
+}
+
+// entry is candidate c as a packet entry in form f with text.
+func (b *builder) entry(c *candidate, f form, text string) Entry {
+	e := Entry{ID: c.rec.ID, Kind: c.rec.Kind, Title: c.rec.Title, Rank: c.rank, Why: c.why, Form: f.String()}
+	switch f {
+	case formSummary:
+		e.Text = c.rec.Summary
+		e.Fetch = fetchCmd(b.req.NS, c.rec.ID)
+	case formTitle:
+		e.Fetch = fetchCmd(b.req.NS, c.rec.ID)
+	default:
+		e.Text = text
+		if c.rec.Binary && text == "" {
+			e.Text = "(binary content, not shown)"
+		}
+	}
+	e.Tokens = b.cost0(c, f)
+	return e
+}
+
+// cost0 is the measured cost of c in form f, 0 before measuring.
+func (b *builder) cost0(c *candidate, f form) int {
+	if b.cost == nil {
+		return 0
+	}
+	i := slices.Index(b.cands, c)
+	if i < 0 || f > formTitle {
+		return 0
+	}
+	return b.cost[i][f]
+}
+
+func (b *builder) loadBodies(ids []string) error {
+	var need []string
+	for _, id := range ids {
+		if _, ok := b.bodies[id]; !ok {
+			need = append(need, id)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	slices.Sort(need)
+	m, err := b.src.Bodies(b.req.NS, need)
+	if err != nil {
+		return fmt.Errorf("read bodies in ns %q: %w", b.req.NS, err)
+	}
+	for _, id := range need {
+		b.bodies[id] = m[id]
+	}
+	return nil
+}
+
+// fixed reports whether candidate i may not be dropped by Fit: protected
+// ranks and pinned records.
+func (b *builder) fixed(i int) bool { return b.cands[i].protected || b.cands[i].pinned }
+
+// frame is the fixed part as Fit sees it: the frame plus a note for every
+// candidate (each one appears either as an entry or as a note).
+func (b *builder) frame() int {
+	f := b.base
+	for i := range b.cands {
+		f += b.note[i]
+	}
+	return f
+}
+
+// itemTokens is what keeping candidate i in its current form adds over
+// deferring it.
+func (b *builder) itemTokens(i int) int {
+	switch b.forms[i] {
+	case formFull:
+		return max(0, b.cost[i][formFull]-b.note[i])
+	case formOut:
+		return 0
+	default:
+		return b.cost[i][b.forms[i]] // the note stays: the summary is listed as deferred too
+	}
+}
+
+// fixedTotal is the frame plus every fixed candidate in its current form.
+func (b *builder) fixedTotal() int {
+	t := b.frame()
+	for i := range b.cands {
+		if b.fixed(i) && b.forms[i] != formOut {
+			t += b.itemTokens(i)
+		}
+	}
+	return t
+}
+
+// fitOnce runs budget.Fit over the candidates in their current forms.
+func (b *builder) fitOnce(limit int) (budget.Result, error) {
+	var items []budget.Item
+	var loadErr error
+	for i, c := range b.cands {
+		if b.forms[i] == formOut {
+			continue
+		}
+		it := budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Tokens: b.itemTokens(i), Rank: c.rank, Score: c.score,
+			Order: int64(i), Pinned: b.fixed(i), Action: b.cfg.Overflow[c.rec.Kind]}
+		if it.Pinned || b.forms[i] != formFull {
+			it.Action = budget.Drop
+		}
+		if it.Action == budget.Truncate {
+			if err := b.loadBodies([]string{c.rec.ID}); err != nil {
+				return budget.Result{}, err
+			}
+			it.Text = b.bodies[c.rec.ID]
+			it.MinTokens = min(c.tc.Body, 32)
+		}
+		items = append(items, it)
+	}
+	res, err := budget.Fit(budget.Request{
+		Items: items, Limit: limit, Counter: b.req.Counter, Frame: b.frame(),
+		Render: func(kept []budget.Fitted) string {
+			p, err := b.assemble(kept, nil)
+			if err != nil {
+				loadErr = err
+				return ""
+			}
+			return render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})
+		},
+	})
+	if loadErr != nil {
+		return res, loadErr
+	}
+	return res, err
+}
+
+// assemble makes the packet of the kept items; every other candidate gets
+// a note. deferred, when given, carries Fit's reasons by id.
+func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Deferred) (*Packet, error) {
+	keep := make(map[string]budget.Fitted, len(kept))
+	var full []string
+	for _, k := range kept {
+		keep[k.ID] = k
+	}
+	for i, c := range b.cands {
+		if _, ok := keep[c.rec.ID]; ok && b.forms[i] == formFull {
+			full = append(full, c.rec.ID)
+		}
+	}
+	if err := b.loadBodies(full); err != nil {
+		return nil, err
+	}
+	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.req.Counter}
+	type keyed struct {
+		n     Note
+		score float64
+	}
+	var notes []keyed
+	for i, c := range b.cands {
+		full := b.cost[i][formFull]
+		k, ok := keep[c.rec.ID]
+		if ok {
+			text := b.bodies[c.rec.ID]
+			e := b.entry(c, b.forms[i], text)
+			if k.Truncated {
+				e.Text, e.Truncated, e.Tokens = k.Text, k.Cut, k.Tokens
+				e.Fetch = fetchCmd(b.req.NS, c.rec.ID)
+			}
+			p.Records = append(p.Records, e)
+		}
+		n := Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Tokens: full, Fetch: fetchCmd(b.req.NS, c.rec.ID)}
+		switch {
+		case !ok && b.forms[i] != formOut:
+			n.Step, n.Action, n.Reason = 1, "dropped", "dropped: over budget"
+			if d, ok := deferred[c.rec.ID]; ok {
+				switch d.Rule {
+				case budget.RuleRecount:
+					n.Reason = "dropped: over budget on re-count"
+				case budget.RuleMinimum:
+					n.Reason = "dropped: could not be truncated to fit"
+				case budget.RuleFrame:
+					n.Step, n.Reason = 0, "dropped: the budget is below the frame"
+				}
+			}
+		case b.forms[i] == formOut:
+			n.Step, n.Action, n.Reason = b.step[i], "narrowed", "dropped: beyond one hop (hops narrowed to 1)"
+		case b.forms[i] == formSummary && b.step[i] == 2:
+			n.Step, n.Action, n.Saves = 2, "summary", full-b.cost[i][formSummary]
+			n.Reason = "replaced by summary: saves " + thousands(n.Saves)
+		case b.forms[i] == formSummary || b.forms[i] == formTitle:
+			n.Step, n.Action, n.Saves = 4, "collapsed", full-b.cost[i][b.forms[i]]
+			n.Reason = fmt.Sprintf("collapsed to %s: saves %s", b.forms[i], thousands(n.Saves))
+		default:
+			continue
+		}
+		notes = append(notes, keyed{n, c.score})
+	}
+	// Notes in the order the ladder deferred them: by step, then least
+	// important first (the order of budget.Fit).
+	slices.SortFunc(notes, func(a, c keyed) int {
+		if x := cmp.Compare(a.n.Step, c.n.Step); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(c.n.Rank, a.n.Rank); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(a.score, c.score); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(c.n.Tokens, a.n.Tokens); x != 0 {
+			return x
+		}
+		return strings.Compare(a.n.ID, c.n.ID)
+	})
+	for _, k := range notes {
+		p.Deferred = append(p.Deferred, k.n)
+	}
+	return p, nil
+}
+
+// keptAll is every candidate kept in full, for the case where everything
+// fits.
+func (b *builder) keptAll() []budget.Fitted {
+	out := make([]budget.Fitted, len(b.cands))
+	for i, c := range b.cands {
+		out[i] = budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][formFull]}
+	}
+	return out
+}
+
+// fit runs the ladder, renders and re-counts the whole packet; while the
+// real count is over the budget it fits again against a limit lowered by
+// the excess.
+func (b *builder) fit() (*Packet, error) {
+	limit := b.req.Budget
+	for range 10 {
+		p, err := b.ladder(limit)
+		if err != nil {
+			return nil, err
+		}
+		out, n := p.settle(b.req.Format)
+		if n <= b.req.Budget || p.FrameOnly {
+			p.rendered, p.Tokens = out, n
+			p.Hash, _ = ContentHash(b.req.Format, []byte(out))
+			return p, nil
+		}
+		limit -= max(1, n-b.req.Budget)
+		if limit < 0 {
+			break
+		}
+	}
+	return nil, b.splitError(limit, errors.New("the rendered packet stays over the budget"))
+}
+
+// ladder is the deferral ladder of DESIGN.md against limit.
+func (b *builder) ladder(limit int) (*Packet, error) {
+	for i := range b.forms {
+		b.forms[i], b.step[i] = formFull, 0
+	}
+	total := b.base
+	for i := range b.cands {
+		total += b.cost[i][formFull]
+	}
+	if total <= limit {
+		p, err := b.assemble(b.keptAll(), nil)
+		if err == nil && b.req.Counter.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})) <= limit {
+			return p, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if limit < b.frame() {
+		return b.frameOnly(limit)
+	}
+	slack := 0
+	for step := 1; ; step++ {
+		switch step {
+		case 1:
+		case 2:
+			b.reduce(limit-slack, step, func(i int, c *candidate) bool {
+				return c.rank != 1 && !c.history && c.rec.Summary != "" && c.tc.Body >= b.cfg.LongProse &&
+					b.cost[i][formSummary] < b.cost[i][formFull]
+			}, formSummary)
+		case 3:
+			b.reduce(limit-slack, step, func(i int, c *candidate) bool { return c.rank != 1 && c.hops >= 2 }, formOut)
+		case 4:
+			b.reduce(limit-slack, step, func(i int, c *candidate) bool { return c.rank != 1 && c.history }, formSummary)
+		default:
+			return nil, b.splitError(limit, nil)
+		}
+		res, err := b.fitOnce(limit)
+		if err == nil {
+			defs := make(map[string]budget.Deferred, len(res.Deferred))
+			for _, d := range res.Deferred {
+				defs[d.ID] = d
+			}
+			p, err := b.assemble(res.Kept, defs)
+			if err != nil {
+				return nil, err
+			}
+			p.Step = step
+			if res.FrameOnly {
+				p.FrameOnly = true
+				p.Warnings = append(slices.Clone(p.Warnings), fmt.Sprintf("the budget of %s tokens is below this packet's frame: everything is deferred", thousands(b.req.Budget)))
+			}
+			return p, nil
+		}
+		var oe *budget.OverflowError
+		if !errors.As(err, &oe) {
+			return nil, err
+		}
+		if oe.Cause == budget.CauseFail {
+			return nil, b.splitError(limit, err)
+		}
+		if est := b.fixedTotal(); oe.Needed > est {
+			slack = max(slack, oe.Needed-est)
+		}
+	}
+}
+
+// reduce applies one ladder step to the fixed candidates that qualify,
+// least important first, while the fixed total is over target; then puts
+// back, most important first, every reduction (of any step) that still
+// fits.
+func (b *builder) reduce(target, step int, ok func(int, *candidate) bool, to form) {
+	var order []int
+	for i, c := range b.cands {
+		if b.fixed(i) && !c.pinned && b.forms[i] != formOut && b.forms[i] != to && ok(i, c) {
+			order = append(order, i)
+		}
+	}
+	b.sortLeastFirst(order)
+	for _, i := range order {
+		if b.fixedTotal() <= target {
+			break
+		}
+		f := to
+		if to == formSummary && b.cands[i].rec.Summary == "" {
+			f = formTitle
+		}
+		b.forms[i], b.step[i] = f, step
+	}
+	// Put back.
+	var reduced []int
+	for i := range b.cands {
+		if b.step[i] > 0 {
+			reduced = append(reduced, i)
+		}
+	}
+	b.sortLeastFirst(reduced)
+	for k := len(reduced) - 1; k >= 0; k-- {
+		i := reduced[k]
+		was, wasStep := b.forms[i], b.step[i]
+		b.forms[i], b.step[i] = formFull, 0
+		if b.fixedTotal() <= target {
+			continue
+		}
+		if was == formOut && b.cands[i].rec.Summary != "" {
+			b.forms[i] = formSummary
+			if b.fixedTotal() <= target {
+				b.step[i] = wasStep
+				continue
+			}
+		}
+		b.forms[i], b.step[i] = was, wasStep
+	}
+}
+
+// sortLeastFirst sorts candidate indexes least important first: higher
+// rank, lower score, larger saving, then id.
+func (b *builder) sortLeastFirst(idx []int) {
+	slices.SortFunc(idx, func(x, y int) int {
+		a, c := b.cands[x], b.cands[y]
+		if r := cmp.Compare(c.rank, a.rank); r != 0 {
+			return r
+		}
+		if r := cmp.Compare(a.score, c.score); r != 0 {
+			return r
+		}
+		if r := cmp.Compare(b.cost[y][formFull], b.cost[x][formFull]); r != 0 {
+			return r
+		}
+		return strings.Compare(a.rec.ID, c.rec.ID)
+	})
+}
+
+// frameOnly is the packet for a limit below the frame: everything
+// deferred, a warning, or ErrCannotFit when pinned records exist.
+func (b *builder) frameOnly(limit int) (*Packet, error) {
+	for _, c := range b.cands {
+		if c.pinned {
+			return nil, b.splitError(limit, fmt.Errorf("pinned record %q cannot be deferred and the budget is below the frame", c.rec.ID))
+		}
+	}
+	defs := make(map[string]budget.Deferred, len(b.cands))
+	for _, c := range b.cands {
+		defs[c.rec.ID] = budget.Deferred{Rule: budget.RuleFrame}
+	}
+	p, err := b.assemble(nil, defs)
+	if err != nil {
+		return nil, err
+	}
+	p.FrameOnly = true
+	p.Warnings = append(slices.Clone(p.Warnings), fmt.Sprintf("the budget of %s tokens is below this packet's frame of %s tokens: everything is deferred", thousands(b.req.Budget), thousands(b.frame())))
+	return p, nil
+}
+
+// splitError is ladder step 5: what could not be trimmed, and a split.
+func (b *builder) splitError(limit int, cause error) error {
+	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Frame: b.frame(), Cause: cause}
+	e.Need = b.fixedTotal()
+	byOrigin := map[string]int{}
+	var movable []int
+	for i, c := range b.cands {
+		if !b.fixed(i) || b.forms[i] == formOut {
+			continue
+		}
+		t := b.itemTokens(i)
+		e.Protected = append(e.Protected, Protected{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Why: c.why, Form: b.forms[i].String(), Tokens: t})
+		byOrigin[c.origin] += t
+		if c.rank != 1 && !c.pinned {
+			movable = append(movable, i)
+		}
+	}
+	if len(b.req.Focus) > 1 {
+		var parts []string
+		for _, f := range b.req.Focus {
+			parts = append(parts, fmt.Sprintf("--focus %s (about %s tokens)", f, thousands(e.Frame+byOrigin[f])))
+		}
+		e.Proposals = append(e.Proposals, "one packet per focus: "+strings.Join(parts, "; "))
+	}
+	// Split off the largest protected records into a second packet until
+	// the first one fits.
+	slices.SortFunc(movable, func(x, y int) int {
+		if r := cmp.Compare(b.itemTokens(y), b.itemTokens(x)); r != 0 {
+			return r
+		}
+		return strings.Compare(b.cands[x].rec.ID, b.cands[y].rec.ID)
+	})
+	need := e.Need
+	var moved []string
+	moving := 0
+	for _, i := range movable {
+		if need <= limit {
+			break
+		}
+		need -= b.itemTokens(i)
+		moving += b.itemTokens(i)
+		moved = append(moved, b.cands[i].rec.ID)
+	}
+	if len(moved) > 0 && need <= limit && len(b.req.Focus) > 0 {
+		e.Proposals = append(e.Proposals, fmt.Sprintf("two packets: --focus %s without %s (about %s tokens), then --focus %s (about %s tokens)",
+			strings.Join(b.req.Focus, ","), strings.Join(moved, ", "), thousands(need), strings.Join(moved, ","), thousands(b.base+moving)))
+	}
+	if b.req.Hops > 1 {
+		e.Proposals = append(e.Proposals, "narrow the walk: --hops 1")
+	}
+	scope, size := "", 0
+	for _, name := range sortedKeys(b.cfg.Scopes) {
+		if s := b.cfg.Scopes[name]; s >= e.Need && (size == 0 || s < size) {
+			scope, size = name, s
+		}
+	}
+	if scope != "" {
+		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens (--scope %s is %s)", thousands(e.Need), scope, thousands(size)))
+	} else {
+		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", thousands(e.Need)))
+	}
+	return e
+}

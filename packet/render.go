@@ -1,0 +1,467 @@
+package packet
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Entry is one record included in a packet.
+type Entry struct {
+	ID    string `json:"id"`
+	Kind  string `json:"kind,omitempty"`
+	Title string `json:"title,omitempty"`
+	// Rank is the record's rank in the profile's table (1 is the most
+	// important).
+	Rank int `json:"rank"`
+	// Why says which rule brought it in: "focus", "hit for 'fire'".
+	Why string `json:"why"`
+	// Form is "full" (the body), "summary" (the summary stands in for the
+	// body: ladder step 2 or 4) or "title" (a history entry without
+	// summary, collapsed to its title by step 4).
+	Form string `json:"form"`
+	// Text is what the packet shows: the body, the summary, or "".
+	Text string `json:"text"`
+	// Truncated is how many tokens of the body were cut (overflow action
+	// "truncate"); 0 when whole.
+	Truncated int `json:"truncated,omitempty"`
+	// Tokens is the entry's estimated cost in the packet.
+	Tokens int `json:"tokens"`
+	// Fetch is the command that prints the whole record; set when the
+	// packet does not show it whole.
+	Fetch string `json:"fetch,omitempty"`
+}
+
+// Note is a deferral note: a record left out of the packet, or shown only
+// by its summary, and how to fetch it.
+type Note struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind,omitempty"`
+	Rank int    `json:"rank"`
+	// Step is the ladder step that deferred it: 1 drop, 2 summary, 3
+	// narrow hops, 4 summarise history; 0 when the budget is below the
+	// frame.
+	Step int `json:"step"`
+	// Action is "dropped", "summary", "narrowed" or "collapsed".
+	Action string `json:"action"`
+	// Tokens is what the record would have cost in full.
+	Tokens int `json:"tokens"`
+	// Saves is what the packet saved by showing a shorter form (summary
+	// and collapsed notes); the tokens freed.
+	Saves int `json:"saves,omitempty"`
+	// Reason says why, in the words of the report.
+	Reason string `json:"reason"`
+	// Fetch is the command that prints the record.
+	Fetch string `json:"fetch"`
+}
+
+// freed is the tokens a note gave back to the budget.
+func (n Note) freed() int {
+	if n.Action == "summary" || n.Action == "collapsed" {
+		return n.Saves
+	}
+	return n.Tokens
+}
+
+// placeholderHash stands in for the hash while fitting: a real digest, so
+// it counts like one.
+var placeholderHash = func() string {
+	s := sha256.Sum256([]byte("lore packet"))
+	return "sha256:" + hex.EncodeToString(s[:])
+}()
+
+// view is what a renderer needs: the packet with its stated total.
+type view struct {
+	p      *Packet
+	tokens int
+	hash   string
+}
+
+func render(format string, v view) string {
+	switch format {
+	case "xml":
+		return renderXML(v)
+	case "json":
+		return renderJSON(v)
+	default:
+		return renderMD(v)
+	}
+}
+
+// hashLine returns the line of out that carries the hash, so it can be
+// left out of the hash.
+func hashLine(format, hash string) string {
+	switch format {
+	case "xml":
+		return "<hash>" + hash + "</hash>\n"
+	case "json":
+		return `  "hash": "` + hash + `",` + "\n"
+	default:
+		return "- Hash: " + hash + "\n"
+	}
+}
+
+// finalize renders v with its real content hash: sha256 of the rendered
+// bytes without the hash line.
+func finalize(format string, v view) (string, string) {
+	v.hash = ""
+	bare := render(format, v)
+	content := strings.Replace(bare, hashLine(format, ""), "", 1)
+	sum := sha256.Sum256([]byte(content))
+	v.hash = "sha256:" + hex.EncodeToString(sum[:])
+	return render(format, v), v.hash
+}
+
+// ContentHash recomputes the hash of a rendered packet: sha256 of its
+// bytes without the hash line. It equals the hash the packet carries.
+func ContentHash(format string, rendered []byte) (string, error) {
+	if format == "" {
+		format = "md"
+	}
+	var prefix, suffix string
+	switch format {
+	case "md":
+		prefix, suffix = "- Hash: ", "\n"
+	case "xml":
+		prefix, suffix = "<hash>", "</hash>\n"
+	case "json":
+		prefix, suffix = `  "hash": "`, `",`+"\n"
+	default:
+		return "", fmt.Errorf("%w %q: want md, xml or json", ErrFormat, format)
+	}
+	s := string(rendered)
+	i := strings.Index(s, prefix+"sha256:")
+	if i < 0 {
+		return "", fmt.Errorf("%w: no hash line in the packet", ErrInvalidRequest)
+	}
+	j := strings.Index(s[i:], suffix)
+	if j < 0 {
+		return "", fmt.Errorf("%w: unterminated hash line in the packet", ErrInvalidRequest)
+	}
+	content := s[:i] + s[i+j+len(suffix):]
+	sum := sha256.Sum256([]byte(content))
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// title is what a packet calls itself.
+func (p *Packet) title() string {
+	switch {
+	case len(p.Request.Focus) > 0:
+		return strings.Join(p.Request.Focus, ", ")
+	case p.Request.Query != "":
+		return "'" + p.Request.Query + "'"
+	default:
+		return p.Request.NS
+	}
+}
+
+func percent(used, budget int) int {
+	if budget <= 0 {
+		return 0
+	}
+	return used * 100 / budget
+}
+
+// thousands formats n with commas: 19859 -> "19,859".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func fetchCmd(ns, id string) string {
+	return defaultGetCommand + " " + ns + " " + shellQuote(id)
+}
+
+// shellQuote quotes id for a shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@+,=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ---- markdown
+
+func renderMD(v view) string {
+	p := v.p
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Context Packet: %s\n\n", p.title())
+	b.WriteString(mdRequest(p))
+	fmt.Fprintf(&b, "- Tokens: %s of %s (%d%%)\n", thousands(v.tokens), thousands(p.Budget), percent(v.tokens, p.Budget))
+	b.WriteString(hashLine("md", v.hash))
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "\n> Warning: %s\n", w)
+	}
+	if len(p.Records) > 0 {
+		b.WriteString("\n## Contents\n\n")
+		for i, e := range p.Records {
+			b.WriteString(mdIndexLine(i, e))
+		}
+		b.WriteString("\n## Records\n")
+		for _, e := range p.Records {
+			b.WriteString(mdEntry(p.Request.NS, e))
+		}
+	}
+	if len(p.Deferred) > 0 {
+		fmt.Fprintf(&b, "\n## Deferred\n\n%d records left out or shortened; fetch any with the command shown.\n\n", len(p.Deferred))
+		for _, n := range p.Deferred {
+			b.WriteString(mdNote(n))
+		}
+	}
+	return b.String()
+}
+
+func mdRequest(p *Packet) string {
+	r := p.Request
+	var b strings.Builder
+	fmt.Fprintf(&b, "- Namespace: `%s` · profile %s · encoding %s\n", r.NS, r.Profile, r.Encoding)
+	if len(r.Focus) > 0 {
+		fmt.Fprintf(&b, "- Focus: `%s`\n", strings.Join(r.Focus, "`, `"))
+	}
+	if r.Query != "" {
+		fmt.Fprintf(&b, "- Query: %s\n", r.Query)
+	}
+	var opts []string
+	if r.Task != "" {
+		opts = append(opts, "task "+r.Task)
+	}
+	if len(r.When) > 0 {
+		opts = append(opts, "when "+strings.Join(r.When, ","))
+	}
+	opts = append(opts, fmt.Sprintf("hops %d", r.Hops))
+	if r.AsOf > 0 {
+		opts = append(opts, fmt.Sprintf("as of %d", r.AsOf))
+	}
+	if r.Scope != "" {
+		opts = append(opts, "scope "+r.Scope)
+	}
+	if len(r.Kinds) > 0 {
+		opts = append(opts, "kinds "+strings.Join(r.Kinds, ","))
+	}
+	if len(r.ExcludeKinds) > 0 {
+		opts = append(opts, "excluding "+strings.Join(r.ExcludeKinds, ","))
+	}
+	fmt.Fprintf(&b, "- Request: %s\n", strings.Join(opts, " · "))
+	return b.String()
+}
+
+func mdIndexLine(i int, e Entry) string {
+	form := ""
+	if e.Form != "full" {
+		form = ", " + e.Form
+	}
+	title := ""
+	if e.Title != "" && e.Title != e.ID {
+		title = " " + oneLine(e.Title)
+	}
+	return fmt.Sprintf("%d. `%s`%s (%s, rank %d%s)\n", i+1, e.ID, title, e.Kind, e.Rank, form)
+}
+
+func mdEntry(ns string, e Entry) string {
+	var b strings.Builder
+	heading := e.Title
+	if heading == "" {
+		heading = e.ID
+	}
+	fmt.Fprintf(&b, "\n### %s\n\n`%s` · %s · rank %d · %s\n", oneLine(heading), e.ID, e.Kind, e.Rank, e.Why)
+	switch e.Form {
+	case "summary":
+		fmt.Fprintf(&b, "\nSummary: %s\n\nFull text: `%s`\n", strings.TrimRight(e.Text, "\n"), e.Fetch)
+	case "title":
+		fmt.Fprintf(&b, "\nCollapsed; full text: `%s`\n", e.Fetch)
+	default:
+		if t := strings.TrimRight(e.Text, "\n"); t != "" {
+			fmt.Fprintf(&b, "\n%s\n", t)
+		}
+		if e.Truncated > 0 {
+			fmt.Fprintf(&b, "\nFull text: `%s`\n", e.Fetch)
+		}
+	}
+	return b.String()
+}
+
+func mdNote(n Note) string {
+	return fmt.Sprintf("- `%s` · %s · rank %d · step %d · %s tokens · %s · `%s`\n",
+		n.ID, n.Kind, n.Rank, n.Step, thousands(n.Tokens), n.Reason, n.Fetch)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ---- xml
+
+func renderXML(v view) string {
+	p := v.p
+	r := p.Request
+	var b strings.Builder
+	fmt.Fprintf(&b, "<packet ns=%s profile=%s encoding=%s budget=\"%d\" tokens=\"%d\">\n",
+		xattr(r.NS), xattr(r.Profile), xattr(r.Encoding), p.Budget, v.tokens)
+	b.WriteString(hashLine("xml", v.hash))
+	b.WriteString("<request")
+	if len(r.Focus) > 0 {
+		fmt.Fprintf(&b, " focus=%s", xattr(strings.Join(r.Focus, " ")))
+	}
+	if r.Query != "" {
+		fmt.Fprintf(&b, " query=%s", xattr(r.Query))
+	}
+	if r.Task != "" {
+		fmt.Fprintf(&b, " task=%s", xattr(r.Task))
+	}
+	if len(r.When) > 0 {
+		fmt.Fprintf(&b, " when=%s", xattr(strings.Join(r.When, ",")))
+	}
+	fmt.Fprintf(&b, " hops=\"%d\"", r.Hops)
+	if r.AsOf > 0 {
+		fmt.Fprintf(&b, " as-of=\"%d\"", r.AsOf)
+	}
+	if r.Scope != "" {
+		fmt.Fprintf(&b, " scope=%s", xattr(r.Scope))
+	}
+	if len(r.Kinds) > 0 {
+		fmt.Fprintf(&b, " kinds=%s", xattr(strings.Join(r.Kinds, ",")))
+	}
+	if len(r.ExcludeKinds) > 0 {
+		fmt.Fprintf(&b, " exclude-kinds=%s", xattr(strings.Join(r.ExcludeKinds, ",")))
+	}
+	b.WriteString("/>\n")
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "<warning>%s</warning>\n", xtext(w))
+	}
+	if len(p.Records) > 0 {
+		b.WriteString("<contents>\n")
+		for _, e := range p.Records {
+			b.WriteString(xmlIndexLine(e))
+		}
+		b.WriteString("</contents>\n")
+		for _, e := range p.Records {
+			b.WriteString(xmlEntry(e))
+		}
+	}
+	if len(p.Deferred) > 0 {
+		b.WriteString("<deferred>\n")
+		for _, n := range p.Deferred {
+			b.WriteString(xmlNote(n))
+		}
+		b.WriteString("</deferred>\n")
+	}
+	b.WriteString("</packet>\n")
+	return b.String()
+}
+
+func xmlIndexLine(e Entry) string {
+	return fmt.Sprintf("<item id=%s kind=%s rank=\"%d\" form=%s/>\n", xattr(e.ID), xattr(e.Kind), e.Rank, xattr(e.Form))
+}
+
+func xmlEntry(e Entry) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<record id=%s kind=%s rank=\"%d\" form=%s", xattr(e.ID), xattr(e.Kind), e.Rank, xattr(e.Form))
+	if e.Title != "" {
+		fmt.Fprintf(&b, " title=%s", xattr(oneLine(e.Title)))
+	}
+	fmt.Fprintf(&b, " why=%s", xattr(e.Why))
+	if e.Truncated > 0 {
+		fmt.Fprintf(&b, " truncated=\"%d\"", e.Truncated)
+	}
+	if e.Fetch != "" {
+		fmt.Fprintf(&b, " fetch=%s", xattr(e.Fetch))
+	}
+	b.WriteString(">\n")
+	if t := strings.TrimRight(e.Text, "\n"); t != "" {
+		b.WriteString(xtext(t))
+		b.WriteString("\n")
+	}
+	b.WriteString("</record>\n")
+	return b.String()
+}
+
+func xmlNote(n Note) string {
+	return fmt.Sprintf("<note id=%s kind=%s rank=\"%d\" step=\"%d\" action=%s tokens=\"%d\" reason=%s fetch=%s/>\n",
+		xattr(n.ID), xattr(n.Kind), n.Rank, n.Step, xattr(n.Action), n.Tokens, xattr(n.Reason), xattr(n.Fetch))
+}
+
+var xmlTextEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+var xmlAttrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "\n", "&#10;", "\t", "&#9;", "\r", "&#13;")
+
+func xtext(s string) string { return xmlTextEscaper.Replace(s) }
+func xattr(s string) string { return `"` + xmlAttrEscaper.Replace(s) + `"` }
+
+// ---- json
+
+// jsonPacket is the JSON form of a packet. Field names are stable:
+//
+//	hash       "sha256:<hex>" of the rendered bytes without the hash line
+//	request    the normalized request (ns, query, focus, budget, ...)
+//	budget     the token limit; tokens: the whole packet's count
+//	frame_only true when the budget is below the frame
+//	warnings   strings
+//	records    included records: id, kind, title, rank, why, form, text,
+//	           truncated, tokens, fetch
+//	deferred   deferral notes: id, kind, rank, step, action, tokens, saves,
+//	           reason, fetch
+type jsonPacket struct {
+	Hash      string   `json:"hash"`
+	Request   Request  `json:"request"`
+	Budget    int      `json:"budget"`
+	Tokens    int      `json:"tokens"`
+	FrameOnly bool     `json:"frame_only"`
+	Warnings  []string `json:"warnings"`
+	Records   []Entry  `json:"records"`
+	Deferred  []Note   `json:"deferred"`
+}
+
+func renderJSON(v view) string {
+	p := v.p
+	jp := jsonPacket{
+		Hash: v.hash, Request: p.Request, Budget: p.Budget, Tokens: v.tokens, FrameOnly: p.FrameOnly,
+		Warnings: p.Warnings, Records: p.Records, Deferred: p.Deferred,
+	}
+	if jp.Warnings == nil {
+		jp.Warnings = []string{}
+	}
+	if jp.Records == nil {
+		jp.Records = []Entry{}
+	}
+	if jp.Deferred == nil {
+		jp.Deferred = []Note{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(jp); err != nil {
+		// Only strings, ints and bools: encoding cannot fail.
+		panic(fmt.Sprintf("packet: encode json: %v", err))
+	}
+	return buf.String()
+}
+
+// jsonFragment is an entry or note as it costs inside the records or
+// deferred array.
+func jsonFragment(x any) string {
+	b, err := json.MarshalIndent(x, "    ", "  ")
+	if err != nil {
+		panic(fmt.Sprintf("packet: encode json: %v", err))
+	}
+	return "    " + string(b) + ",\n"
+}

@@ -1,0 +1,175 @@
+package packet
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/store"
+)
+
+// Task modes a Request may name.
+var validTasks = []string{"draft", "revise", "plan", "audit"}
+
+// Conditions a Request's When may name.
+var validWhen = []string{"power", "info-control", "thematic"}
+
+// Formats Render knows.
+var validFormats = []string{"md", "xml", "json"}
+
+// Request says what packet to build. The zero values of the optional
+// fields mean defaults, documented per field.
+type Request struct {
+	// NS is the namespace; a packet never reads outside it.
+	NS string `json:"ns"`
+	// Query is full-text search input; empty means no search.
+	Query string `json:"query,omitempty"`
+	// Focus ids: the active scene, the POV character, the subject.
+	Focus []string `json:"focus,omitempty"`
+	// Budget is the token limit of the whole rendered packet, already
+	// resolved by the caller from --budget, --scope, --model and --reserve.
+	Budget int `json:"budget"`
+	// Scope names the budget's scope ("scene", "chapter"...); for display
+	// and split proposals only.
+	Scope string `json:"scope,omitempty"`
+	// Task is draft, revise, plan or audit; empty means none.
+	Task string `json:"task,omitempty"`
+	// When lists the conditions that hold: power, info-control, thematic.
+	When []string `json:"when,omitempty"`
+	// Hops is the graph walk from each focus: 1 (default) or 2.
+	Hops int `json:"hops,omitempty"`
+	// AsOf is a story position: records whose meta.from/meta.until
+	// exclude it are not loaded. 0 means no story time.
+	AsOf int64 `json:"as_of,omitempty"`
+	// Profile names the rank table; empty means Config.DefaultProfile.
+	Profile string `json:"profile,omitempty"`
+	// Kinds keeps only candidates of these kinds (focus records always
+	// stay); empty keeps all.
+	Kinds []string `json:"kinds,omitempty"`
+	// ExcludeKinds drops candidates of these kinds (not focus records).
+	ExcludeKinds []string `json:"exclude_kinds,omitempty"`
+	// Encoding names the token counter; empty means Counter's name, or
+	// o200k_base.
+	Encoding string `json:"encoding,omitempty"`
+	// Format is what the budget is fitted for: md (default), xml, json.
+	Format string `json:"format,omitempty"`
+	// Config is the packet configuration; nil means DefaultConfig().
+	Config *Config `json:"-"`
+	// Counter counts tokens; nil means budget.NewCounter(Encoding).
+	Counter budget.Counter `json:"-"`
+}
+
+// normalize validates r and returns it with defaults applied and its
+// lists sorted, so that equal requests render equal bytes.
+func (r Request) normalize() (Request, Config, error) {
+	var cfg Config
+	if r.Config != nil {
+		cfg = *r.Config
+	}
+	if err := cfg.Validate(); err != nil {
+		return r, cfg, err
+	}
+	cfg = cfg.withDefaults()
+	if err := store.ValidNamespace(r.NS); err != nil {
+		return r, cfg, invalidf("namespace %q: %v", r.NS, err)
+	}
+	if r.Budget <= 0 {
+		return r, cfg, invalidf("budget %d: want a positive number of tokens (give a budget or a scope)", r.Budget)
+	}
+	focus := make([]string, 0, len(r.Focus))
+	for _, id := range r.Focus {
+		if err := store.ValidID(id); err != nil {
+			return r, cfg, invalidf("focus id %q: %v", id, err)
+		}
+		if !slices.Contains(focus, id) {
+			focus = append(focus, id)
+		}
+	}
+	r.Focus = focus // order kept: the first focus is the active one
+	if r.Task != "" && !slices.Contains(validTasks, r.Task) {
+		return r, cfg, invalidf("task %q: want one of %s", r.Task, strings.Join(validTasks, ", "))
+	}
+	when := make([]string, 0, len(r.When))
+	for _, w := range r.When {
+		for _, part := range strings.Split(w, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			if !slices.Contains(validWhen, part) {
+				return r, cfg, invalidf("condition %q: want one of %s", part, strings.Join(validWhen, ", "))
+			}
+			when = append(when, part)
+		}
+	}
+	slices.Sort(when)
+	r.When = slices.Compact(when)
+	switch r.Hops {
+	case 0:
+		r.Hops = 1
+	case 1, 2:
+	default:
+		return r, cfg, invalidf("hops %d: want 1 or 2", r.Hops)
+	}
+	if r.AsOf < 0 {
+		return r, cfg, invalidf("as-of %d: want a story position of 1 or more (0 for none)", r.AsOf)
+	}
+	if r.Profile == "" {
+		r.Profile = cfg.DefaultProfile
+	}
+	if _, ok := cfg.Profiles[r.Profile]; !ok {
+		return r, cfg, invalidf("profile %q: want one of %s", r.Profile, strings.Join(profileNames(cfg), ", "))
+	}
+	r.Kinds = sortedSet(r.Kinds)
+	r.ExcludeKinds = sortedSet(r.ExcludeKinds)
+	if r.Format == "" {
+		r.Format = "md"
+	}
+	if !slices.Contains(validFormats, r.Format) {
+		return r, cfg, invalidf("format %q: want one of %s", r.Format, strings.Join(validFormats, ", "))
+	}
+	if r.Counter != nil && r.Encoding != "" && r.Counter.Name() != r.Encoding {
+		return r, cfg, invalidf("encoding %q but counter %q: give one or make them agree", r.Encoding, r.Counter.Name())
+	}
+	if r.Encoding == "" {
+		if r.Counter != nil {
+			r.Encoding = r.Counter.Name()
+		} else {
+			r.Encoding = defaultEncoding
+		}
+	}
+	if r.Counter == nil {
+		c, err := budget.NewCounter(r.Encoding)
+		if err != nil {
+			return r, cfg, invalidf("encoding %q: %v", r.Encoding, err)
+		}
+		r.Counter = c
+	}
+	return r, cfg, nil
+}
+
+// holds reports whether the condition w of a rule holds for r.
+func (r Request) holds(w string) bool {
+	conds := splitWhen(w)
+	if len(conds) == 0 {
+		return true
+	}
+	for _, c := range conds {
+		if c == conditionNever {
+			continue
+		}
+		if c == r.Task || slices.Contains(r.When, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedSet(in []string) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := slices.Clone(in)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,35 @@
+package packet
+
+import (
+	"context"
+
+	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/store"
+)
+
+// Source is the part of the store a packet reads. *store.Store satisfies
+// it. Heads carry cached token counts but no body: Build reads bodies only
+// for the records it emits.
+type Source interface {
+	// Heads returns the records without bodies, skipping missing ids.
+	Heads(ns string, ids []string) ([]store.Record, error)
+	// Bodies returns the bodies of ids by id.
+	Bodies(ns string, ids []string) (map[string]string, error)
+	// Neighbors walks links both ways up to hops, sorted (hops, id).
+	Neighbors(ns, id string, hops int, rels []string) ([]store.Neighbor, error)
+	// List pages through heads of a namespace, sorted by id.
+	List(opts store.ListOptions) ([]store.Record, string, error)
+}
+
+// TokenSetter is implemented by a Source that can cache token counts for
+// another encoding (*store.Store does). Build uses it when a record has no
+// cached count for the request's encoding: it counts once and caches.
+type TokenSetter interface {
+	SetTokens(ns, id, counter string, tc store.TokenCount) error
+}
+
+// Searcher finds records by full text within one namespace. *index.Index
+// satisfies it.
+type Searcher interface {
+	Search(ctx context.Context, q index.Query) ([]index.Hit, error)
+}
