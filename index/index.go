@@ -351,7 +351,10 @@ func (w *writer) flush() error {
 	if err := w.ix.bi.Batch(w.batch); err != nil {
 		return fmt.Errorf("index %s: write batch: %w", w.ix.dir, err)
 	}
-	w.batch.Reset()
+	// A new batch, not Reset: scorch's Batch can return while its feeder
+	// goroutine is still ranging over the old batch's map (a data race
+	// under -race).
+	w.batch = w.ix.bi.NewBatch()
 	w.docs, w.bytes = 0, 0
 	return nil
 }

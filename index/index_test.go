@@ -405,4 +405,3 @@ func assertNoTemp(t *testing.T, parent string) {
 		}
 	}
 }
-
