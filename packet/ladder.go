@@ -394,7 +394,9 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 	for i := range b.cands {
 		total += b.cost[i][formFull]
 	}
-	if total <= limit {
+	// Estimates add up a little over the whole (entries are priced
+	// alone), so near the limit the real count decides.
+	if total <= limit+limit/10 {
 		p, err := b.assemble(b.keptAll(), nil)
 		if err == nil && b.req.Counter.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})) <= limit {
 			return p, nil
