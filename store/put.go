@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -119,11 +121,7 @@ func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i := range ps {
-			if !stored[i] {
-				ps[i].tokens = s.count(&ps[i].rec)
-			}
-		}
+		s.countAll(ps, stored)
 	}
 
 	results := make([]PutResult, len(ps))
@@ -224,6 +222,23 @@ func (s *Store) keepVersion(tx *bolt.Tx, prev *Record) error {
 		keys = keys[1:]
 	}
 	return nil
+}
+
+// countAll counts the records not already stored, spread over the CPUs
+// when there are many (tokenizing is most of a big import's time).
+func (s *Store) countAll(ps []pending, stored []bool) {
+	workers := min(runtime.GOMAXPROCS(0), len(ps)/64+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(ps); i += workers {
+				if !stored[i] {
+					ps[i].tokens = s.count(&ps[i].rec)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // count runs every counter on r's title, body and summary.

@@ -1,0 +1,108 @@
+package store_test
+
+import (
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/storetest"
+)
+
+func smallRecord(i int) store.Record {
+	id := "rec-" + strconv.Itoa(i)
+	return store.Record{NS: "bench", ID: id, Kind: "memory", Title: "memory " + id,
+		Body: "The keeper noted ship " + id + " passing the rocks at dusk.", Tags: []string{"log"}}
+}
+
+func BenchmarkPut(b *testing.B) {
+	s := storetest.Open(b, &store.Options{Counters: []store.Counter{counter(b)}})
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := s.Put(smallRecord(i)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkPutMany1000(b *testing.B) {
+	s := storetest.Open(b, &store.Options{Counters: []store.Counter{counter(b)}})
+	b.ReportAllocs()
+	n := 0
+	recs := make([]store.Record, 1000)
+	for b.Loop() {
+		for j := range recs {
+			recs[j] = smallRecord(n)
+			n++
+		}
+		if _, err := s.PutMany(recs, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/record")
+}
+
+func benchReadStore(b *testing.B) *store.Store {
+	s := storetest.Open(b, &store.Options{Counters: []store.Counter{counter(b)}})
+	recs := make([]store.Record, 10_000)
+	for i := range recs {
+		recs[i] = smallRecord(i)
+	}
+	if _, err := s.PutMany(recs, nil); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func BenchmarkGet(b *testing.B) {
+	s := benchReadStore(b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := s.Get("bench", "rec-"+strconv.Itoa(i%10_000)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkHead(b *testing.B) {
+	s := benchReadStore(b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := s.Head("bench", "rec-"+strconv.Itoa(i%10_000)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// TestPutMany100k measures one PutMany of 100,000 small records with the
+// real tokenizer. It runs only when LORE_MEASURE=1 (it takes seconds); the
+// time is logged, never asserted.
+func TestPutMany100k(t *testing.T) {
+	if os.Getenv("LORE_MEASURE") != "1" {
+		t.Skip("set LORE_MEASURE=1 to measure")
+	}
+	s := storetest.Open(t, &store.Options{Counters: []store.Counter{counter(t)}})
+	recs := make([]store.Record, 100_000)
+	for i := range recs {
+		recs[i] = smallRecord(i)
+	}
+	start := time.Now()
+	res, err := s.PutMany(recs, nil)
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := s.Stats("")
+	t.Logf("PutMany of %d records: %v (%.1f µs/record), file %d MB", len(res), elapsed,
+		float64(elapsed.Microseconds())/float64(len(res)), st.FileBytes>>20)
+	start = time.Now()
+	_, err = s.PutMany(recs, nil)
+	t.Logf("the same 100,000 again (all unchanged): %v, %v", time.Since(start), err)
+}
