@@ -1,0 +1,386 @@
+package packet
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/lorekeep/lore/budget"
+)
+
+// packRenderCounted renders the pack and counts it whole. The pack states
+// its own token total, so it is rendered until the stated total is the
+// count of the rendering (two or three rounds; the digits rarely move). If
+// the count keeps flipping between two values, the larger is stated and
+// the returned count is the true one.
+func packRenderCounted(p *FilePack, format string, c budget.Counter) ([]byte, int) {
+	stated := 0
+	var out []byte
+	var n int
+	hi := 0
+	for range 4 {
+		out = packRender(p, format, stated)
+		n = c.Count(string(out))
+		if n == stated {
+			return out, n
+		}
+		hi = max(hi, n)
+		stated = n
+	}
+	out = packRender(p, format, hi)
+	return out, c.Count(string(out))
+}
+
+// packRenderFrame is the pack with no file and no note: what a budget
+// must at least hold.
+func packRenderFrame(p *FilePack) string {
+	v := *p
+	v.Files, v.Deferred, v.FrameOnly = nil, nil, false
+	v.Hash = packHash(&v)
+	return string(packRender(&v, p.Format, 0))
+}
+
+// packRender renders the pack in format, stating tokens as its total.
+func packRender(p *FilePack, format string, tokens int) []byte {
+	switch format {
+	case "xml":
+		return packRenderXML(p, tokens)
+	case "json":
+		return packRenderJSON(p, tokens)
+	}
+	return packRenderMD(p, tokens)
+}
+
+// packItemText is what one file costs on its own in format: its block and
+// (md, xml) its line in the tree.
+func packItemText(format, name string, f PackFile) string {
+	var b bytes.Buffer
+	switch format {
+	case "xml":
+		packXMLFile(&b, f)
+	case "json":
+		data, _ := json.MarshalIndent(packJSONFileOf(f), "    ", "  ")
+		b.Write(data)
+		b.WriteString(",\n")
+		return b.String()
+	default:
+		packMDFile(&b, f)
+	}
+	depth := strings.Count(f.Path, "/")
+	b.WriteString(strings.Repeat("│   ", depth) + "├── " + path.Base(f.Path) + "\n")
+	return b.String()
+}
+
+// packSummary is the line of counts shared by the formats.
+func packSummary(p *FilePack) string {
+	return fmt.Sprintf("%d packed, %d deferred, %d not packed", len(p.Files), len(p.Deferred), len(p.NotPacked))
+}
+
+func packRequest(p *FilePack) string {
+	s := "files profile"
+	if p.Budget > 0 {
+		s += ", budget " + packThousands(p.Budget) + " tokens"
+	} else {
+		s += ", no budget"
+	}
+	s += ", encoding " + p.Encoding
+	if p.GitDiff {
+		s += ", changed files and their neighbours (git diff)"
+	}
+	return s
+}
+
+func packTokensLine(p *FilePack, tokens int) string {
+	s := packThousands(tokens)
+	if p.Budget > 0 {
+		s += fmt.Sprintf(" (%d%% of budget)", tokens*100/p.Budget)
+	}
+	return s
+}
+
+func packRenderMD(p *FilePack, tokens int) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Pack: %s\n\n", p.Name)
+	fmt.Fprintf(&b, "- Request: %s\n", packRequest(p))
+	fmt.Fprintf(&b, "- Tokens: %s\n", packTokensLine(p, tokens))
+	fmt.Fprintf(&b, "- Files: %s\n", packSummary(p))
+	fmt.Fprintf(&b, "- Hash: %s\n", p.Hash)
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "\n> Warning: %s\n", w)
+	}
+	b.WriteString("\n## Tree\n\n```text\n")
+	b.WriteString(packTree(p))
+	b.WriteString("```\n")
+	for _, f := range p.Files {
+		b.WriteString("\n")
+		packMDFile(&b, f)
+	}
+	if len(p.NotPacked) > 0 {
+		b.WriteString("\n## Not packed\n\n")
+		for _, n := range p.NotPacked {
+			fmt.Fprintf(&b, "- %s (%s, %s bytes)\n", packMDCode(n.Path), n.Reason, packThousands(int(n.Bytes)))
+		}
+	}
+	if len(p.Deferred) > 0 && !p.FrameOnly {
+		b.WriteString("\n## Deferred\n\n")
+		for _, d := range p.Deferred {
+			fmt.Fprintf(&b, "- %s: %s tokens, category %s, dropped: %s\n", packMDCode(d.Path), packThousands(d.Tokens), d.Category, d.Reason)
+		}
+	}
+	return b.Bytes()
+}
+
+// packMDFile writes one file as a heading and a fenced block whose fence
+// is longer than any run of backticks in the content.
+func packMDFile(b *bytes.Buffer, f PackFile) {
+	fence := strings.Repeat("`", max(3, packLongestRun(f.Content, '`')+1))
+	fmt.Fprintf(b, "## File: %s\n\n%s%s\n%s", f.Path, fence, packLang(f.Path), f.Content)
+	if f.Content != "" && !strings.HasSuffix(f.Content, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString(fence + "\n")
+}
+
+// packMDCode quotes a path as inline code, with a fence the path cannot
+// close.
+func packMDCode(s string) string {
+	n := packLongestRun(s, '`')
+	if n == 0 {
+		return "`" + s + "`"
+	}
+	fence := strings.Repeat("`", n+1)
+	return fence + " " + s + " " + fence
+}
+
+func packLongestRun(s string, c byte) int {
+	best, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
+}
+
+// packLang is the info string of a fenced block, from the extension.
+func packLang(p string) string {
+	ext := strings.ToLower(path.Ext(p))
+	switch ext {
+	case ".go", ".ts", ".tsx", ".js", ".jsx", ".json", ".py", ".rs", ".java", ".c", ".h",
+		".cpp", ".rb", ".php", ".css", ".html", ".sql", ".toml", ".xml", ".yaml", ".swift", ".kt", ".lua", ".mdx":
+		return ext[1:]
+	case ".md":
+		return "markdown"
+	case ".yml":
+		return "yaml"
+	case ".sh", ".bash":
+		return "sh"
+	case ".mjs", ".cjs":
+		return "js"
+	}
+	switch path.Base(p) {
+	case "Makefile":
+		return "make"
+	case "Dockerfile":
+		return "dockerfile"
+	}
+	return ""
+}
+
+// packTree draws the directory tree of the packed files only.
+func packTree(p *FilePack) string {
+	type node struct {
+		name     string
+		children []*node
+		index    map[string]*node
+	}
+	root := &node{index: map[string]*node{}}
+	for _, f := range p.Files {
+		n := root
+		parts := strings.Split(f.Path, "/")
+		for i, part := range parts {
+			key := part
+			if i < len(parts)-1 {
+				key += "/" // a directory and a file of the same name stay apart
+			}
+			c := n.index[key]
+			if c == nil {
+				c = &node{name: key, index: map[string]*node{}}
+				n.index[key] = c
+				n.children = append(n.children, c) // walk order is tree order
+			}
+			n = c
+		}
+	}
+	var b strings.Builder
+	b.WriteString(p.Name + "/\n")
+	var draw func(n *node, prefix string)
+	draw = func(n *node, prefix string) {
+		for i, c := range n.children {
+			branch, next := "├── ", "│   "
+			if i == len(n.children)-1 {
+				branch, next = "└── ", "    "
+			}
+			b.WriteString(prefix + branch + c.name + "\n")
+			draw(c, prefix+next)
+		}
+	}
+	draw(root, "")
+	return b.String()
+}
+
+func packRenderXML(p *FilePack, tokens int) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<pack name=%s profile=\"files\" encoding=%s budget=\"%d\" tokens=\"%d\" hash=%s",
+		packXMLAttr(p.Name), packXMLAttr(p.Encoding), p.Budget, tokens, packXMLAttr(p.Hash))
+	if p.GitDiff {
+		b.WriteString(` git-diff="true"`)
+	}
+	if p.FrameOnly {
+		b.WriteString(` frame-only="true"`)
+	}
+	b.WriteString(">\n")
+	fmt.Fprintf(&b, "<summary>%s</summary>\n", packXMLText(packSummary(p)))
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "<warning>%s</warning>\n", packXMLText(w))
+	}
+	fmt.Fprintf(&b, "<tree>\n%s</tree>\n", packXMLText(packTree(p)))
+	for _, f := range p.Files {
+		packXMLFile(&b, f)
+	}
+	for _, n := range p.NotPacked {
+		fmt.Fprintf(&b, "<not-packed path=%s bytes=\"%d\" reason=%s/>\n", packXMLAttr(n.Path), n.Bytes, packXMLAttr(n.Reason))
+	}
+	if len(p.Deferred) > 0 && !p.FrameOnly {
+		b.WriteString("<deferred>\n")
+		for _, d := range p.Deferred {
+			fmt.Fprintf(&b, "<file path=%s category=%s rank=\"%d\" tokens=\"%d\" reason=%s/>\n",
+				packXMLAttr(d.Path), packXMLAttr(d.Category), d.Rank, d.Tokens, packXMLAttr(d.Reason))
+		}
+		b.WriteString("</deferred>\n")
+	}
+	b.WriteString("</pack>\n")
+	return b.Bytes()
+}
+
+func packXMLFile(b *bytes.Buffer, f PackFile) {
+	fmt.Fprintf(b, "<file path=%s category=%s", packXMLAttr(f.Path), packXMLAttr(f.Category))
+	if f.Focus {
+		b.WriteString(` focus="true"`)
+	}
+	b.WriteString(">\n")
+	b.WriteString(packXMLText(f.Content))
+	if f.Content != "" && !strings.HasSuffix(f.Content, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString("</file>\n")
+}
+
+// packXMLText escapes text content. Unlike xml.EscapeText it leaves tabs
+// and newlines alone (escaping them would cost tokens for nothing) and
+// replaces the characters XML 1.0 forbids with U+FFFD.
+func packXMLText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '\t' || r == '\n' || r == '\r':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0xFFFE || r == 0xFFFF || r == utf8.RuneError:
+			b.WriteRune('\uFFFD')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// packXMLAttr quotes an attribute value.
+func packXMLAttr(s string) string {
+	t := packXMLText(s)
+	t = strings.ReplaceAll(t, `"`, "&quot;")
+	t = strings.ReplaceAll(t, "\n", "&#xA;")
+	t = strings.ReplaceAll(t, "\r", "&#xD;")
+	t = strings.ReplaceAll(t, "\t", "&#x9;")
+	return `"` + t + `"`
+}
+
+// packJSON is the JSON shape of a pack: stable field order, arrays never
+// null.
+type packJSON struct {
+	Profile   string          `json:"profile"`
+	Name      string          `json:"name"`
+	Encoding  string          `json:"encoding"`
+	Budget    int             `json:"budget"`
+	Tokens    int             `json:"tokens"`
+	Hash      string          `json:"hash"`
+	GitDiff   bool            `json:"git_diff,omitempty"`
+	FrameOnly bool            `json:"frame_only,omitempty"`
+	Warnings  []string        `json:"warnings"`
+	Files     []packJSONFile  `json:"files"`
+	NotPacked []PackNotPacked `json:"not_packed"`
+	Deferred  []PackDeferred  `json:"deferred"`
+}
+
+type packJSONFile struct {
+	Path     string `json:"path"`
+	Category string `json:"category"`
+	Focus    bool   `json:"focus,omitempty"`
+	Content  string `json:"content"`
+}
+
+func packJSONFileOf(f PackFile) packJSONFile {
+	return packJSONFile{Path: f.Path, Category: f.Category, Focus: f.Focus, Content: f.Content}
+}
+
+func packRenderJSON(p *FilePack, tokens int) []byte {
+	j := packJSON{
+		Profile: "files", Name: p.Name, Encoding: p.Encoding, Budget: p.Budget, Tokens: tokens, Hash: p.Hash,
+		GitDiff: p.GitDiff, FrameOnly: p.FrameOnly,
+		Warnings: append([]string{}, p.Warnings...), Files: []packJSONFile{},
+		NotPacked: append([]PackNotPacked{}, p.NotPacked...), Deferred: []PackDeferred{},
+	}
+	for _, f := range p.Files {
+		j.Files = append(j.Files, packJSONFileOf(f))
+	}
+	if !p.FrameOnly {
+		j.Deferred = append(j.Deferred, p.Deferred...)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	// Strings, ints and bools always encode: there is no error to return.
+	_ = enc.Encode(j)
+	return b.Bytes()
+}
+
+// packThousands formats n with comma separators: 19859 -> "19,859".
+func packThousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,586 @@
+package packet
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lorekeep/lore/budget"
+)
+
+// packWordCounter counts one token a word, so logic tests can be read by
+// eye. It is not exact for anything; the real tokenizer tests below are.
+type packWordCounter struct{}
+
+func (packWordCounter) Name() string          { return "words" }
+func (packWordCounter) Count(text string) int { return len(strings.Fields(text)) }
+
+var (
+	packCounterOnce sync.Once
+	packCounterVal  budget.Counter
+	packCounterErr  error
+)
+
+// packRealCounter is the real o200k_base counter, loaded once.
+func packRealCounter(t testing.TB) budget.Counter {
+	t.Helper()
+	packCounterOnce.Do(func() { packCounterVal, packCounterErr = budget.NewCounter("o200k_base") })
+	if packCounterErr != nil {
+		t.Fatalf("budget.NewCounter(o200k_base): %v", packCounterErr)
+	}
+	return packCounterVal
+}
+
+// packWriteTree writes files (slash paths) under root.
+func packWriteTree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func packPaths(files []PackFile) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+func packDeferredPaths(ds []PackDeferred) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Path)
+	}
+	return out
+}
+
+func packMust(t testing.TB, dir string, opts PackOptions) *FilePack {
+	t.Helper()
+	p, err := PackDir(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatalf("PackDir(%q, %+v): %v", dir, opts, err)
+	}
+	return p
+}
+
+func TestPackWalk(t *testing.T) {
+	root := t.TempDir()
+	packWriteTree(t, root, map[string]string{
+		".gitignore":             "*.log\nbuild/\n/only-root.txt\n!keep.log\n",
+		"a.go":                   "package a\n",
+		"debug.log":              "noise\n",
+		"keep.log":               "kept by negation\n",
+		"only-root.txt":          "ignored at the root\n",
+		"build/out.go":           "ignored dir\n",
+		"src/only-root.txt":      "not anchored here\n",
+		"src/b.go":               "package src\n",
+		"src/sub/.gitignore":     "*.tmp\n!wanted.tmp\n/local.txt\n",
+		"src/sub/x.tmp":          "ignored by nested\n",
+		"src/sub/wanted.tmp":     "re-included by nested\n",
+		"src/sub/local.txt":      "anchored nested\n",
+		"src/sub/deep/local.txt": "anchored to sub/ only\n",
+		".git/HEAD":              "ref: refs/heads/main\n",
+		".lore/lore.json":        "{}\n",
+		"nested/.git/config":     "[core]\n",
+		"img.png":                "\x89PNG\r\n\x1a\n\x00\x00\x00",
+		"latin1.txt":             "caf\xe9\n",
+	})
+	outside := t.TempDir()
+	packWriteTree(t, outside, map[string]string{"secret.txt": "outside\n"})
+	mustLink := func(target, link string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Skipf("symlinks unavailable: %v", err)
+		}
+	}
+	mustLink(filepath.Join(outside, "secret.txt"), "leak.txt")
+	mustLink("a.go", "alias.go")
+	mustLink("src", "srclink")
+	mustLink("missing", "broken")
+
+	p := packMust(t, root, PackOptions{Counter: packWordCounter{}})
+	wantFiles := []string{
+		".gitignore", "a.go", "alias.go", "keep.log",
+		"src/b.go", "src/only-root.txt",
+		"src/sub/.gitignore", "src/sub/deep/local.txt", "src/sub/wanted.tmp",
+	}
+	if got := packPaths(p.Files); !slices.Equal(got, wantFiles) {
+		t.Errorf("packed files:\n got %q\nwant %q", got, wantFiles)
+	}
+	var gotNot []string
+	for _, n := range p.NotPacked {
+		gotNot = append(gotNot, n.Path+": "+n.Reason)
+	}
+	wantNot := []string{
+		"broken: " + fileReasonBroken,
+		"img.png: " + fileReasonBinary,
+		"latin1.txt: " + fileReasonBinary,
+		"leak.txt: " + fileReasonSymlink,
+		"srclink: " + fileReasonLinkDir,
+	}
+	if !slices.Equal(gotNot, wantNot) {
+		t.Errorf("not packed:\n got %q\nwant %q", gotNot, wantNot)
+	}
+	out, _ := p.Render("")
+	if strings.Contains(string(out), "outside") || strings.Contains(string(out), "PNG") {
+		t.Errorf("pack leaks content it must not pack:\n%s", out)
+	}
+	if !strings.Contains(string(out), "`img.png` (binary, 11 bytes)") {
+		t.Errorf("binary file not listed in the pack:\n%s", out)
+	}
+	if !strings.Contains(p.PackReport(), "  img.png  (binary, 11 bytes)\n") {
+		t.Errorf("binary file not listed in the report:\n%s", p.PackReport())
+	}
+	if p.ExitCode() != 0 {
+		t.Errorf("ExitCode = %d, want 0 (no budget, nothing dropped)", p.ExitCode())
+	}
+}
+
+func TestPackMaxFileBytes(t *testing.T) {
+	root := t.TempDir()
+	packWriteTree(t, root, map[string]string{"big.txt": strings.Repeat("word ", 100), "small.txt": "hi\n"})
+	p := packMust(t, root, PackOptions{Counter: packWordCounter{}, MaxFileBytes: 100})
+	if got := packPaths(p.Files); !slices.Equal(got, []string{"small.txt"}) {
+		t.Errorf("packed %q, want only small.txt", got)
+	}
+	if len(p.NotPacked) != 1 || p.NotPacked[0].Reason != fileReasonTooLarge || p.NotPacked[0].Bytes != 500 {
+		t.Errorf("not packed = %+v, want big.txt too large (500 bytes)", p.NotPacked)
+	}
+}
+
+func TestPackCategoriesAndRanks(t *testing.T) {
+	tests := []struct {
+		path string
+		cats []PackCategory
+		want string
+	}{
+		{"README.md", nil, PackRoot},
+		{"src/a/b.ts", nil, "src"},
+		{"src/a.test.ts", []PackCategory{{"*.test.ts", "tests"}}, "tests"},
+		{"src/a.test.ts", []PackCategory{{"src/", "code"}, {"*.test.ts", "tests"}}, "code"}, // first match wins
+		{"docs/x/y.md", []PackCategory{{"docs", "manual"}}, "manual"},                       // a dir pattern covers what is inside
+		{"pkg/docs/y.md", []PackCategory{{"/docs", "manual"}}, "pkg"},                       // anchored: only the top docs
+		{"a/b/c.go", []PackCategory{{"a/**/*.go", "go"}}, "go"},
+	}
+	for _, tt := range tests {
+		cats, err := packCompileCategories(tt.cats)
+		if err != nil {
+			t.Fatalf("compile %+v: %v", tt.cats, err)
+		}
+		if got := packCategory(cats, tt.path); got != tt.want {
+			t.Errorf("category of %q with %+v = %q, want %q", tt.path, tt.cats, got, tt.want)
+		}
+	}
+
+	items := []*fileItem{
+		{PackFile: PackFile{Path: "a", Category: "src"}},
+		{PackFile: PackFile{Path: "b", Category: "docs"}},
+		{PackFile: PackFile{Path: "c", Category: "zeta"}},
+		{PackFile: PackFile{Path: "d", Category: "alpha"}},
+		{PackFile: PackFile{Path: "e", Category: PackRoot}},
+	}
+	packRank(items, []string{"src", PackRoot, "docs"})
+	got := map[string]int{}
+	for _, it := range items {
+		got[it.Category] = it.rank
+	}
+	want := map[string]int{"src": 1, PackRoot: 2, "docs": 3, "alpha": 4, "zeta": 5}
+	for c, r := range want {
+		if got[c] != r {
+			t.Errorf("rank of %q = %d, want %d (all: %v)", c, got[c], r, got)
+		}
+	}
+}
+
+// TestPackDropOrder checks the lmpack order with a word counter:
+// unlisted categories first, then listed ones from the end of priority,
+// largest first within each, then put-back.
+func TestPackDropOrder(t *testing.T) {
+	root := t.TempDir()
+	w := func(n int) string { return strings.Repeat("w ", n) }
+	packWriteTree(t, root, map[string]string{
+		"src/main.go":    w(300),
+		"README.md":      w(100),
+		"docs/big.md":    w(200),
+		"docs/small.md":  w(10),
+		"tests/a_test":   w(300),
+		"tests/b_test":   w(90),
+		"vendor/lib.go":  w(160),
+		"scripts/run.sh": w(120),
+	})
+	opts := PackOptions{Counter: packWordCounter{}, Priority: []string{"src", PackRoot, "tests", "docs"}}
+	all := packMust(t, root, opts)
+	if all.ExitCode() != 0 || len(all.Deferred) != 0 {
+		t.Fatalf("no budget: exit %d, deferred %v", all.ExitCode(), packDeferredPaths(all.Deferred))
+	}
+	// 700 words over (about 750 with the notes): vendor (unlisted, last by
+	// name: dropped first, 167), scripts (127), all docs (224) are not
+	// enough, tests/a (307) is; then docs/small (17) fits again, scripts
+	// does not.
+	opts.Budget = all.Tokens - 700
+	p := packMust(t, root, opts)
+	want := []string{"vendor/lib.go", "scripts/run.sh", "docs/big.md", "tests/a_test"}
+	if got := packDeferredPaths(p.Deferred); !slices.Equal(got, want) {
+		t.Errorf("budget %d: deferred %q, want %q\nreport:\n%s", opts.Budget, got, want, p.PackReport())
+	}
+	if !slices.Contains(packPaths(p.Files), "docs/small.md") {
+		t.Errorf("docs/small.md was not put back: kept %q", packPaths(p.Files))
+	}
+	if p.Tokens > opts.Budget {
+		t.Errorf("pack counts %d tokens, over budget %d", p.Tokens, opts.Budget)
+	}
+	if p.ExitCode() != 2 {
+		t.Errorf("ExitCode = %d, want 2", p.ExitCode())
+	}
+}
+
+func TestPackFrameOnly(t *testing.T) {
+	root := t.TempDir()
+	packWriteTree(t, root, map[string]string{"a.go": "package a // alpha\n", "b/c.go": "package c // gamma\n"})
+	for _, format := range []string{"md", "xml", "json"} {
+		p := packMust(t, root, PackOptions{Counter: packRealCounter(t), Budget: 5, Format: format})
+		if !p.FrameOnly || len(p.Files) != 0 || len(p.Deferred) != 2 || p.ExitCode() != 2 {
+			t.Errorf("%s: frame only = %v, files %d, deferred %d, exit %d; want true, 0, 2, 2",
+				format, p.FrameOnly, len(p.Files), len(p.Deferred), p.ExitCode())
+		}
+		out, _ := p.Render("")
+		if strings.Contains(string(out), "alpha") || !strings.Contains(string(out), "below the frame") {
+			t.Errorf("%s: frame-only pack must hold the warning and no file:\n%s", format, out)
+		}
+		rep := p.PackReport()
+		if !strings.Contains(rep, "Warning: budget 5 is below the frame") || !strings.Contains(rep, "Dropped by budget: 2 files") {
+			t.Errorf("%s: report:\n%s", format, rep)
+		}
+	}
+}
+
+func TestPackErrors(t *testing.T) {
+	root := t.TempDir()
+	packWriteTree(t, root, map[string]string{"a.txt": "a\n"})
+	file := filepath.Join(root, "a.txt")
+	tests := []struct {
+		name  string
+		dir   string
+		opts  PackOptions
+		want  error
+		quote string
+	}{
+		{"negative budget", root, PackOptions{Budget: -5}, ErrPackInvalid, "-5"},
+		{"bad format", root, PackOptions{Format: "yaml"}, ErrPackInvalid, `"yaml"`},
+		{"empty priority", root, PackOptions{Priority: []string{"src", " "}}, ErrPackInvalid, `" "`},
+		{"empty category", root, PackOptions{Categories: []PackCategory{{Pattern: "*.md"}}}, ErrPackInvalid, `"*.md"`},
+		{"negated category", root, PackOptions{Categories: []PackCategory{{"!x", "c"}}}, ErrPackInvalid, `"!x"`},
+		{"comment category", root, PackOptions{Categories: []PackCategory{{"#x", "c"}}}, ErrPackInvalid, `"#x"`},
+		{"not a directory", file, PackOptions{}, ErrPackInvalid, "a.txt"},
+		{"missing", filepath.Join(root, "nope"), PackOptions{}, fs.ErrNotExist, "nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Counter = packWordCounter{}
+			_, err := PackDir(context.Background(), tt.dir, tt.opts)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want errors.Is %v", err, tt.want)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tt.quote) || msg != strings.ToLower(msg[:1])+msg[1:] {
+				t.Errorf("error %q should quote %s and start lowercase", msg, tt.quote)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := PackDir(ctx, root, PackOptions{Counter: packWordCounter{}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: err = %v, want context.Canceled", err)
+	}
+}
+
+// packSmallTree is a small project with every kind of content the
+// renderers must escape.
+func packSmallTree(t testing.TB) string {
+	root := t.TempDir()
+	packWriteTree(t, root, map[string]string{
+		"README.md":          "# Demo\n\nSome `code` and a fence:\n\n```go\nx := 1\n```\n",
+		"src/main.go":        "package main\n\nfunc main() { println(\"<&>\") }\n",
+		"src/util/str.go":    "package util\n\n// Quote says \"hi\" & <bye>.\nfunc Quote() string { return `]]>` }\n",
+		"tests/main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
+		"docs/guide.md":      "Guide text without a final newline",
+		"docs/intro.md":      strings.Repeat("Intro paragraph with some words. ", 30) + "\n",
+		"logo.bin":           "\x00\x01\x02",
+		"tab\tname.txt":      "tabs\tand\tcontrol \x01 chars\n",
+	})
+	return root
+}
+
+func TestPackFormats(t *testing.T) {
+	root := packSmallTree(t)
+	c := packRealCounter(t)
+	hashes := map[string]string{}
+	for _, format := range []string{"md", "xml", "json"} {
+		p := packMust(t, root, PackOptions{Counter: c, Format: format})
+		out, err := p.Render("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := c.Count(string(out)); n != p.Tokens {
+			t.Errorf("%s: Tokens = %d, the rendering counts %d", format, p.Tokens, n)
+		}
+		if !strings.Contains(string(out), fmt.Sprint(p.Tokens)) && !strings.Contains(string(out), packThousands(p.Tokens)) {
+			t.Errorf("%s: the pack does not state its token total %d", format, p.Tokens)
+		}
+		hashes[format] = p.Hash
+		switch format {
+		case "md":
+			s := string(out)
+			for _, want := range []string{"# Pack: ", "## Tree", "## File: src/main.go", "````markdown\n", "└── ", "`logo.bin` (binary"} {
+				if !strings.Contains(s, want) {
+					t.Errorf("md: missing %q in\n%s", want, s)
+				}
+			}
+			if !strings.Contains(s, "Guide text without a final newline\n```\n") {
+				t.Errorf("md: a file without a final newline must still close its fence:\n%s", s)
+			}
+		case "xml":
+			dec := xml.NewDecoder(strings.NewReader(string(out)))
+			var texts []string
+			for {
+				tok, err := dec.Token()
+				if err != nil {
+					if err.Error() != "EOF" {
+						t.Fatalf("xml: not well-formed: %v\n%s", err, out)
+					}
+					break
+				}
+				if cd, ok := tok.(xml.CharData); ok {
+					texts = append(texts, string(cd))
+				}
+			}
+			joined := strings.Join(texts, "")
+			if !strings.Contains(joined, `println("<&>")`) || !strings.Contains(joined, "return `]]>`") {
+				t.Errorf("xml: content not round-tripped: %q", joined)
+			}
+		case "json":
+			var j struct {
+				Profile string `json:"profile"`
+				Tokens  int    `json:"tokens"`
+				Files   []struct {
+					Path, Content string
+				} `json:"files"`
+				NotPacked []PackNotPacked `json:"not_packed"`
+				Deferred  []PackDeferred  `json:"deferred"`
+			}
+			if err := json.Unmarshal(out, &j); err != nil {
+				t.Fatalf("json: %v\n%s", err, out)
+			}
+			if j.Profile != "files" || j.Tokens != p.Tokens || len(j.Files) != len(p.Files) || j.Deferred == nil || len(j.NotPacked) != 1 {
+				t.Errorf("json: %+v", j)
+			}
+			for i, f := range j.Files {
+				if f.Content != p.Files[i].Content {
+					t.Errorf("json: content of %s changed: %q", f.Path, f.Content)
+				}
+			}
+		}
+	}
+	if hashes["md"] != hashes["xml"] || hashes["md"] != hashes["json"] || !strings.HasPrefix(hashes["md"], "sha256:") {
+		t.Errorf("the content hash must not depend on the format: %v", hashes)
+	}
+}
+
+// TestPackDeterministic packs the same content twice, the second time
+// written in another order into another directory of the same name, and
+// wants the same bytes in every format, with and without a budget.
+func TestPackDeterministic(t *testing.T) {
+	files := map[string]string{}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 40 {
+		dir := []string{"src", "docs", "tests", "lib", "zz", ""}[i%6]
+		name := fmt.Sprintf("f%02d.txt", i)
+		if dir != "" {
+			name = dir + "/" + name
+		}
+		files[name] = strings.Repeat(fmt.Sprintf("line %d of %s\n", r.IntN(1000), name), 1+r.IntN(20))
+	}
+	a := filepath.Join(t.TempDir(), "proj")
+	b := filepath.Join(t.TempDir(), "proj")
+	packWriteTree(t, a, files)
+	keys := make([]string, 0, len(files))
+	for k := range files {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	slices.Reverse(keys)
+	for _, k := range keys {
+		packWriteTree(t, b, map[string]string{k: files[k]})
+	}
+	c := packRealCounter(t)
+	for _, format := range []string{"md", "xml", "json"} {
+		for _, limit := range []int{0, 1500} {
+			opts := PackOptions{Counter: c, Format: format, Budget: limit}
+			pa, pb := packMust(t, a, opts), packMust(t, b, opts)
+			pa2 := packMust(t, a, opts)
+			oa, _ := pa.Render("")
+			ob, _ := pb.Render("")
+			oa2, _ := pa2.Render("")
+			if string(oa) != string(ob) || string(oa) != string(oa2) {
+				t.Errorf("%s budget %d: renderings differ", format, limit)
+			}
+			if pa.PackReport() != pb.PackReport() {
+				t.Errorf("%s budget %d: reports differ:\n%s\n%s", format, limit, pa.PackReport(), pb.PackReport())
+			}
+			if limit > 0 && len(pa.Deferred) == 0 {
+				t.Errorf("%s budget %d: expected something deferred", format, limit)
+			}
+		}
+	}
+}
+
+// TestPackNeverOverBudget is the property of the re-count: whatever the
+// budget, the rendering counted again whole never exceeds it (unless only
+// the frame was written), and the report's figures are the rendering's.
+func TestPackNeverOverBudget(t *testing.T) {
+	c := packRealCounter(t)
+	roots := map[string]string{"small": packSmallTree(t), "lmpack": filepath.Join("..", "testdata", "pack", "lmpack")}
+	if _, err := os.Stat(roots["lmpack"]); err != nil {
+		t.Fatalf("fixture missing (run go test -run TestPackLmpackFixture -update-pack ./packet/): %v", err)
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	report := regexp.MustCompile(`^Packed: (\d+) files, ([\d,]+) tokens \((\d+)% of budget ([\d,]+)\)\n`)
+	for name, root := range roots {
+		full := packMust(t, root, PackOptions{Counter: c})
+		for i := range 12 {
+			format := []string{"md", "xml", "json"}[i%3]
+			limit := 1 + r.IntN(full.Tokens+full.Tokens/10)
+			p := packMust(t, root, PackOptions{Counter: c, Budget: limit, Format: format})
+			out, _ := p.Render("")
+			n := c.Count(string(out))
+			if n != p.Tokens {
+				t.Errorf("%s %s budget %d: Tokens %d, rendering counts %d", name, format, limit, p.Tokens, n)
+			}
+			if n > limit && !p.FrameOnly {
+				t.Errorf("%s %s budget %d: rendering counts %d, over budget", name, format, limit, n)
+			}
+			if len(p.Files)+len(p.Deferred) != len(full.Files) {
+				t.Errorf("%s %s budget %d: %d packed + %d deferred != %d files", name, format, limit, len(p.Files), len(p.Deferred), len(full.Files))
+			}
+			m := report.FindStringSubmatch(p.PackReport())
+			if m == nil || m[1] != fmt.Sprint(len(p.Files)) || m[2] != packThousands(n) || m[4] != packThousands(limit) {
+				t.Errorf("%s %s budget %d: report does not match the pack (%d files, %d tokens):\n%s", name, format, limit, len(p.Files), n, p.PackReport())
+			}
+			wantExit := 0
+			if len(p.Deferred) > 0 {
+				wantExit = 2
+			}
+			if p.ExitCode() != wantExit {
+				t.Errorf("%s %s budget %d: exit %d, want %d", name, format, limit, p.ExitCode(), wantExit)
+			}
+		}
+	}
+}
+
+func TestPackGitDiff(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	packWriteTree(t, root, map[string]string{
+		".gitignore":     "*.log\n",
+		"src/a.go":       "package src // a\n",
+		"src/b.go":       "package src // b " + strings.Repeat("bee ", 200) + "\n",
+		"src/c.go":       "package src // c " + strings.Repeat("sea ", 100) + "\n",
+		"docs/guide.md":  "guide\n",
+		"lib/x.go":       "package lib\n",
+		"lib/other/y.go": "package other\n",
+		"README.md":      "readme\n",
+	})
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "init")
+	packWriteTree(t, root, map[string]string{
+		"src/a.go":        "package src // a changed\n",
+		"lib/new.go":      "package lib // untracked\n",
+		"lib/ignored.log": "ignored\n",
+	})
+	c := packRealCounter(t)
+	p := packMust(t, root, PackOptions{Counter: c, GitDiff: true})
+	want := []string{"lib/new.go", "lib/x.go", "src/a.go", "src/b.go", "src/c.go"}
+	if got := packPaths(p.Files); !slices.Equal(got, want) {
+		t.Errorf("git diff scope = %q, want %q", got, want)
+	}
+	for _, f := range p.Files {
+		if wantFocus := f.Path == "src/a.go" || f.Path == "lib/new.go"; f.Focus != wantFocus {
+			t.Errorf("%s: focus = %v, want %v", f.Path, f.Focus, wantFocus)
+		}
+	}
+	// Tight budget: the neighbours go first, largest first; the changed
+	// files stay although src is the most important category.
+	var focus, neighbours int
+	for _, f := range p.Files {
+		if f.Focus {
+			focus += f.Tokens
+		} else {
+			neighbours += f.Tokens
+		}
+	}
+	// Room for the changed files and the three neighbours' notes, not
+	// for the big neighbours.
+	limit := p.Tokens - neighbours + 100
+	q := packMust(t, root, PackOptions{Counter: c, GitDiff: true, Budget: limit})
+	if got := packPaths(q.Files); !slices.Contains(got, "src/a.go") || !slices.Contains(got, "lib/new.go") {
+		t.Errorf("budget %d: changed files must stay, kept %q\n%s", limit, got, q.PackReport())
+	}
+	if got := packDeferredPaths(q.Deferred); len(got) < 2 || got[0] != "src/b.go" || got[1] != "src/c.go" {
+		t.Errorf("budget %d: deferred %q, want the neighbours largest first\n%s", limit, got, q.PackReport())
+	}
+	if !strings.Contains(q.PackReport(), "neighbour of a changed file") || q.ExitCode() != 2 || q.Tokens > limit {
+		t.Errorf("report should name the neighbour reason, exit 2, fit in %d:\n%s", limit, q.PackReport())
+	}
+	// The changed files alone overflow: no longer pinned, a warning.
+	empty := *p
+	empty.Budget = 999 // the frame states the budget
+	limit = c.Count(packRenderFrame(&empty)) + focus/2
+	tiny := packMust(t, root, PackOptions{Counter: c, GitDiff: true, Budget: limit})
+	if !slices.ContainsFunc(tiny.Warnings, func(w string) bool { return strings.Contains(w, "changed files alone") }) {
+		t.Errorf("budget %d: want a warning that the changed files alone overflow, got %q", limit, tiny.Warnings)
+	}
+	if tiny.Tokens > limit && !tiny.FrameOnly {
+		t.Errorf("budget %d: pack counts %d", limit, tiny.Tokens)
+	}
+
+	// Not a work tree: a clear error.
+	if _, err := PackDir(context.Background(), t.TempDir(), PackOptions{Counter: c, GitDiff: true}); !errors.Is(err, ErrPackGit) {
+		t.Errorf("git diff outside a repository: err = %v, want ErrPackGit", err)
+	}
+}
+
+func TestPackThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 19859: "19,859", 1234567: "1,234,567", -1500: "-1,500"} {
+		if got := packThousands(n); got != want {
+			t.Errorf("packThousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package packet
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// fileEntry is one file met by the walk, packable or not.
+type fileEntry struct {
+	path    string // slash-separated, relative to the walk root
+	content string // empty unless packable
+	bytes   int64
+	// notPacked says why the file is listed but not packed ("" = packable).
+	notPacked string
+}
+
+// Reasons a file is listed but not packed.
+const (
+	fileReasonBinary   = "binary"
+	fileReasonTooLarge = "too large"
+	fileReasonSymlink  = "symlink out of the directory"
+	fileReasonLinkDir  = "symlink to a directory, not followed"
+	fileReasonBroken   = "broken symlink"
+)
+
+// fileWalk lists the files under root in a deterministic order (each
+// directory's entries sorted by name, depth first), honouring .gitignore
+// files at every level and skipping .git and .lore. Symbolic links are
+// followed only to regular files inside root.
+func fileWalk(ctx context.Context, root string, maxBytes int64) ([]fileEntry, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("pack %q: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("pack %q: %w", root, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("pack %q: %w", root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("pack %q: not a directory (give the directory to pack): %w", root, ErrPackInvalid)
+	}
+	w := fileWalker{ctx: ctx, root: real, maxBytes: maxBytes}
+	if err := w.dir(""); err != nil {
+		return nil, err
+	}
+	return w.out, nil
+}
+
+type fileWalker struct {
+	ctx      context.Context
+	root     string
+	maxBytes int64
+	ignore   gitignoreMatcher
+	out      []fileEntry
+}
+
+func (w *fileWalker) abs(rel string) string {
+	if rel == "" {
+		return w.root
+	}
+	return filepath.Join(w.root, filepath.FromSlash(rel))
+}
+
+func (w *fileWalker) dir(rel string) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	dir := w.abs(rel)
+	if data, err := os.ReadFile(filepath.Join(dir, ".gitignore")); err == nil {
+		w.ignore.add(rel, string(data))
+	}
+	entries, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		return fmt.Errorf("pack: read directory %q: %w", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" || name == ".lore" {
+			continue
+		}
+		p := name
+		if rel != "" {
+			p = rel + "/" + name
+		}
+		switch t := e.Type(); {
+		case t.IsDir():
+			if w.ignore.ignored(p, true) {
+				continue
+			}
+			if err := w.dir(p); err != nil {
+				return err
+			}
+		case t&fs.ModeSymlink != 0:
+			if w.ignore.ignored(p, false) {
+				continue
+			}
+			if err := w.symlink(p); err != nil {
+				return err
+			}
+		case t.IsRegular():
+			if w.ignore.ignored(p, false) {
+				continue
+			}
+			if err := w.file(p, w.abs(p)); err != nil {
+				return err
+			}
+		}
+		// Devices, sockets and pipes are not files anyone wants packed.
+	}
+	return nil
+}
+
+// symlink packs a link to a regular file inside the root under the link's
+// own path; anything else is listed with the reason it was not followed.
+func (w *fileWalker) symlink(p string) error {
+	target, err := filepath.EvalSymlinks(w.abs(p))
+	if err != nil {
+		w.out = append(w.out, fileEntry{path: p, notPacked: fileReasonBroken})
+		return nil
+	}
+	r, err := filepath.Rel(w.root, target)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+		w.out = append(w.out, fileEntry{path: p, notPacked: fileReasonSymlink})
+		return nil
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		w.out = append(w.out, fileEntry{path: p, notPacked: fileReasonBroken})
+		return nil
+	}
+	if fi.IsDir() {
+		// Following it would pack the same files twice (or loop).
+		w.out = append(w.out, fileEntry{path: p, notPacked: fileReasonLinkDir})
+		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		return nil
+	}
+	// A link into .git or .lore would smuggle in what the walk skips.
+	for _, seg := range strings.Split(filepath.ToSlash(r), "/") {
+		if seg == ".git" || seg == ".lore" {
+			return nil
+		}
+	}
+	return w.file(p, target)
+}
+
+func (w *fileWalker) file(p, abs string) error {
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return fmt.Errorf("pack: %w", err)
+	}
+	e := fileEntry{path: p, bytes: fi.Size()}
+	if w.maxBytes > 0 && fi.Size() > w.maxBytes {
+		e.notPacked = fileReasonTooLarge
+		w.out = append(w.out, e)
+		return nil
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return fmt.Errorf("pack: %w", err)
+	}
+	e.bytes = int64(len(data))
+	if fileIsBinary(data) {
+		e.notPacked = fileReasonBinary
+	} else {
+		e.content = string(data)
+	}
+	w.out = append(w.out, e)
+	return nil
+}
+
+// fileIsBinary reports whether data cannot be packed as text: it holds a
+// NUL byte or is not valid UTF-8 (DESIGN.md: such files are binary).
+func fileIsBinary(data []byte) bool {
+	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
+}
+
+// fileDir returns the slash-separated directory of a walk path ("" for
+// the root).
+func fileDir(p string) string {
+	d := path.Dir(p)
+	if d == "." {
+		return ""
+	}
+	return d
+}

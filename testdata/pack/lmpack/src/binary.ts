@@ -1,0 +1,27 @@
+render markdown export largest import tree function markdown
+import tree category report number function render return
+return number files await config count value return
+priority tree tree type string budget markdown files
+markdown largest export export first export tree priority
+options budget value function return render if budget
+tree string priority largest render options category import
+largest value markdown config render drop options count
+priority markdown priority import files config budget markdown
+drop category value tree return string first if
+if const tree drop largest if tokens number
+tree largest tree priority files value await tree
+config value render category first files config files
+tree config markdown tree drop type tree markdown
+return tree report count const function config markdown
+tree string render value pack largest await report
+markdown options const pack category largest report type
+drop first pack drop await await await largest
+category return type return export value await if
+render priority count string largest await files tokens
+return await files largest export export priority budget
+count await import function drop export options export
+files config markdown files number export tree drop
+count render value number if tokens pack export
+config await value string budget markdown string render
+render tree const tree type if files await
+if string files string
