@@ -50,8 +50,8 @@ func (s *Store) Put(r Record) (PutResult, error) {
 	res, err := s.PutMany([]Record{r}, nil)
 	if err != nil {
 		var many *putError
-		if errors.As(err, &many) && len(many.errs) == 1 {
-			return PutResult{}, many.errs[0]
+		if errors.As(err, &many) && len(many.raw) == 1 {
+			return PutResult{}, many.raw[0] // no "record 0" prefix for one record
 		}
 		return PutResult{}, err
 	}
@@ -61,7 +61,8 @@ func (s *Store) Put(r Record) (PutResult, error) {
 // putError lists every bad input of a PutMany.
 type putError struct {
 	total int
-	errs  []error
+	errs  []error // each names its input: "record 3 (ns/id): ..."
+	raw   []error // the same errors without the name
 }
 
 func (e *putError) Error() string {
@@ -84,11 +85,12 @@ func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
 		return nil, fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
 	ps := make([]pending, len(recs))
-	var errs []error
+	var errs, raw []error
 	for i := range recs {
 		r := normalize(recs[i])
 		if err := validRecord(&r, s.opts.MaxBodyBytes); err != nil {
 			errs = append(errs, fmt.Errorf("record %d (%s/%s): %w", i, r.NS, r.ID, err))
+			raw = append(raw, err)
 			continue
 		}
 		r.SHA256 = contentHash(&r)
@@ -98,10 +100,11 @@ func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
 		l := links[i]
 		if err := validLink(l); err != nil {
 			errs = append(errs, fmt.Errorf("link %d (%s: %s -%s-> %s): %w", i, l.NS, l.From, l.Rel, l.To, err))
+			raw = append(raw, err)
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &putError{total: len(recs) + len(links), errs: errs}
+		return nil, &putError{total: len(recs) + len(links), errs: errs, raw: raw}
 	}
 	if len(recs) == 0 && len(links) == 0 {
 		return nil, nil
