@@ -168,7 +168,11 @@ func (s *Store) putTx(tx *bolt.Tx, p *pending, now time.Time) (PutResult, error)
 			res.Status, res.Version = StatusUnchanged, prev.Version
 			return res, nil
 		}
-		if s.opts.HistoryCap > 0 {
+		if s.opts.HistoryCap == 0 {
+			if err := deletePrefix(tx.Bucket(bucketHistory), prefix(r.NS, r.ID)); err != nil {
+				return res, err
+			}
+		} else {
 			if b := bodies.Get(k); b != nil {
 				if prev.Body, err = decodeBody(b); err != nil {
 					return res, fmt.Errorf("record %q in namespace %q: %w", r.ID, r.NS, err)
