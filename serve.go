@@ -1,0 +1,734 @@
+package lore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/packet"
+	"github.com/lorekeep/lore/store"
+)
+
+// Server defaults.
+const (
+	// DefaultMaxOutput is the token ceiling of one tool result or HTTP
+	// answer (`lore serve --max-output`).
+	DefaultMaxOutput = 20000
+	// MinMaxOutput is the smallest ceiling a server accepts: below it the
+	// deferral notes alone would not fit.
+	MinMaxOutput = 500
+	// DefaultMemoryNS is the namespace the server works in when it is not
+	// started with a fixed one (`--ns`).
+	DefaultMemoryNS = "memory"
+	// DefaultHTTPAddr is where `lore serve --http` listens by default.
+	DefaultHTTPAddr = "127.0.0.1:7077"
+	// DefaultMaxBodyBytes bounds an HTTP request body.
+	DefaultMaxBodyBytes = 16 << 20
+	// DefaultServeLockTimeout bounds the wait for another process's lock
+	// on each request.
+	DefaultServeLockTimeout = 5 * time.Second
+)
+
+// Server errors; test them with errors.Is.
+var (
+	// ErrOutOfScope: a request named a namespace other than the one the
+	// server was started with (--ns).
+	ErrOutOfScope = errors.New("namespace out of this server's scope")
+	// ErrNeedToken: the HTTP server was asked to listen off loopback
+	// without a bearer token.
+	ErrNeedToken = errors.New("a bearer token is required to listen off loopback")
+	// ErrServeOptions: a ServeOptions value cannot be used.
+	ErrServeOptions = errors.New("invalid server option")
+)
+
+// ServeOptions configures a Server. The zero value (or nil) means defaults.
+type ServeOptions struct {
+	// NS fixes the one namespace the server may touch; requests naming
+	// another are refused with ErrOutOfScope. Empty means any namespace,
+	// with DefaultMemoryNS for requests that name none.
+	NS string
+	// MaxOutput is the token ceiling of every tool result and HTTP answer,
+	// counted with Encoding; default DefaultMaxOutput.
+	MaxOutput int
+	// Encoding counts MaxOutput; default "o200k_base".
+	Encoding string
+	// LockTimeout bounds each request's wait for another process's lock;
+	// default DefaultServeLockTimeout.
+	LockTimeout time.Duration
+	// Token is the HTTP bearer token; required to listen off loopback.
+	Token string
+	// MaxBodyBytes bounds an HTTP request body; default DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Now replaces time.Now for the store's timestamps (tests).
+	Now func() time.Time
+}
+
+// Server answers MCP tool calls and HTTP requests on one store directory.
+//
+// It does not keep the store open: bbolt holds an exclusive file lock for
+// as long as a writable handle is open, which would lock every other
+// process (every other MCP client's server) out. Each request opens the
+// store (read-only for reads, writable for writes, waiting at most
+// LockTimeout for another process), does its work and closes it. Within
+// one process, requests are ordered by a readers-writer lock, so readers
+// run side by side and a waiting writer is not starved by them.
+//
+// A Server is safe for concurrent use.
+type Server struct {
+	dir     string
+	opts    ServeOptions
+	counter budget.Counter
+	mu      sync.RWMutex
+}
+
+// NewServer checks the options and the store in dir, and returns a server
+// for it. It opens the store once for writing, which creates a missing
+// index and catches up an index that lags the store.
+func NewServer(dir string, opts *ServeOptions) (*Server, error) {
+	var o ServeOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.NS != "" {
+		if err := store.ValidNamespace(o.NS); err != nil {
+			return nil, fmt.Errorf("--ns %q: %w", o.NS, err)
+		}
+	}
+	switch {
+	case o.MaxOutput == 0:
+		o.MaxOutput = DefaultMaxOutput
+	case o.MaxOutput < MinMaxOutput:
+		return nil, fmt.Errorf("max output %d: %w: want at least %d tokens", o.MaxOutput, ErrServeOptions, MinMaxOutput)
+	}
+	if o.Encoding == "" {
+		o.Encoding = budget.DefaultEncoding
+	}
+	switch {
+	case o.LockTimeout == 0:
+		o.LockTimeout = DefaultServeLockTimeout
+	case o.LockTimeout < 0:
+		return nil, fmt.Errorf("lock timeout %v: %w: want a positive duration", o.LockTimeout, ErrServeOptions)
+	}
+	switch {
+	case o.MaxBodyBytes == 0:
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	case o.MaxBodyBytes < 0:
+		return nil, fmt.Errorf("max body bytes %d: %w: want a positive size", o.MaxBodyBytes, ErrServeOptions)
+	}
+	counter, err := budget.NewCounter(o.Encoding)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %q: %w", o.Encoding, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, BoltFile)); err != nil {
+		return nil, fmt.Errorf("serve %q: no %s there (run `lore init` or pass --store): %w", dir, BoltFile, ErrNoStore)
+	}
+	s := &Server{dir: dir, opts: o, counter: counter}
+	if err := s.write(context.Background(), func(*Lore) error { return nil }); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dir is the store directory the server works on.
+func (s *Server) Dir() string { return s.dir }
+
+// Options returns the server's options with defaults filled in.
+func (s *Server) Options() ServeOptions { return s.opts }
+
+// read runs fn on a read-only open of the store, closed when fn returns.
+func (s *Server) read(ctx context.Context, fn func(*Lore) error) error {
+	return s.with(ctx, true, fn)
+}
+
+// write runs fn on a writable open of the store, closed when fn returns:
+// the exclusive lock is held for this one request only.
+func (s *Server) write(ctx context.Context, fn func(*Lore) error) error {
+	return s.with(ctx, false, fn)
+}
+
+func (s *Server) with(ctx context.Context, readOnly bool, fn func(*Lore) error) (err error) {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if readOnly {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+	} else {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	l, err := Open(s.dir, &Options{ReadOnly: readOnly, LockTimeout: s.opts.LockTimeout, Now: s.opts.Now})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := l.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	return fn(l)
+}
+
+// namespace resolves the namespace of a request: empty means the server's
+// own (--ns, else DefaultMemoryNS); another one is refused when the server
+// is scoped.
+func (s *Server) namespace(ns string) (string, error) {
+	if ns == "" {
+		if s.opts.NS != "" {
+			return s.opts.NS, nil
+		}
+		return DefaultMemoryNS, nil
+	}
+	if s.opts.NS != "" && ns != s.opts.NS {
+		return "", fmt.Errorf("namespace %q: %w: this server was started with --ns %s; omit ns or use %q", ns, ErrOutOfScope, s.opts.NS, s.opts.NS)
+	}
+	if err := store.ValidNamespace(ns); err != nil {
+		return "", err
+	}
+	return ns, nil
+}
+
+// count counts text with the server's counter.
+func (s *Server) count(text string) int { return s.counter.Count(text) }
+
+// fitPrefix finds the largest n in [0, total] whose rendering counts at
+// most limit tokens, by bisection over exact counts of the whole output
+// (token counts do not add up across boundaries). render must grow with
+// n; render(0) must fit, or an error says the ceiling is too small.
+func (s *Server) fitPrefix(total, limit int, render func(n int) (string, error)) (string, int, error) {
+	text, err := render(total)
+	if err != nil {
+		return "", 0, err
+	}
+	if s.count(text) <= limit {
+		return text, total, nil
+	}
+	best, err := render(0)
+	if err != nil {
+		return "", 0, err
+	}
+	if n := s.count(best); n > limit {
+		return "", 0, fmt.Errorf("max output %d: %w: even an empty answer with its notes takes %d tokens", limit, ErrServeOptions, n)
+	}
+	lo, hi := 0, total // render(lo) fits, render(hi) does not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		t, err := render(mid)
+		if err != nil {
+			return "", 0, err
+		}
+		if s.count(t) <= limit {
+			lo, best = mid, t
+		} else {
+			hi = mid
+		}
+	}
+	return best, lo, nil
+}
+
+// nameList picks, from names in order, those that fit in about limit
+// tokens, and says how many more there are.
+func (s *Server) nameList(names []string, limit int) (listed []string, more int) {
+	used := 0
+	for i, n := range names {
+		c := s.count(n) + 3 // quotes and comma
+		if used+c > limit {
+			return names[:i], len(names) - i
+		}
+		used += c
+	}
+	return names, 0
+}
+
+// observations splits a record body into its observations: one a line,
+// blank lines skipped.
+func observations(body string) []string {
+	var out []string
+	for line := range strings.SplitSeq(body, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// checkObservation refuses an observation that cannot be one body line.
+func checkObservation(entity, o string) error {
+	if strings.ContainsAny(o, "\r\n") {
+		return fmt.Errorf("entity %q: observation %q: %w: it contains a line break; one observation is one line (send several observations instead)", entity, o, store.ErrInvalid)
+	}
+	if strings.TrimSpace(o) == "" {
+		return fmt.Errorf("entity %q: observation %q: %w: it is blank", entity, o, store.ErrInvalid)
+	}
+	return nil
+}
+
+// ---- operations shared by the MCP tools and the HTTP API ----
+//
+// Each returns the answer as compact JSON text that fits MaxOutput: lists
+// keep what fits, most relevant first, and name the rest in a "deferred"
+// note; a long body is paged.
+
+// RecordArgs is a record to store (put_record, POST /v1/records).
+type RecordArgs struct {
+	NS      string            `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
+	ID      string            `json:"id" jsonschema:"record id: 1-256 bytes of printable text"`
+	Kind    string            `json:"kind,omitempty" jsonschema:"kind: memory, fact, person, scene, ..."`
+	Title   string            `json:"title,omitempty" jsonschema:"title"`
+	Body    string            `json:"body,omitempty" jsonschema:"the text of the record"`
+	Summary string            `json:"summary,omitempty" jsonschema:"short form: the facts and ids that can stand in for the body when a packet is short of room"`
+	Tags    []string          `json:"tags,omitempty" jsonschema:"tags"`
+	Meta    map[string]string `json:"meta,omitempty" jsonschema:"string metadata (date, due, status, ...)"`
+	Order   int64             `json:"order,omitempty" jsonschema:"position in a sequence (turn, chapter); 0 for none"`
+	Pinned  bool              `json:"pinned,omitempty" jsonschema:"never drop this record from a packet"`
+}
+
+// GetArgs names a record to read (get_record, GET /v1/records/{ns}/{id}).
+type GetArgs struct {
+	NS      string `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
+	ID      string `json:"id" jsonschema:"record id"`
+	Version int    `json:"version,omitempty" jsonschema:"an older kept version; 0 for the current one"`
+	Offset  int    `json:"offset,omitempty" jsonschema:"byte offset into the body, to page through a body longer than one answer"`
+}
+
+// SearchArgs is a full-text search (search, POST /v1/search).
+type SearchArgs struct {
+	NS    string   `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
+	Query string   `json:"query" jsonschema:"words to search for (BM25 over title, summary and body)"`
+	Kinds []string `json:"kinds,omitempty" jsonschema:"keep only these kinds"`
+	Tags  []string `json:"tags,omitempty" jsonschema:"keep only records with these tags"`
+	Limit int      `json:"limit,omitempty" jsonschema:"most hits to return; default 20, at most 1000"`
+}
+
+// LinkArgs is a link to add or remove (link, unlink, POST /v1/links).
+type LinkArgs struct {
+	NS     string  `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
+	From   string  `json:"from" jsonschema:"id of the record the link starts from"`
+	Rel    string  `json:"rel" jsonschema:"the relation: appears_in, knows, depends_on, ..."`
+	To     string  `json:"to" jsonschema:"id of the record the link points to (it may not exist yet)"`
+	Weight float64 `json:"weight,omitempty" jsonschema:"optional weight"`
+}
+
+// NeighborsArgs asks for the graph around a record (neighbors).
+type NeighborsArgs struct {
+	NS   string   `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
+	ID   string   `json:"id" jsonschema:"record id"`
+	Hops int      `json:"hops,omitempty" jsonschema:"1 (default) or 2"`
+	Rels []string `json:"rels,omitempty" jsonschema:"follow only these relations"`
+}
+
+// ForgetArgs names a record to delete (forget, DELETE /v1/records/...).
+type ForgetArgs struct {
+	NS string `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
+	ID string `json:"id" jsonschema:"record id"`
+	// KeepLinks keeps the record's links (they dangle until it comes back).
+	KeepLinks bool `json:"keep_links,omitempty" jsonschema:"keep the record's links; by default they are removed with it"`
+}
+
+// NSArgs names a namespace (stats).
+type NSArgs struct {
+	NS string `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
+}
+
+// deferral is the note closing a list answer that hit the ceiling.
+type deferral struct {
+	Count  int      `json:"count"`
+	Tokens int      `json:"tokens"`
+	Reason string   `json:"reason"`
+	IDs    []string `json:"ids"`
+	More   int      `json:"more,omitempty"`
+	Fetch  string   `json:"fetch"`
+}
+
+// fitList renders {key: items[:n], ...extra} for the largest n that fits,
+// with a deferral note naming the ids left out.
+func fitList[T any](s *Server, key string, items []T, id func(T) string, fetch string, extra map[string]any) (string, error) {
+	cost := make([]int, len(items))
+	ids := make([]string, len(items))
+	for i, it := range items {
+		j, err := marshal(it)
+		if err != nil {
+			return "", err
+		}
+		cost[i] = s.count(j)
+		ids[i] = id(it)
+	}
+	limit := s.opts.MaxOutput
+	text, _, err := s.fitPrefix(len(items), limit, func(n int) (string, error) {
+		out := make(map[string]any, len(extra)+2)
+		for k, v := range extra {
+			out[k] = v
+		}
+		out[key] = nonNil(items[:n])
+		if n < len(items) {
+			tokens := 0
+			for _, c := range cost[n:] {
+				tokens += c
+			}
+			listed, more := s.nameList(ids[n:], limit/10)
+			out["deferred"] = deferral{Count: len(items) - n, Tokens: tokens,
+				Reason: fmt.Sprintf("over the %d-token output ceiling (--max-output)", limit),
+				IDs:    nonNil(listed), More: more, Fetch: fetch}
+		}
+		return marshal(out)
+	})
+	return text, err
+}
+
+func (s *Server) opPut(ctx context.Context, a RecordArgs) (string, error) {
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return "", err
+	}
+	r := store.Record{NS: ns, ID: a.ID, Kind: a.Kind, Title: a.Title, Body: a.Body, Summary: a.Summary,
+		Tags: a.Tags, Meta: a.Meta, Order: a.Order, Pinned: a.Pinned}
+	var res store.PutResult
+	if err := s.write(ctx, func(l *Lore) (err error) { res, err = l.Put(ctx, r); return err }); err != nil {
+		return "", err
+	}
+	return marshal(res)
+}
+
+// recordPage is a record as answered: its body, or the page of it that
+// fits, with the offset of the next page.
+type recordPage struct {
+	store.Record
+	// BodyFrom is the byte offset of Body within the whole body.
+	BodyFrom int `json:"body_from,omitempty"`
+	// Next is set when the body goes on: the call that reads on.
+	Next *nextPage `json:"next,omitempty"`
+}
+
+type nextPage struct {
+	Offset int    `json:"offset"`
+	Left   int    `json:"bytes_left"`
+	Fetch  string `json:"fetch"`
+}
+
+func (s *Server) opGet(ctx context.Context, a GetArgs) (string, error) {
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return "", err
+	}
+	var r store.Record
+	err = s.read(ctx, func(l *Lore) (err error) {
+		if a.Version > 0 {
+			r, err = l.GetVersion(ns, a.ID, a.Version)
+		} else {
+			r, err = l.Get(ns, a.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if a.Offset < 0 || a.Offset > len(r.Body) {
+		return "", fmt.Errorf("offset %d: %w: the body of %q has %d bytes; want 0 to %d", a.Offset, store.ErrInvalid, a.ID, len(r.Body), len(r.Body))
+	}
+	whole := r.Body
+	r.Tokens = nil
+	r.BodyBytes = len(whole)
+	rest := whole[a.Offset:]
+	text, _, err := s.fitPrefix(len(rest), s.opts.MaxOutput, func(n int) (string, error) {
+		n = cutUTF8(rest, n)
+		p := recordPage{Record: r, BodyFrom: a.Offset}
+		p.Body = rest[:n]
+		if n < len(rest) {
+			next := a.Offset + n
+			p.Next = &nextPage{Offset: next, Left: len(rest) - n,
+				Fetch: fmt.Sprintf("get_record {\"ns\": %q, \"id\": %q, \"offset\": %d} (HTTP: ?offset=%d)", ns, a.ID, next, next)}
+		}
+		return marshal(p)
+	})
+	return text, err
+}
+
+func (s *Server) opSearch(ctx context.Context, a SearchArgs) (string, error) {
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(a.Query) == "" {
+		return "", fmt.Errorf("query %q: %w: give one or more words to search for", a.Query, store.ErrInvalid)
+	}
+	switch {
+	case a.Limit == 0:
+		a.Limit = 20
+	case a.Limit < 0 || a.Limit > 1000:
+		return "", fmt.Errorf("limit %d: %w: want 1 to 1000", a.Limit, store.ErrInvalid)
+	}
+	var hits []Hit
+	err = s.read(ctx, func(l *Lore) (err error) {
+		hits, err = l.Search(ctx, index.Query{NS: ns, Text: a.Query, Kinds: a.Kinds, Tags: a.Tags, Limit: a.Limit})
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return fitList(s, "hits", hits, func(h Hit) string { return h.ID },
+		"get_record {\"id\": ...} reads one; search with more specific words or a smaller limit", map[string]any{"ns": ns})
+}
+
+func (s *Server) opLink(ctx context.Context, a LinkArgs) (string, error) {
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return "", err
+	}
+	var changed bool
+	err = s.write(ctx, func(l *Lore) (err error) {
+		changed, err = l.Link(ctx, store.Link{NS: ns, From: a.From, Rel: a.Rel, To: a.To, Weight: a.Weight})
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return marshal(map[string]any{"ns": ns, "from": a.From, "rel": a.Rel, "to": a.To, "changed": changed})
+}
+
+func (s *Server) opUnlink(ctx context.Context, a LinkArgs) (string, error) {
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return "", err
+	}
+	if err := s.write(ctx, func(l *Lore) error { return l.Unlink(ctx, ns, a.From, a.Rel, a.To) }); err != nil {
+		return "", err
+	}
+	return marshal(map[string]any{"ns": ns, "from": a.From, "rel": a.Rel, "to": a.To, "removed": true})
+}
+
+func (s *Server) opNeighbors(ctx context.Context, a NeighborsArgs) (string, error) {
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return "", err
+	}
+	if a.Hops == 0 {
+		a.Hops = 1
+	}
+	var nb []store.Neighbor
+	err = s.read(ctx, func(l *Lore) (err error) {
+		if _, err := l.st.Head(ns, a.ID); err != nil {
+			return err
+		}
+		nb, err = l.Neighbors(ns, a.ID, a.Hops, a.Rels)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return fitList(s, "neighbors", nb, func(n store.Neighbor) string { return n.ID },
+		"get_record {\"id\": ...} reads one; neighbors with hops 1 or a rels filter gives fewer", map[string]any{"ns": ns, "id": a.ID})
+}
+
+func (s *Server) opForget(ctx context.Context, a ForgetArgs) (string, error) {
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return "", err
+	}
+	if err := s.write(ctx, func(l *Lore) error { return l.Delete(ctx, ns, a.ID, !a.KeepLinks) }); err != nil {
+		return "", err
+	}
+	return marshal(map[string]any{"ns": ns, "id": a.ID, "forgotten": true, "links_removed": !a.KeepLinks})
+}
+
+func (s *Server) opNamespaces(ctx context.Context) (string, error) {
+	var nss []string
+	err := s.read(ctx, func(l *Lore) (err error) { nss, err = l.Namespaces(); return err })
+	if err != nil {
+		return "", err
+	}
+	if s.opts.NS != "" {
+		// A scoped server does not reveal the other namespaces.
+		nss = slices.DeleteFunc(nss, func(ns string) bool { return ns != s.opts.NS })
+	}
+	slices.Sort(nss)
+	return fitList(s, "namespaces", nss, func(ns string) string { return ns }, "stats {\"ns\": ...} describes one", nil)
+}
+
+func (s *Server) opStats(ctx context.Context, a NSArgs) (string, error) {
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return "", err
+	}
+	var st store.Stats
+	if err := s.read(ctx, func(l *Lore) (err error) { st, err = l.Stats(ns); return err }); err != nil {
+		return "", err
+	}
+	return marshal(st)
+}
+
+// PacketArgs asks for a Context Packet (build_packet, POST /v1/packet).
+type PacketArgs struct {
+	NS    string   `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
+	Query string   `json:"query,omitempty" jsonschema:"what the packet is for, searched in full text"`
+	Focus []string `json:"focus,omitempty" jsonschema:"ids of the records the decision is about (the subject, the active scene)"`
+	// Budget is a token count (8000) or a budget string ("8k", "1.5k",
+	// or a scope name like "scene").
+	Budget       any      `json:"budget,omitempty" jsonschema:"token budget: a number, or a string such as 8k or a scope name (scene, chapter); default 8000, never above the server's ceiling"`
+	Scope        string   `json:"scope,omitempty" jsonschema:"a scope name (scene 8000, chapter 20000, ...) used when budget is not given"`
+	Profile      string   `json:"profile,omitempty" jsonschema:"rank table: agent (default here) or novel"`
+	Task         string   `json:"task,omitempty" jsonschema:"draft, revise, plan or audit"`
+	When         []string `json:"when,omitempty" jsonschema:"conditions that hold: power, info-control, thematic"`
+	Hops         int      `json:"hops,omitempty" jsonschema:"graph walk from the focus: 1 (default) or 2"`
+	AsOf         int64    `json:"as_of,omitempty" jsonschema:"story position: records whose meta.from/meta.until exclude it are not loaded"`
+	Kinds        []string `json:"kinds,omitempty" jsonschema:"keep only these kinds (focus records always stay)"`
+	ExcludeKinds []string `json:"exclude_kinds,omitempty" jsonschema:"leave out these kinds"`
+	Format       string   `json:"format,omitempty" jsonschema:"md (default), xml or json"`
+}
+
+// PacketAnswer is a built packet as the server answers it.
+type PacketAnswer struct {
+	NS     string `json:"ns"`
+	Budget int    `json:"budget"`
+	Tokens int    `json:"tokens"`
+	Hash   string `json:"hash"`
+	// Packet is the rendered packet; its deferral notes close it.
+	Packet string `json:"packet"`
+	// Report is the summary: packed, deferred (with the tokens each would
+	// have cost), warnings.
+	Report   string        `json:"report"`
+	Deferred []packet.Note `json:"deferred"`
+	Warnings []string      `json:"warnings,omitempty"`
+}
+
+// packetReserve is the part of MaxOutput kept for the report beside the
+// packet.
+func (s *Server) packetReserve() int { return max(200, s.opts.MaxOutput/10) }
+
+func (s *Server) opPacket(ctx context.Context, a PacketArgs) (*PacketAnswer, error) {
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return nil, err
+	}
+	var ans *PacketAnswer
+	err = s.read(ctx, func(l *Lore) error {
+		req, warn, err := s.packetRequest(l, ns, a)
+		if err != nil {
+			return err
+		}
+		for range 4 {
+			p, err := buildPacket(ctx, l, req)
+			if err != nil {
+				return err
+			}
+			text, err := p.Render(req.Format)
+			if err != nil {
+				return err
+			}
+			ans = &PacketAnswer{NS: ns, Budget: p.Budget, Tokens: p.Tokens, Hash: p.Hash, Packet: string(text),
+				Deferred: nonNil(p.Deferred), Warnings: append(slices.Clip(warn), p.Warnings...)}
+			var extra strings.Builder
+			if len(p.Deferred) > 0 {
+				extra.WriteString("Fetch a deferred record with get_record {\"id\": ...} (MCP) or GET /v1/records/" + ns + "/ID (HTTP).\n")
+			}
+			for _, w := range warn {
+				extra.WriteString("Warning: " + w + "\n")
+			}
+			ans.Report = p.Report() + extra.String()
+			over := s.count(ans.Packet) + s.count(ans.Report) - s.opts.MaxOutput
+			if over <= 0 {
+				return nil
+			}
+			// The report lists every deferred record; the packet closes
+			// with the same notes, so the short form says enough.
+			head, _, _ := strings.Cut(p.Report(), ":\n")
+			ans.Report = head + " (the deferral notes close the packet)\n" + extra.String()
+			over = s.count(ans.Packet) + s.count(ans.Report) - s.opts.MaxOutput
+			if over <= 0 {
+				return nil
+			}
+			req.Budget -= over + 50
+			if req.Budget <= 0 {
+				break
+			}
+		}
+		return fmt.Errorf("packet: %w: it does not fit the %d-token output ceiling with its notes; ask for a smaller budget", ErrServeOptions, s.opts.MaxOutput)
+	})
+	return ans, err
+}
+
+// packetRequest turns the arguments into a packet.Request, resolving the
+// budget against the store's scopes and capping it below the ceiling.
+func (s *Server) packetRequest(l *Lore, ns string, a PacketArgs) (packet.Request, []string, error) {
+	req := packet.Request{NS: ns, Query: a.Query, Focus: a.Focus, Scope: a.Scope, Profile: a.Profile, Task: a.Task,
+		When: a.When, Hops: a.Hops, AsOf: a.AsOf, Kinds: a.Kinds, ExcludeKinds: a.ExcludeKinds, Format: a.Format,
+		Counter: l.counter}
+	var pcfg packet.Config
+	if len(l.cfg.Packet) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(l.cfg.Packet))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&pcfg); err != nil {
+			return req, nil, fmt.Errorf("%s: packet: %v: %w", filepath.Join(l.dir, ConfigFile), err, ErrConfig)
+		}
+		req.Config = &pcfg
+	}
+	if req.Profile == "" && pcfg.DefaultProfile == "" {
+		req.Profile = "agent"
+	}
+	scopes := maps.Clone(pcfg.Scopes)
+	if scopes == nil {
+		scopes = map[string]int{}
+	}
+	maps.Copy(scopes, l.cfg.Scopes)
+	var b string
+	switch v := a.Budget.(type) {
+	case nil:
+		b = a.Scope
+	case string:
+		b = v
+	case float64:
+		if v != float64(int(v)) {
+			return req, nil, fmt.Errorf("budget %v: %w: want a whole number of tokens", v, store.ErrInvalid)
+		}
+		b = fmt.Sprint(int(v))
+	default:
+		return req, nil, fmt.Errorf("budget %v: %w: want a number or a string such as 8k", v, store.ErrInvalid)
+	}
+	capped := s.opts.MaxOutput - s.packetReserve()
+	var warn []string
+	if b == "" {
+		req.Budget = min(8000, capped)
+	} else {
+		n, err := budget.ParseBudget(b, scopes)
+		if err != nil {
+			return req, nil, err
+		}
+		req.Budget = n
+		if n > capped {
+			req.Budget = capped
+			warn = append(warn, fmt.Sprintf("budget %s lowered to %d tokens: this server's answers stay under %d tokens (--max-output)", b, capped, s.opts.MaxOutput))
+		}
+	}
+	return req, warn, nil
+}
+
+// readSource hides the store's token-cache writer from a read-only
+// packet build: counts missing for another encoding are made, not cached.
+type readSource struct{ packet.Source }
+
+// buildPacket builds a packet from an open store.
+// TODO(integrator): replace with (*Lore).Packet once the facade has it.
+func buildPacket(ctx context.Context, l *Lore, req packet.Request) (*packet.Packet, error) {
+	var src packet.Source = l.st
+	if l.st.ReadOnly() {
+		src = readSource{l.st}
+	}
+	var srch packet.Searcher
+	if l.ix != nil {
+		srch = l.ix
+	} else if strings.TrimSpace(req.Query) != "" {
+		return nil, fmt.Errorf("packet query %q: the index %s is missing or unreadable; run `lore reindex`: %w", req.Query, filepath.Join(l.dir, IndexDir), ErrNoIndex)
+	}
+	return packet.Build(ctx, src, srch, req)
+}
