@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+
+	"github.com/lorekeep/lore/packet"
 )
 
 // Config is a store's lore.json. Every field is optional; a missing file
@@ -19,8 +22,9 @@ type Config struct {
 	HistoryCap int `json:"history_cap,omitempty"`
 	// Scopes overrides or adds budget scope names (scene, chapter, arc, novel).
 	Scopes map[string]int `json:"scopes,omitempty"`
-	// Packet configures profiles, rank tables and overflow actions.
-	Packet json.RawMessage `json:"packet,omitempty"`
+	// Packet configures profiles, rank tables and overflow actions per
+	// kind; see packet.Config.
+	Packet packet.Config `json:"packet,omitzero"`
 	// Pack configures `lore pack`: categories and their priority.
 	Pack PackConfig `json:"pack,omitzero"`
 }
@@ -28,15 +32,9 @@ type Config struct {
 // PackConfig is the `pack` section of lore.json.
 type PackConfig struct {
 	// Categories maps path patterns to categories, first match wins.
-	Categories []PackCategory `json:"categories,omitempty"`
+	Categories []packet.PackCategory `json:"categories,omitempty"`
 	// Priority lists categories from most to least important.
 	Priority []string `json:"priority,omitempty"`
-}
-
-// PackCategory is one pattern -> category rule.
-type PackCategory struct {
-	Pattern  string `json:"pattern"`
-	Category string `json:"category"`
 }
 
 // LoadConfig reads a lore.json file. A missing file gives the defaults;
@@ -58,6 +56,9 @@ func LoadConfig(path string) (Config, error) {
 	if cfg.HistoryCap < 0 {
 		return cfg, fmt.Errorf("%s: history_cap %d: %w (must be 0 for the default, or positive)", path, cfg.HistoryCap, ErrConfig)
 	}
+	if err := cfg.Packet.Validate(); err != nil {
+		return cfg, fmt.Errorf("%s: packet: %v: %w", path, err, ErrConfig)
+	}
 	for name, n := range cfg.Scopes {
 		if n <= 0 {
 			return cfg, fmt.Errorf("%s: scope %q = %d: %w (must be a positive token count)", path, name, n, ErrConfig)
@@ -69,6 +70,20 @@ func LoadConfig(path string) (Config, error) {
 func (c Config) withDefaults() Config {
 	if c.Encoding == "" {
 		c.Encoding = "o200k_base"
+	}
+	// One set of scope names: lore.json's top-level scopes also size the
+	// packet's split proposals.
+	if len(c.Scopes) > 0 {
+		merged := maps.Clone(c.Packet.Scopes)
+		if merged == nil {
+			merged = map[string]int{}
+		}
+		for k, v := range c.Scopes {
+			if _, ok := merged[k]; !ok {
+				merged[k] = v
+			}
+		}
+		c.Packet.Scopes = merged
 	}
 	return c
 }

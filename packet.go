@@ -1,0 +1,108 @@
+package lore
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/packet"
+)
+
+// BudgetSpec is a budget as a user gives it: a number or scope name, an
+// optional model (its window and encoding), and room to reserve.
+type BudgetSpec struct {
+	// Budget is "8000", "8k", "1.5k", a scope name ("scene"), or "".
+	Budget string
+	// Scope is a scope name; used when Budget is empty.
+	Scope string
+	// Model names a model from budget.Models(); it sets the encoding and
+	// caps the budget at its window minus Reserve.
+	Model string
+	// Reserve is room left for the question, system prompt and answer.
+	Reserve int
+}
+
+// ResolvedBudget is a budget turned into tokens and an encoding.
+type ResolvedBudget struct {
+	Tokens   int
+	Encoding string
+	// Estimate is set when the model's tokenizer is not one Lore has: the
+	// count is an estimate and the budget keeps a margin.
+	Estimate bool
+}
+
+// ResolveBudget turns a BudgetSpec into a token limit using the store's
+// scopes (lore.json) and the model table. Errors quote the bad value.
+func (l *Lore) ResolveBudget(spec BudgetSpec) (ResolvedBudget, error) {
+	out := ResolvedBudget{Encoding: l.counter.Name()}
+	scopes := l.cfg.Packet.Scopes
+	given := budget.NoBudget
+	switch {
+	case spec.Budget != "":
+		n, err := budget.ParseBudget(spec.Budget, scopes)
+		if err != nil {
+			return out, err
+		}
+		given = n
+	case spec.Scope != "":
+		n, err := budget.ParseBudget(spec.Scope, scopes)
+		if err != nil {
+			return out, fmt.Errorf("scope: %w", err)
+		}
+		given = n
+	}
+	if spec.Model == "" {
+		if given == budget.NoBudget {
+			return out, fmt.Errorf("no budget: give --budget N, --scope NAME or --model NAME: %w", budget.ErrInvalid)
+		}
+		if spec.Reserve < 0 {
+			return out, fmt.Errorf("reserve %d is negative: %w", spec.Reserve, budget.ErrInvalid)
+		}
+		out.Tokens = max(0, given-spec.Reserve)
+		return out, nil
+	}
+	m, ok := budget.LookupModel(spec.Model)
+	if !ok {
+		return out, fmt.Errorf("model %q is not in the table (see `lore packet --help` for the list): %w", spec.Model, budget.ErrInvalid)
+	}
+	n, err := budget.Limit(given, m, spec.Reserve)
+	if err != nil {
+		return out, err
+	}
+	out.Tokens, out.Encoding, out.Estimate = n, m.Encoding, !m.Exact
+	return out, nil
+}
+
+// Packet builds a Context Packet from this store: candidates, ranks, the
+// deferral ladder, rendering. The request's Config defaults to lore.json's
+// packet section, its counter to the store's encoding (whose counts are
+// cached at write time). An error wrapping packet.ErrCannotFit means the
+// budget cannot hold the protected content.
+func (l *Lore) Packet(ctx context.Context, req packet.Request) (*packet.Packet, error) {
+	if req.Config == nil {
+		cfg := l.cfg.Packet
+		req.Config = &cfg
+	}
+	if req.Counter == nil {
+		if req.Encoding == "" || req.Encoding == l.counter.Name() {
+			req.Counter = l.counter
+		} else {
+			c, err := budget.NewCounter(req.Encoding)
+			if err != nil {
+				return nil, err
+			}
+			req.Counter = c
+		}
+	}
+	l.mu.Lock()
+	ix := l.ix
+	l.mu.Unlock()
+	var srch packet.Searcher = noSearch{}
+	if ix != nil {
+		srch = ix
+	} else if req.Query != "" {
+		return nil, fmt.Errorf("packet: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
+	}
+	return packet.Build(ctx, l.st, srch, req)
+}
