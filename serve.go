@@ -1,12 +1,10 @@
 package lore
 
 import (
-	"bytes"
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -618,7 +616,7 @@ func (s *Server) opPacket(ctx context.Context, a PacketArgs) (*PacketAnswer, err
 			return err
 		}
 		for range 4 {
-			p, err := buildPacket(ctx, l, req)
+			p, err := l.Packet(ctx, req)
 			if err != nil {
 				return err
 			}
@@ -664,27 +662,12 @@ func (s *Server) packetRequest(l *Lore, ns string, a PacketArgs) (packet.Request
 	req := packet.Request{NS: ns, Query: a.Query, Focus: a.Focus, Scope: a.Scope, Profile: a.Profile, Task: a.Task,
 		When: a.When, Hops: a.Hops, AsOf: a.AsOf, Kinds: a.Kinds, ExcludeKinds: a.ExcludeKinds, Format: a.Format,
 		Counter: l.counter}
-	var pcfg packet.Config
-	if len(l.cfg.Packet) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(l.cfg.Packet))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&pcfg); err != nil {
-			return req, nil, fmt.Errorf("%s: packet: %v: %w", filepath.Join(l.dir, ConfigFile), err, ErrConfig)
-		}
-		req.Config = &pcfg
-	}
-	if req.Profile == "" && pcfg.DefaultProfile == "" {
+	if req.Profile == "" && l.cfg.Packet.DefaultProfile == "" {
 		req.Profile = "agent"
 	}
-	scopes := maps.Clone(pcfg.Scopes)
-	if scopes == nil {
-		scopes = map[string]int{}
-	}
-	maps.Copy(scopes, l.cfg.Scopes)
 	var b string
 	switch v := a.Budget.(type) {
 	case nil:
-		b = a.Scope
 	case string:
 		b = v
 	case float64:
@@ -697,38 +680,18 @@ func (s *Server) packetRequest(l *Lore, ns string, a PacketArgs) (packet.Request
 	}
 	capped := s.opts.MaxOutput - s.packetReserve()
 	var warn []string
-	if b == "" {
+	if b == "" && a.Scope == "" {
 		req.Budget = min(8000, capped)
 	} else {
-		n, err := budget.ParseBudget(b, scopes)
+		rb, err := l.ResolveBudget(BudgetSpec{Budget: b, Scope: a.Scope})
 		if err != nil {
 			return req, nil, err
 		}
-		req.Budget = n
-		if n > capped {
+		req.Budget = rb.Tokens
+		if rb.Tokens > capped {
 			req.Budget = capped
-			warn = append(warn, fmt.Sprintf("budget %s lowered to %d tokens: this server's answers stay under %d tokens (--max-output)", b, capped, s.opts.MaxOutput))
+			warn = append(warn, fmt.Sprintf("budget %s lowered to %d tokens: this server's answers stay under %d tokens (--max-output)", cmp.Or(b, a.Scope), capped, s.opts.MaxOutput))
 		}
 	}
 	return req, warn, nil
-}
-
-// readSource hides the store's token-cache writer from a read-only
-// packet build: counts missing for another encoding are made, not cached.
-type readSource struct{ packet.Source }
-
-// buildPacket builds a packet from an open store.
-// TODO(integrator): replace with (*Lore).Packet once the facade has it.
-func buildPacket(ctx context.Context, l *Lore, req packet.Request) (*packet.Packet, error) {
-	var src packet.Source = l.st
-	if l.st.ReadOnly() {
-		src = readSource{l.st}
-	}
-	var srch packet.Searcher
-	if l.ix != nil {
-		srch = l.ix
-	} else if strings.TrimSpace(req.Query) != "" {
-		return nil, fmt.Errorf("packet query %q: the index %s is missing or unreadable; run `lore reindex`: %w", req.Query, filepath.Join(l.dir, IndexDir), ErrNoIndex)
-	}
-	return packet.Build(ctx, src, srch, req)
 }

@@ -1,0 +1,99 @@
+package lore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The per-request open is the price of never holding the store between
+// requests; these measure it (docs/SERVER.md quotes the figures).
+func BenchmarkServeOpen(b *testing.B) {
+	dir := srvStoreB(b)
+	for _, ro := range []bool{true, false} {
+		b.Run(fmt.Sprintf("readonly=%v", ro), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				l, err := lore.Open(dir, &lore.Options{ReadOnly: ro})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := l.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkServeMCPCall is one whole tool call over an in-memory
+// transport: open, read or write, close.
+func BenchmarkServeMCPCall(b *testing.B) {
+	dir := srvStoreB(b)
+	s, err := lore.NewServer(dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	i := 0
+	for _, tc := range []struct {
+		name string
+		args func() map[string]any
+	}{
+		{"put_record", func() map[string]any { i++; return map[string]any{"id": fmt.Sprint("r", i), "body": fmt.Sprint("note ", i)} }},
+		{"get_record", func() map[string]any { return map[string]any{"id": "r1"} }},
+		{"search", func() map[string]any { return map[string]any{"query": "note"} }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.name, Arguments: tc.args()})
+				if err != nil || res.IsError {
+					b.Fatalf("%s: %v %+v", tc.name, err, res)
+				}
+			}
+		})
+	}
+}
+
+func srvStoreB(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir() + "/.lore"
+	if err := lore.Init(dir); err != nil {
+		b.Fatal(err)
+	}
+	l, err := lore.Open(dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	bigGraphB(b, l)
+	return dir
+}
+
+func bigGraphB(b *testing.B, l *lore.Lore) {
+	b.Helper()
+	for i := range 200 {
+		if _, err := l.Put(context.Background(), recordN(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func recordN(i int) store.Record {
+	return store.Record{NS: lore.DefaultMemoryNS, ID: fmt.Sprintf("seed-%03d", i), Kind: "memory", Body: fmt.Sprintf("seed note %d about the harbour", i)}
+}
