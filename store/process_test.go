@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,8 +39,19 @@ func crashChild(path string) {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(1)
 	}
+	lastSingle := ""
 	for i := 0; ; i++ {
 		id := fmt.Sprintf("r%s-%05d", run, i)
+		if i%5 == 4 && lastSingle != "" {
+			// A changed put: version 2, version 1 into history.
+			if _, err := s.Put(store.Record{NS: "crash", ID: lastSingle, Body: bodyFor(lastSingle) + "v2"}); err != nil {
+				fmt.Fprintln(os.Stderr, "child:", err)
+				os.Exit(1)
+			}
+			fmt.Println(lastSingle, "v2")
+			lastSingle = ""
+			continue
+		}
 		if i%4 == 3 {
 			// A batch of three, linked to each other, in one transaction.
 			var recs []store.Record
@@ -64,6 +77,7 @@ func crashChild(path string) {
 			os.Exit(1)
 		}
 		fmt.Println(id)
+		lastSingle = id
 	}
 }
 
@@ -75,7 +89,8 @@ func TestCrash(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	path := filepath.Join(t.TempDir(), "lore.bolt")
-	var acked []string
+	acked := map[string]string{} // id -> body acknowledged last
+	lines := 0
 	for run := range 20 {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"=crash", childPathEnv+"="+path, fmt.Sprintf("LORE_STORE_TEST_RUN=%02d", run))
@@ -94,7 +109,9 @@ func TestCrash(t *testing.T) {
 		sc := bufio.NewScanner(out)
 		n := 0
 		for sc.Scan() {
-			acked = append(acked, sc.Text())
+			id, variant, _ := strings.Cut(sc.Text(), " ")
+			acked[id] = bodyFor(id) + variant
+			lines++
 			if n++; n == killAfter {
 				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 					t.Fatal(err)
@@ -114,13 +131,28 @@ func TestCrash(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: reopen after kill: %v", run, err)
 		}
-		bodies, err := s.Bodies("crash", acked)
+		ackedIDs := slices.Sorted(maps.Keys(acked))
+		bodies, err := s.Bodies("crash", ackedIDs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, id := range acked {
-			if got, ok := bodies[id]; !ok || got != bodyFor(id) {
-				t.Errorf("run %d: acknowledged %s: present %v, body %d bytes; want %d bytes", run, id, ok, len(got), len(bodyFor(id)))
+		for _, id := range ackedIDs {
+			if got, ok := bodies[id]; !ok || got != acked[id] {
+				t.Errorf("run %d: acknowledged %s: present %v, body %d bytes; want %d bytes", run, id, ok, len(got), len(acked[id]))
+			}
+		}
+		// Every acknowledged write is in the change log too.
+		changes, err := s.Changes(0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logged := map[string]bool{}
+		for _, c := range changes {
+			logged[c.ID] = true
+		}
+		for _, id := range ackedIDs {
+			if !logged[id] {
+				t.Errorf("run %d: acknowledged %s is missing from the change log", run, id)
 			}
 		}
 		if err := s.Close(); err != nil {
@@ -131,7 +163,7 @@ func TestCrash(t *testing.T) {
 			t.FailNow()
 		}
 	}
-	t.Logf("%d acknowledged records survived 20 kills", len(acked))
+	t.Logf("%d acknowledged writes (%d records) survived 20 kills", lines, len(acked))
 }
 
 // lockChild holds the store open for writing until its stdin closes.
