@@ -17,8 +17,10 @@ type Packet struct {
 	// Request is the request as normalized (defaults applied, lists
 	// sorted).
 	Request Request
-	// Budget is the token limit; Tokens is the real count of the packet
-	// rendered in Request.Format, counted whole.
+	// Budget is the token limit; Tokens is the count of the packet
+	// rendered in Request.Format, counted whole, as the packet states it:
+	// the real count, or when the stated number itself flips the count, a
+	// few tokens over it (never under).
 	Budget, Tokens int
 	// Records are the included records, most important first.
 	Records []Entry
@@ -83,28 +85,33 @@ func (p *Packet) Render(format string) ([]byte, error) {
 }
 
 // settle renders p in format with a stated token total equal to the real
-// count of the output (iterating, since the total is part of the output).
+// count of the output, iterating since the total is part of the output.
+// When no exact total exists (the count flips as the digits change) it
+// states the smallest tried total that is not under the real count. It
+// returns the output and the stated total.
 func (p *Packet) settle(format string) (string, int) {
 	stated := p.Budget
-	var out string
-	var n int
-	seen := map[int]bool{}
-	for range 8 {
-		out, _ = finalize(format, view{p: p, tokens: stated})
-		n = p.counter.Count(out)
+	best, bestStated := "", -1
+	for i := range 12 {
+		out, _ := finalize(format, view{p: p, tokens: stated})
+		n := p.counter.Count(out)
 		if n == stated {
 			return out, n
 		}
-		if seen[n] {
-			// Oscillating between two totals: state the larger.
-			stated = max(stated, n)
-			out, _ = finalize(format, view{p: p, tokens: stated})
-			return out, p.counter.Count(out)
+		if n < stated && (bestStated < 0 || stated < bestStated) {
+			best, bestStated = out, stated
 		}
-		seen[n] = true
-		stated = n
+		if i < 4 {
+			stated = n
+		} else {
+			stated = n + i - 3 // overshoot a little to find a stable upper bound
+		}
 	}
-	return out, n
+	if bestStated >= 0 {
+		return best, bestStated
+	}
+	out, _ := finalize(format, view{p: p, tokens: stated})
+	return out, max(stated, p.counter.Count(out))
 }
 
 // Build makes the Context Packet for req: candidates, ranks, measure, the

@@ -33,6 +33,7 @@ type candidate struct {
 	protected bool    // rank in the profile's protected ranks
 	pinned    bool    // pinned in the store
 	history   bool    // a timeline kind: step 4 collapses it
+	fidx      int     // position in Request.Focus; len(Focus) when not a focus
 	tc        store.TokenCount
 }
 
@@ -501,6 +502,10 @@ func (g *gatherer) rank() []*candidate {
 		c.protected = slices.Contains(g.prof.Protected, c.rank)
 		c.pinned = c.rec.Pinned
 		c.history = slices.Contains(g.cfg.TimelineKinds, kind) && c.rank != 1
+		c.fidx = len(g.req.Focus)
+		if focus {
+			c.fidx = slices.Index(g.req.Focus, id)
+		}
 		out = append(out, c)
 	}
 	slices.SortFunc(out, compareCandidates)
@@ -511,6 +516,9 @@ func (g *gatherer) rank() []*candidate {
 func compareCandidates(a, b *candidate) int {
 	if c := cmp.Compare(a.rank, b.rank); c != 0 {
 		return c
+	}
+	if c := cmp.Compare(a.fidx, b.fidx); c != 0 {
+		return c // focus records first, in the order asked
 	}
 	if c := cmp.Compare(b.score, a.score); c != 0 {
 		return c

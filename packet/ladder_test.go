@@ -269,7 +269,7 @@ func TestNeverOverBudget(t *testing.T) {
 			t.Fatalf("render: %v", err)
 		}
 		got := counter.Count(string(out))
-		if got != p.Tokens {
+		if got > p.Tokens || p.Tokens > got+3 {
 			t.Errorf("budget %d %s: packet says %d tokens, counts %d", req.Budget, req.Format, p.Tokens, got)
 		}
 		if !p.FrameOnly && got > req.Budget {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -92,57 +93,70 @@ func render(format string, v view) string {
 	}
 }
 
-// hashLine returns the line of out that carries the hash, so it can be
-// left out of the hash.
-func hashLine(format, hash string) string {
+// totalLine is the line that carries the token total and the hash. The
+// hash covers everything but this line, so the total (which depends on
+// the whole output) and the hash never depend on each other.
+func totalLine(format string, v view) string {
 	switch format {
 	case "xml":
-		return "<hash>" + hash + "</hash>\n"
+		return fmt.Sprintf("<total tokens=\"%d\" budget=\"%d\" hash=\"%s\"/>\n", v.tokens, v.p.Budget, v.hash)
 	case "json":
-		return `  "hash": "` + hash + `",` + "\n"
+		return fmt.Sprintf("  \"total\": {\"tokens\": %d, \"budget\": %d, \"percent\": %d, \"hash\": %q},\n", v.tokens, v.p.Budget, percent(v.tokens, v.p.Budget), v.hash)
 	default:
-		return "- Hash: " + hash + "\n"
+		return fmt.Sprintf("- Tokens: %s of %s (%d%%) · %s\n", thousands(v.tokens), thousands(v.p.Budget), percent(v.tokens, v.p.Budget), v.hash)
 	}
 }
 
+// totalPrefix starts the total line of format, at the start of a line.
+func totalPrefix(format string) string {
+	switch format {
+	case "xml":
+		return "\n<total "
+	case "json":
+		return "\n  \"total\": "
+	default:
+		return "\n- Tokens: "
+	}
+}
+
+// withoutTotal cuts the total line out of a rendered packet.
+func withoutTotal(format, s string) (string, bool) {
+	i := strings.Index(s, totalPrefix(format))
+	if i < 0 {
+		return s, false
+	}
+	i++ // keep the newline before the line
+	j := strings.IndexByte(s[i:], '\n')
+	if j < 0 {
+		return s, false
+	}
+	return s[:i] + s[i+j+1:], true
+}
+
 // finalize renders v with its real content hash: sha256 of the rendered
-// bytes without the hash line.
+// bytes without the total line.
 func finalize(format string, v view) (string, string) {
 	v.hash = ""
-	bare := render(format, v)
-	content := strings.Replace(bare, hashLine(format, ""), "", 1)
+	content, _ := withoutTotal(format, render(format, v))
 	sum := sha256.Sum256([]byte(content))
 	v.hash = "sha256:" + hex.EncodeToString(sum[:])
 	return render(format, v), v.hash
 }
 
 // ContentHash recomputes the hash of a rendered packet: sha256 of its
-// bytes without the hash line. It equals the hash the packet carries.
+// bytes without the line that states the token total and the hash. It
+// equals the hash the packet carries.
 func ContentHash(format string, rendered []byte) (string, error) {
 	if format == "" {
 		format = "md"
 	}
-	var prefix, suffix string
-	switch format {
-	case "md":
-		prefix, suffix = "- Hash: ", "\n"
-	case "xml":
-		prefix, suffix = "<hash>", "</hash>\n"
-	case "json":
-		prefix, suffix = `  "hash": "`, `",`+"\n"
-	default:
+	if !slices.Contains(validFormats, format) {
 		return "", fmt.Errorf("%w %q: want md, xml or json", ErrFormat, format)
 	}
-	s := string(rendered)
-	i := strings.Index(s, prefix+"sha256:")
-	if i < 0 {
-		return "", fmt.Errorf("%w: no hash line in the packet", ErrInvalidRequest)
+	content, ok := withoutTotal(format, string(rendered))
+	if !ok {
+		return "", fmt.Errorf("%w: no total line in the %s packet", ErrInvalidRequest, format)
 	}
-	j := strings.Index(s[i:], suffix)
-	if j < 0 {
-		return "", fmt.Errorf("%w: unterminated hash line in the packet", ErrInvalidRequest)
-	}
-	content := s[:i] + s[i+j+len(suffix):]
 	sum := sha256.Sum256([]byte(content))
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
@@ -207,8 +221,7 @@ func renderMD(v view) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Context Packet: %s\n\n", p.title())
 	b.WriteString(mdRequest(p))
-	fmt.Fprintf(&b, "- Tokens: %s of %s (%d%%)\n", thousands(v.tokens), thousands(p.Budget), percent(v.tokens, p.Budget))
-	b.WriteString(hashLine("md", v.hash))
+	b.WriteString(totalLine("md", v))
 	for _, w := range p.Warnings {
 		fmt.Fprintf(&b, "\n> Warning: %s\n", w)
 	}
@@ -239,7 +252,7 @@ func mdRequest(p *Packet) string {
 		fmt.Fprintf(&b, "- Focus: `%s`\n", strings.Join(r.Focus, "`, `"))
 	}
 	if r.Query != "" {
-		fmt.Fprintf(&b, "- Query: %s\n", r.Query)
+		fmt.Fprintf(&b, "- Query: %s\n", oneLine(r.Query))
 	}
 	var opts []string
 	if r.Task != "" {
@@ -315,9 +328,8 @@ func renderXML(v view) string {
 	p := v.p
 	r := p.Request
 	var b strings.Builder
-	fmt.Fprintf(&b, "<packet ns=%s profile=%s encoding=%s budget=\"%d\" tokens=\"%d\">\n",
-		xattr(r.NS), xattr(r.Profile), xattr(r.Encoding), p.Budget, v.tokens)
-	b.WriteString(hashLine("xml", v.hash))
+	fmt.Fprintf(&b, "<packet ns=%s profile=%s encoding=%s>\n", xattr(r.NS), xattr(r.Profile), xattr(r.Encoding))
+	b.WriteString(totalLine("xml", v))
 	b.WriteString("<request")
 	if len(r.Focus) > 0 {
 		fmt.Fprintf(&b, " focus=%s", xattr(strings.Join(r.Focus, " ")))
@@ -410,9 +422,10 @@ func xattr(s string) string { return `"` + xmlAttrEscaper.Replace(s) + `"` }
 
 // jsonPacket is the JSON form of a packet. Field names are stable:
 //
-//	hash       "sha256:<hex>" of the rendered bytes without the hash line
+//	total      {tokens, budget, percent, hash}: the whole packet's count,
+//	           the limit, and "sha256:<hex>" of the rendered bytes without
+//	           this line
 //	request    the normalized request (ns, query, focus, budget, ...)
-//	budget     the token limit; tokens: the whole packet's count
 //	frame_only true when the budget is below the frame
 //	warnings   strings
 //	records    included records: id, kind, title, rank, why, form, text,
@@ -420,10 +433,7 @@ func xattr(s string) string { return `"` + xmlAttrEscaper.Replace(s) + `"` }
 //	deferred   deferral notes: id, kind, rank, step, action, tokens, saves,
 //	           reason, fetch
 type jsonPacket struct {
-	Hash      string   `json:"hash"`
 	Request   Request  `json:"request"`
-	Budget    int      `json:"budget"`
-	Tokens    int      `json:"tokens"`
 	FrameOnly bool     `json:"frame_only"`
 	Warnings  []string `json:"warnings"`
 	Records   []Entry  `json:"records"`
@@ -432,10 +442,7 @@ type jsonPacket struct {
 
 func renderJSON(v view) string {
 	p := v.p
-	jp := jsonPacket{
-		Hash: v.hash, Request: p.Request, Budget: p.Budget, Tokens: v.tokens, FrameOnly: p.FrameOnly,
-		Warnings: p.Warnings, Records: p.Records, Deferred: p.Deferred,
-	}
+	jp := jsonPacket{Request: p.Request, FrameOnly: p.FrameOnly, Warnings: p.Warnings, Records: p.Records, Deferred: p.Deferred}
 	if jp.Warnings == nil {
 		jp.Warnings = []string{}
 	}
@@ -453,7 +460,8 @@ func renderJSON(v view) string {
 		// Only strings, ints and bools: encoding cannot fail.
 		panic(fmt.Sprintf("packet: encode json: %v", err))
 	}
-	return buf.String()
+	// The total line goes first, on a line of its own.
+	return "{\n" + totalLine("json", v) + strings.TrimPrefix(buf.String(), "{\n")
 }
 
 // jsonFragment is an entry or note as it costs inside the records or
