@@ -97,6 +97,11 @@ type FilePack struct {
 	// NotPacked are files listed but not packed (binary, too large,
 	// symlinks not followed), in walk order.
 	NotPacked []PackNotPacked
+	// GroupedNotes is set when the pack's deferral notes are one line a
+	// directory rather than one a file, because one a file would have
+	// taken more than a quarter of the budget. Deferred and the report
+	// still list every file.
+	GroupedNotes bool
 	// FrameOnly is set when even the frame did not fit: every file was
 	// deferred and the pack holds only its frame and a warning.
 	FrameOnly bool
@@ -242,6 +247,8 @@ func PackDir(ctx context.Context, dir string, opts PackOptions) (*FilePack, erro
 // packFit decides which items stay, renders the pack and counts it whole.
 func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 	p.counter = counter
+	counter = &packLastCounter{Counter: counter}
+	guess := 0 // the last total: the next rendering states about as much
 	// set makes the pack hold the kept items and renders it.
 	set := func(kept map[string]bool, reason string) {
 		p.Files = nil
@@ -252,7 +259,8 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 		}
 		p.Deferred = packDeferredOf(items, kept, reason)
 		p.Hash = packHash(p)
-		p.out, p.Tokens = packRenderCounted(p, p.Format, counter)
+		p.out, p.Tokens = packRenderCounted(p, p.Format, counter, guess)
+		guess = p.Tokens
 	}
 	all := make(map[string]bool, len(items))
 	for _, it := range items {
@@ -281,7 +289,11 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 		}
 		v.Deferred = packDeferredOf(items, kept, packReasonBudget)
 		v.Hash = packHash(&v)
-		return packRenderCounted(&v, p.Format, counter)
+		out, n := packRenderCounted(&v, p.Format, counter, guess)
+		if withFiles {
+			guess = n
+		}
+		return out, n
 	}
 	render := func(kept []budget.Fitted) string {
 		k := make(map[string]bool, len(kept))
@@ -313,9 +325,13 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 			packThousands(focusTokens), packThousands(p.Budget)))
 	}
 
-	kept := all
-	frameOnly := base > p.Budget
-	if !frameOnly {
+	// attempt fits with the current notes style; false means not even one
+	// arrangement with the notes fitted.
+	attempt := func() (bool, error) {
+		kept := all
+		if base > p.Budget {
+			return false, nil
+		}
 		// The deferral notes grow as files go, and the engine only knows
 		// a fixed frame: fit again with the frame plus the notes of the
 		// last answer until the answer stops changing.
@@ -329,11 +345,10 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 				continue
 			}
 			if err != nil {
-				return fmt.Errorf("pack %q: %w", p.Name, err)
+				return false, fmt.Errorf("pack %q: %w", p.Name, err)
 			}
 			if res.FrameOnly {
-				frameOnly = true
-				break
+				return false, nil
 			}
 			kept = make(map[string]bool, len(res.Kept))
 			for _, f := range res.Kept {
@@ -345,9 +360,6 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 			prev = kept
 			_, frame = view(kept, false)
 		}
-	}
-
-	if !frameOnly {
 		// Re-count whole; while over, drop the next file in the order
 		// (changed files last), whatever the engine concluded.
 		order := packDropOrder(items)
@@ -372,9 +384,46 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 			delete(kept, next)
 			set(kept, packReasonBudget)
 		}
-		if p.Tokens <= p.Budget {
-			return nil
+		return p.Tokens <= p.Budget, nil
+	}
+
+	warnings := slices.Clone(p.Warnings)
+	ok, err := attempt()
+	if err != nil {
+		return err
+	}
+	// One note a file is the rule; when those notes would eat more than a
+	// quarter of the budget (a big tree, a small budget), one note a
+	// directory leaves the room to files. The report still lists each.
+	notes := 0
+	if ok && len(p.Deferred) > 0 {
+		kept := make(map[string]bool, len(p.Files))
+		for _, f := range p.Files {
+			kept[f.Path] = true
 		}
+		_, withNotes := view(kept, false)
+		notes = withNotes - base
+	}
+	if !ok || notes > p.Budget/4 {
+		full := *p
+		p.GroupedNotes = true
+		p.Warnings = slices.Clone(warnings)
+		okGrouped, err := attempt()
+		if err != nil {
+			return err
+		}
+		switch {
+		case okGrouped:
+			p.Warnings = append(p.Warnings, fmt.Sprintf(
+				"the deferral notes are grouped by directory to leave room for files (%s files deferred; the report lists each)",
+				packThousands(len(p.Deferred))))
+			ok = true
+		case ok:
+			*p = full
+		}
+	}
+	if ok {
+		return nil
 	}
 
 	// Frame only: every file deferred, the notes in the report alone.
@@ -386,8 +435,8 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 		warn = fmt.Sprintf("budget %s cannot hold any file with the deferral notes: every file was dropped, the notes are in the report",
 			packThousands(p.Budget))
 	}
-	p.FrameOnly = true
-	p.Warnings = append(p.Warnings, warn)
+	p.FrameOnly, p.GroupedNotes = true, false
+	p.Warnings = append(warnings, warn)
 	set(nil, reason)
 	return nil
 }
@@ -588,6 +637,6 @@ func (p *FilePack) Render(format string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	out, _ := packRenderCounted(p, f, counter)
+	out, _ := packRenderCounted(p, f, counter, p.Tokens)
 	return out, nil
 }

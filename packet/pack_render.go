@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,11 +15,11 @@ import (
 
 // packRenderCounted renders the pack and counts it whole. The pack states
 // its own token total, so it is rendered until the stated total is the
-// count of the rendering (two or three rounds; the digits rarely move). If
-// the count keeps flipping between two values, the larger is stated and
-// the returned count is the true one.
-func packRenderCounted(p *FilePack, format string, c budget.Counter) ([]byte, int) {
-	stated := 0
+// count of the rendering, starting from guess (the digits rarely move, so
+// a good guess costs one count). If the count keeps flipping between two
+// values, the larger is stated and the returned count is the true one.
+func packRenderCounted(p *FilePack, format string, c budget.Counter, guess int) ([]byte, int) {
+	stated := guess
 	var out []byte
 	var n int
 	hi := 0
@@ -33,6 +34,23 @@ func packRenderCounted(p *FilePack, format string, c budget.Counter) ([]byte, in
 	}
 	out = packRender(p, format, hi)
 	return out, c.Count(string(out))
+}
+
+// packLastCounter remembers the last text counted through it, so that the
+// engine's re-count of a rendering the pack has just counted is free.
+type packLastCounter struct {
+	budget.Counter
+	text string
+	n    int
+}
+
+func (m *packLastCounter) Count(s string) int {
+	if len(s) == len(m.text) && s == m.text {
+		return m.n
+	}
+	n := m.Counter.Count(s)
+	m.text, m.n = s, n
+	return n
 }
 
 // packRenderFrame is the pack with no file and no note: what a budget
@@ -127,8 +145,15 @@ func packRenderMD(p *FilePack, tokens int) []byte {
 	}
 	if len(p.Deferred) > 0 && !p.FrameOnly {
 		b.WriteString("\n## Deferred\n\n")
-		for _, d := range p.Deferred {
-			fmt.Fprintf(&b, "- %s: %s tokens, category %s, dropped: %s\n", packMDCode(d.Path), packThousands(d.Tokens), d.Category, d.Reason)
+		if p.GroupedNotes {
+			for _, g := range packDeferredGroups(p.Deferred) {
+				fmt.Fprintf(&b, "- %s: %d files, %s tokens, category %s, dropped: %s\n",
+					packMDCode(g.Dir), g.Files, packThousands(g.Tokens), strings.Join(g.Categories, ", "), g.Reason)
+			}
+		} else {
+			for _, d := range p.Deferred {
+				fmt.Fprintf(&b, "- %s: %s tokens, category %s, dropped: %s\n", packMDCode(d.Path), packThousands(d.Tokens), d.Category, d.Reason)
+			}
 		}
 	}
 	return b.Bytes()
@@ -260,7 +285,17 @@ func packRenderXML(p *FilePack, tokens int) []byte {
 	}
 	if len(p.Deferred) > 0 && !p.FrameOnly {
 		b.WriteString("<deferred>\n")
+		for _, g := range packDeferredGroups(p.Deferred) {
+			if !p.GroupedNotes {
+				break
+			}
+			fmt.Fprintf(&b, "<dir path=%s files=\"%d\" tokens=\"%d\" categories=%s reason=%s/>\n",
+				packXMLAttr(g.Dir), g.Files, g.Tokens, packXMLAttr(strings.Join(g.Categories, " ")), packXMLAttr(g.Reason))
+		}
 		for _, d := range p.Deferred {
+			if p.GroupedNotes {
+				break
+			}
 			fmt.Fprintf(&b, "<file path=%s category=%s rank=\"%d\" tokens=\"%d\" reason=%s/>\n",
 				packXMLAttr(d.Path), packXMLAttr(d.Category), d.Rank, d.Tokens, packXMLAttr(d.Reason))
 		}
@@ -332,6 +367,8 @@ type packJSON struct {
 	Files     []packJSONFile  `json:"files"`
 	NotPacked []PackNotPacked `json:"not_packed"`
 	Deferred  []PackDeferred  `json:"deferred"`
+	// DeferredDirs replaces Deferred when the notes are grouped.
+	DeferredDirs []packGroup `json:"deferred_dirs,omitempty"`
 }
 
 type packJSONFile struct {
@@ -355,7 +392,11 @@ func packRenderJSON(p *FilePack, tokens int) []byte {
 	for _, f := range p.Files {
 		j.Files = append(j.Files, packJSONFileOf(f))
 	}
-	if !p.FrameOnly {
+	switch {
+	case p.FrameOnly:
+	case p.GroupedNotes:
+		j.DeferredDirs = packDeferredGroups(p.Deferred)
+	default:
 		j.Deferred = append(j.Deferred, p.Deferred...)
 	}
 	var b bytes.Buffer
@@ -365,6 +406,52 @@ func packRenderJSON(p *FilePack, tokens int) []byte {
 	// Strings, ints and bools always encode: there is no error to return.
 	_ = enc.Encode(j)
 	return b.Bytes()
+}
+
+// packGroup is the deferral note of one directory.
+type packGroup struct {
+	Dir        string   `json:"dir"`
+	Files      int      `json:"files"`
+	Tokens     int      `json:"tokens"`
+	Categories []string `json:"categories"`
+	Reason     string   `json:"reason"`
+}
+
+// packDeferredGroups groups deferred files by directory and reason,
+// sorted by directory then reason.
+func packDeferredGroups(ds []PackDeferred) []packGroup {
+	type key struct{ dir, reason string }
+	idx := map[key]int{}
+	var out []packGroup
+	for _, d := range ds {
+		dir := fileDir(d.Path) + "/"
+		if dir == "/" {
+			dir = "./"
+		}
+		k := key{dir, d.Reason}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, packGroup{Dir: dir, Reason: d.Reason})
+		}
+		g := &out[i]
+		g.Files++
+		g.Tokens += d.Tokens
+		if !slices.Contains(g.Categories, d.Category) {
+			g.Categories = append(g.Categories, d.Category)
+		}
+	}
+	for i := range out {
+		slices.Sort(out[i].Categories)
+	}
+	slices.SortFunc(out, func(a, b packGroup) int {
+		if c := strings.Compare(a.Dir, b.Dir); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Reason, b.Reason)
+	})
+	return out
 }
 
 // packThousands formats n with comma separators: 19859 -> "19,859".
