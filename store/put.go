@@ -10,6 +10,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,18 +67,26 @@ type putError struct {
 }
 
 func (e *putError) Error() string {
-	msg := fmt.Sprintf("nothing written: %d of %d inputs are bad", len(e.errs), e.total)
-	for _, err := range e.errs {
-		msg += "\n  " + err.Error()
+	const show = 100 // the rest stay reachable through Unwrap
+	var b strings.Builder
+	fmt.Fprintf(&b, "nothing written: %d of %d inputs are bad", len(e.errs), e.total)
+	for i, err := range e.errs {
+		if i == show {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(e.errs)-show)
+			break
+		}
+		b.WriteString("\n  ")
+		b.WriteString(err.Error())
 	}
-	return msg
+	return b.String()
 }
 
 func (e *putError) Unwrap() []error { return e.errs }
 
 // PutMany stores records and then links in one transaction: all of them,
 // or, if any is bad, none; the error then lists every bad record (by
-// index, namespace and id) and every bad link, and wraps ErrInvalid.
+// index, namespace and id) and every bad link (the message shows the
+// first 100; errors.Unwrap gives all), and wraps ErrInvalid.
 // Results are in the order of recs. A record given twice is put twice, in
 // order.
 func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
@@ -89,7 +98,7 @@ func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
 	for i := range recs {
 		r := normalize(recs[i])
 		if err := validRecord(&r, s.opts.MaxBodyBytes); err != nil {
-			errs = append(errs, fmt.Errorf("record %d (%s/%s): %w", i, r.NS, r.ID, err))
+			errs = append(errs, fmt.Errorf("record %d (ns %q, id %q): %w", i, r.NS, r.ID, err))
 			raw = append(raw, err)
 			continue
 		}
@@ -99,7 +108,7 @@ func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
 	for i := range links {
 		l := links[i]
 		if err := validLink(l); err != nil {
-			errs = append(errs, fmt.Errorf("link %d (%s: %s -%s-> %s): %w", i, l.NS, l.From, l.Rel, l.To, err))
+			errs = append(errs, fmt.Errorf("link %d (ns %q: %q -%s-> %q): %w", i, l.NS, l.From, l.Rel, l.To, err))
 			raw = append(raw, err)
 		}
 	}

@@ -164,10 +164,14 @@ func TestPutManyAtomic(t *testing.T) {
 	}
 	_, err := s.PutMany(recs, links)
 	wantErr(t, err, store.ErrInvalid,
-		"5 of 8 inputs are bad", "record 2 (A/upper)", `namespace "A"`, "record 3 (a/)", "id \"\" is empty",
-		"record 4 (a/bad\a", `"bad\abell"`, "U+0007", "record 5 (a/badbody)", "0xff", "link 1", `namespace "b"`)
-	if strings.Contains(err.Error(), "record 0") || strings.Contains(err.Error(), "record 1") {
-		t.Errorf("error %q blames a good record", err)
+		"5 of 8 inputs are bad", `record 2 (ns "A", id "upper")`, `namespace "A"`, `record 3 (ns "a", id "")`, `id "" is empty`,
+		`record 4 (ns "a", id "bad\abell")`, "U+0007", `record 5 (ns "a", id "badbody")`, "0xff", `link 1 (ns "a": "keep" -knows-> "new")`, `namespace "b"`)
+	if strings.Contains(err.Error(), "record 0") || strings.Contains(err.Error(), "record 1") || strings.Contains(err.Error(), "link 0") {
+		t.Errorf("error %q blames a good input", err)
+	}
+	var errs interface{ Unwrap() []error }
+	if !errors.As(err, &errs) || len(errs.Unwrap()) != 5 {
+		t.Errorf("error unwraps to %v; want the 5 bad inputs", err)
 	}
 	if got := lastSeq(t, s); got != seq {
 		t.Errorf("failed PutMany moved the change log from %d to %d", seq, got)
@@ -298,4 +302,17 @@ func TestSetTokens(t *testing.T) {
 	}
 	wantErr(t, s.SetTokens("a", "missing", "c", store.TokenCount{}), store.ErrNotFound, `"missing"`)
 	wantErr(t, s.SetTokens("a", "x", "c", store.TokenCount{Body: -1}), store.ErrInvalid, "negative")
+}
+
+func TestPutManyManyBad(t *testing.T) {
+	s := newStore(t)
+	recs := make([]store.Record, 250)
+	for i := range recs {
+		recs[i] = store.Record{NS: "a", ID: fmt.Sprintf("bad\x01%d", i)}
+	}
+	_, err := s.PutMany(recs, nil)
+	wantErr(t, err, store.ErrInvalid, "250 of 250 inputs are bad", "record 99 ", "... and 150 more")
+	if strings.Contains(err.Error(), "record 100 ") {
+		t.Errorf("message lists more than 100 bad inputs")
+	}
 }
