@@ -18,6 +18,7 @@ import (
 
 	"github.com/lorekeep/lore/store"
 	"github.com/lorekeep/lore/store/storetest"
+	bolt "go.etcd.io/bbolt"
 )
 
 // bodyFor gives each crash-test record a body of its own, of varying size
@@ -258,6 +259,36 @@ func TestOpenErrors(t *testing.T) {
 	}
 	_, err = store.Open(junk, nil)
 	wantErr(t, err, store.ErrCorrupt, junk)
+
+	foreign := filepath.Join(dir, "foreign.bolt")
+	db, err := bolt.Open(foreign, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucket([]byte("someone-else"))
+		return err
+	})
+	db.Close()
+	_, err = store.Open(foreign, nil)
+	wantErr(t, err, store.ErrCorrupt, foreign, "not a lore store")
+	_, err = store.Open(foreign, &store.Options{ReadOnly: true})
+	wantErr(t, err, store.ErrCorrupt, foreign, "not a lore store")
+
+	future := filepath.Join(dir, "future.bolt")
+	s, err := store.Open(future, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err = bolt.Open(future, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{2}) })
+	db.Close()
+	_, err = store.Open(future, nil)
+	wantErr(t, err, store.ErrCorrupt, future, "store format 2", "reads format 1")
 
 	for _, o := range []store.Options{{LockTimeout: -time.Second}, {MaxBodyBytes: -1}, {Counters: []store.Counter{nil}}} {
 		_, err := store.Open(filepath.Join(dir, "x.bolt"), &o)

@@ -159,8 +159,11 @@ func (s *Store) init() error {
 			}
 		}
 		f := tx.Bucket(bucketMeta).Get(keyFormat)
-		if len(f) != 1 || f[0] != formatVersion {
-			return fmt.Errorf("open store %q: store format %v, this version of lore reads format %d: %w", s.path, f, formatVersion, ErrCorrupt)
+		if len(f) != 1 {
+			return fmt.Errorf("open store %q: store format %x is not one byte: %w", s.path, f, ErrCorrupt)
+		}
+		if f[0] != formatVersion {
+			return fmt.Errorf("open store %q: store format %d, this version of lore reads format %d: %w", s.path, f[0], formatVersion, ErrCorrupt)
 		}
 		if seq := tx.Bucket(bucketMeta).Get(keySeq); seq != nil && len(seq) != 8 {
 			return fmt.Errorf("open store %q: sequence number is %d bytes, want 8: %w", s.path, len(seq), ErrCorrupt)
