@@ -3,6 +3,7 @@ package budget
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -100,30 +101,53 @@ const (
 	deferred
 )
 
-// sortKey is an item's position in the total order, kept compact so the
-// sort touches one small struct per comparison.
+// sortKey is an item's position in the total order, precomputed as
+// unsigned integers that sort ascending with the item deferred first. It
+// holds no pointers, so sorting moves it without write barriers, and a
+// comparison is a few integer compares and rarely a string compare.
 type sortKey struct {
-	rank  int
-	score float64
-	size  int64 // Tokens, or Order with ByOrder
-	id    string
-	idx   int
+	rank, score, size uint64
+	idx               int
 }
 
-// compareKeys is the total order of rule 2: the item deferred first sorts
-// first. Higher rank, then lower score, then larger size (or later Order),
-// then smaller id.
-func compareKeys(a, b sortKey) int {
-	if c := cmp.Compare(b.rank, a.rank); c != 0 {
-		return c
+const signBit = 1 << 63
+
+// makeKey encodes rule 2: higher rank first, then lower score, then larger
+// size (or later Order with byOrder); the id comes last (compareKeys).
+func makeKey(it *Item, byOrder bool, idx int) sortKey {
+	size := int64(it.Tokens)
+	if byOrder {
+		size = it.Order
 	}
-	if c := cmp.Compare(a.score, b.score); c != 0 {
-		return c
+	score := it.Score
+	if score == 0 {
+		score = 0 // -0 sorts as 0
 	}
-	if c := cmp.Compare(b.size, a.size); c != 0 {
-		return c
+	bits := math.Float64bits(score)
+	if bits&signBit != 0 {
+		bits = ^bits
+	} else {
+		bits |= signBit
 	}
-	return strings.Compare(a.id, b.id)
+	return sortKey{
+		rank:  ^(uint64(int64(it.Rank)) ^ signBit),
+		score: bits,
+		size:  ^(uint64(size) ^ signBit),
+		idx:   idx,
+	}
+}
+
+// compareKeys is the total order of rule 2 on keys from makeKey over items.
+func compareKeys(items []Item, a, b sortKey) int {
+	switch {
+	case a.rank != b.rank:
+		return cmp.Compare(a.rank, b.rank)
+	case a.score != b.score:
+		return cmp.Compare(a.score, b.score)
+	case a.size != b.size:
+		return cmp.Compare(a.size, b.size)
+	}
+	return strings.Compare(items[a.idx].ID, items[b.idx].ID)
 }
 
 // fitter holds the state of one Fit call.
@@ -159,12 +183,10 @@ func Fit(req Request) (Result, error) {
 		return Result{Limit: req.Limit}, err
 	}
 	f := &fitter{
-		req:    req,
-		items:  req.Items,
-		state:  make([]uint8, len(req.Items)),
-		rule:   make([]string, len(req.Items)),
-		reason: make([]string, len(req.Items)),
-		res:    Result{Limit: req.Limit},
+		req:   req,
+		items: req.Items,
+		state: make([]uint8, len(req.Items)),
+		res:   Result{Limit: req.Limit},
 	}
 	f.tok, _ = req.Counter.(Tokenizer)
 	if err := f.fit(); err != nil {
@@ -189,10 +211,10 @@ func (f *fitter) fit() error {
 	if npinned > 0 && pinned > limit {
 		return f.pinnedError(pinned)
 	}
-	f.sortOrder()
 	// Rule 7: not even the frame fits. Content whose action is Fail is
 	// refused rather than deferred, as in the walk.
 	if limit < frame {
+		f.sortOrder()
 		for _, i := range f.order {
 			if f.items[i].Action == Fail {
 				return f.failError(i, total)
@@ -209,6 +231,9 @@ func (f *fitter) fit() error {
 	f.used = total
 	// Rule 1: everything fits, nothing changes (rule 6 may still find the
 	// rendered whole over).
+	if total > limit || f.req.Render != nil {
+		f.sortOrder()
+	}
 	if total > limit {
 		if err := f.walk(); err != nil {
 			return err
@@ -225,13 +250,9 @@ func (f *fitter) sortOrder() {
 		if it.Pinned {
 			continue
 		}
-		k := sortKey{rank: it.Rank, score: it.Score, size: int64(it.Tokens), id: it.ID, idx: i}
-		if f.req.ByOrder {
-			k.size = it.Order
-		}
-		keys = append(keys, k)
+		keys = append(keys, makeKey(it, f.req.ByOrder, i))
 	}
-	slices.SortFunc(keys, compareKeys)
+	slices.SortFunc(keys, func(a, b sortKey) int { return compareKeys(f.items, a, b) })
 	f.order = make([]int, len(keys))
 	for j, k := range keys {
 		f.order[j] = k.idx
@@ -350,6 +371,10 @@ func (f *fitter) recount() error {
 }
 
 func (f *fitter) deferItem(i int, rule, reason string) {
+	if f.rule == nil {
+		f.rule = make([]string, len(f.items))
+		f.reason = make([]string, len(f.items))
+	}
 	f.state[i] = deferred
 	f.rule[i], f.reason[i] = rule, reason
 }
@@ -378,7 +403,13 @@ func (f *fitter) cost(i int) int {
 
 // kept lists the kept items in arrival order.
 func (f *fitter) kept() []Fitted {
-	out := make([]Fitted, 0, len(f.items))
+	n := 0
+	for _, st := range f.state {
+		if st == kept {
+			n++
+		}
+	}
+	out := make([]Fitted, 0, n)
 	for i := range f.items {
 		if f.state[i] != kept {
 			continue
@@ -394,7 +425,16 @@ func (f *fitter) kept() []Fitted {
 }
 
 func (f *fitter) result() Result {
+	nd := 0
+	for _, st := range f.state {
+		if st == deferred {
+			nd++
+		}
+	}
 	var ds []Deferred
+	if nd > 0 {
+		ds = make([]Deferred, 0, nd)
+	}
 	freed := 0
 	for _, i := range f.order {
 		if f.state[i] == deferred {

@@ -133,7 +133,8 @@ func checkFit(t *testing.T, req Request, r Result, err error) {
 		}
 		if j > 0 {
 			a, b := r.Deferred[j-1].Item, d.Item
-			if compareKeys(keyOf(a, req.ByOrder), keyOf(b, req.ByOrder)) >= 0 {
+			pair := []Item{a, b}
+			if compareKeys(pair, makeKey(&a, req.ByOrder, 0), makeKey(&b, req.ByOrder, 1)) >= 0 {
 				t.Fatalf("deferred %v not in the total order", deferredIDs(r))
 			}
 		}
@@ -169,14 +170,6 @@ func checkFit(t *testing.T, req Request, r Result, err error) {
 			}
 		}
 	}
-}
-
-func keyOf(it Item, byOrder bool) sortKey {
-	k := sortKey{rank: it.Rank, score: it.Score, size: int64(it.Tokens), id: it.ID}
-	if byOrder {
-		k.size = it.Order
-	}
-	return k
 }
 
 // checkTruncation checks a truncated item: a prefix of its text at a token

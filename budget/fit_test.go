@@ -3,6 +3,7 @@ package budget
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -596,4 +597,60 @@ func TestFitInvalid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The precomputed keys sort exactly as rule 2 reads, over extreme values.
+func TestFitOrderKeys(t *testing.T) {
+	ref := func(a, b Item, byOrder bool) int {
+		if c := -cmpInt(int64(a.Rank), int64(b.Rank)); c != 0 {
+			return c
+		}
+		if a.Score != b.Score { // -0 == 0
+			if a.Score < b.Score {
+				return -1
+			}
+			return 1
+		}
+		sa, sb := int64(a.Tokens), int64(b.Tokens)
+		if byOrder {
+			sa, sb = a.Order, b.Order
+		}
+		if c := -cmpInt(sa, sb); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	}
+	ranks := []int{-1 << 40, -3, 0, 1, 2, 11, 1 << 40}
+	scores := []float64{math.Inf(-1), -2.5, -1e-300, math.Copysign(0, -1), 0, 1e-300, 0.5, 7, math.Inf(1)}
+	sizes := []int64{math.MinInt64, -1, 0, 1, 2000, math.MaxInt64}
+	var items []Item
+	for i, r := range ranks {
+		for j, s := range scores {
+			for k, z := range sizes {
+				id := fmt.Sprintf("%d-%d-%d", (i*7+j*3+k)%5, j, k)
+				items = append(items, Item{ID: id, Rank: r, Score: s, Tokens: int(max(0, min(z, 1<<40))), Order: z})
+			}
+		}
+	}
+	for _, byOrder := range []bool{false, true} {
+		for i := range items {
+			for j := range items {
+				a, b := items[i], items[j]
+				got := compareKeys([]Item{a, b}, makeKey(&a, byOrder, 0), makeKey(&b, byOrder, 1))
+				if want := ref(a, b, byOrder); got != want {
+					t.Fatalf("byOrder %v: compare(%+v, %+v) = %d, want %d", byOrder, a, b, got, want)
+				}
+			}
+		}
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
