@@ -10,5 +10,8 @@ func addLaterCommands(root *cobra.Command, a *app) {
 		newCheckCommand(a),
 		newBackupCommand(a),
 		newCountCommand(a),
+		newPacketCommand(a),
+		newPackCommand(a),
+		newDemoCommand(a),
 	)
 }

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/packet"
+	"github.com/spf13/cobra"
+)
+
+// packetFlags are the flags of `lore packet`.
+type packetFlags struct {
+	req     packet.Request
+	spec    lore.BudgetSpec
+	explain bool
+}
+
+func newPacketCommand(a *app) *cobra.Command {
+	var pf packetFlags
+	c := &cobra.Command{
+		Use:   "packet [flags] [QUERY]",
+		Short: "Build a Context Packet: ranked records fitted into a token budget",
+		Long: `Build a Context Packet for one decision: the focus records, full-text hits
+for QUERY, graph neighbours, open obligations and bounding timeline entries,
+ranked by decision relevance (profile novel or agent), fitted into the budget
+with the deferral ladder, and rendered. The packet goes to stdout, the report
+to stderr.
+
+Budget: --budget N (8000, 8k, 1.5k, 1m) or --scope scene|chapter|arc|novel;
+--model NAME caps it at the model's window minus --reserve and picks its
+encoding.
+
+Exit status: 0 everything fitted; 2 the packet was written but something was
+deferred (the notes at its end say what, why, and how to fetch it); 3 the
+budget cannot hold the protected content: nothing on stdout, and stderr lists
+the protected records and a proposed split; 1 any other error.`,
+		Example: `  lore packet --ns tidewater-lamp --focus scene-03 --scope scene
+  lore packet --ns tidewater-lamp --focus scene-06 --budget 2k --task draft --when power "the false fire"
+  lore packet --ns memory --profile agent --budget 4k "what does the user prefer?"`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				pf.req.Query = args[0]
+			}
+			return a.runPacket(c.Context(), c, &pf)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&pf.req.NS, "ns", defaultNS, "namespace")
+	f.StringSliceVar(&pf.req.Focus, "focus", nil, "focus record ids: the active scene, the POV character (repeatable)")
+	f.StringVar(&pf.spec.Budget, "budget", "", "token budget: 8000, 8k, 1.5k, 1m, or a scope name")
+	f.StringVar(&pf.spec.Scope, "scope", "", "scope: scene (8,000), chapter (20,000), arc (60,000), novel (120,000)")
+	f.StringVar(&pf.spec.Model, "model", "", "model name: sets the encoding and caps the budget at its window")
+	f.IntVar(&pf.spec.Reserve, "reserve", 0, "tokens to leave for the question, system prompt and answer")
+	f.StringVar(&pf.req.Task, "task", "", "task mode: draft, revise, plan or audit")
+	f.StringSliceVar(&pf.req.When, "when", nil, "conditions that hold: power, info-control, thematic")
+	f.IntVar(&pf.req.Hops, "hops", 1, "graph walk from the focus: 1 or 2")
+	f.Int64Var(&pf.req.AsOf, "as-of", 0, "story position: leave out what is not true yet (or any more) there")
+	f.StringVar(&pf.req.Profile, "profile", "", "rank table: novel or agent (default from lore.json, else novel)")
+	f.StringSliceVar(&pf.req.Kinds, "kind", nil, "only these kinds (focus records always stay)")
+	f.StringSliceVar(&pf.req.ExcludeKinds, "exclude-kind", nil, "leave out these kinds")
+	f.StringVar(&pf.req.Format, "format", "md", "output format: md, xml or json")
+	f.StringVar(&pf.req.Encoding, "encoding", "", "token encoding (default: the store's, or the model's)")
+	f.BoolVar(&pf.explain, "explain", false, "print only why each record is included")
+	return c
+}
+
+func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) error {
+	if a.jsonOut && !c.Flags().Changed("format") {
+		pf.req.Format = "json"
+	}
+	l, err := a.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	res, err := l.ResolveBudget(pf.spec)
+	if err != nil {
+		return usageError(c, err)
+	}
+	pf.req.Budget = res.Tokens
+	if pf.req.Scope == "" {
+		pf.req.Scope = pf.spec.Scope
+	}
+	if pf.req.Encoding == "" && pf.spec.Model != "" {
+		pf.req.Encoding = res.Encoding
+	}
+	if res.Estimate {
+		a.note("note: model %s has no exact tokenizer here: counts are estimates and the budget keeps a %d%% margin (%d tokens)\n",
+			pf.spec.Model, budget.EstimateMargin, res.Tokens)
+	}
+	if l.Stale() {
+		a.note("warning: the search index lags the store; hits are checked against the store (a writable command catches it up)\n")
+	}
+	p, err := l.Packet(ctx, pf.req)
+	var split *packet.SplitError
+	if errors.As(err, &split) {
+		fmt.Fprint(a.streams.err, split.Report())
+		return &exitStatus{code: exitNoFit, err: err}
+	}
+	if err != nil {
+		return err
+	}
+	if pf.explain {
+		a.printf("%s", p.Explain())
+		return nil
+	}
+	out, err := p.Render(pf.req.Format)
+	if err != nil {
+		return err
+	}
+	if _, err := a.streams.out.Write(out); err != nil {
+		return err
+	}
+	if !a.quiet {
+		fmt.Fprint(a.streams.err, p.Report())
+	}
+	if p.Incomplete() {
+		return errDeferred
+	}
+	return nil
+}
+
+func newPackCommand(a *app) *cobra.Command {
+	var (
+		budgetText string
+		opts       packet.PackOptions
+		categories []string
+		priority   []string
+		encoding   string
+		out        string
+	)
+	c := &cobra.Command{
+		Use:   "pack [flags] [DIR]",
+		Short: "Pack a directory of files into a budgeted Context Packet",
+		Long: `Pack the files of DIR (default .) for a model: .gitignore honoured, binary
+files listed but not packed, a tree of the included files at the top. Over
+budget, whole files are dropped: categories from the end of the priority
+first, largest first within a category; then what still fits is put back,
+and the rendered pack is counted again whole.
+
+A file's category is the first matching --category PATTERN=NAME, else its
+top-level directory, else (root). Categories and priority also come from the
+"pack" section of lore.json when a store is found.
+
+Exit status: 0 everything packed; 2 something was dropped (see the report).`,
+		Example: `  lore pack . --budget 20k > pack.md
+  lore pack --git-diff --budget 8k
+  lore pack src --category '**/*_test.go=tests' --priority src,tests,docs`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			if budgetText != "" {
+				n, err := budget.ParseBudget(budgetText, nil)
+				if err != nil {
+					return usageError(c, err)
+				}
+				opts.Budget = n
+			}
+			counter, err := budget.NewCounter(encoding)
+			if err != nil {
+				return usageError(c, err)
+			}
+			opts.Counter = counter
+			if a.jsonOut && !c.Flags().Changed("format") {
+				opts.Format = "json"
+			}
+			for _, kv := range categories {
+				pat, cat, ok := strings.Cut(kv, "=")
+				if !ok || pat == "" || cat == "" {
+					return usageError(c, fmt.Errorf("--category %q: want PATTERN=CATEGORY", kv))
+				}
+				opts.Categories = append(opts.Categories, packet.PackCategory{Pattern: pat, Category: cat})
+			}
+			opts.Priority = priority
+			if len(opts.Categories) == 0 || len(opts.Priority) == 0 {
+				if cfg, ok := a.optionalConfig(); ok {
+					if len(opts.Categories) == 0 {
+						opts.Categories = cfg.Pack.Categories
+					}
+					if len(opts.Priority) == 0 {
+						opts.Priority = cfg.Pack.Priority
+					}
+				}
+			}
+			p, err := packet.PackDir(c.Context(), dir, opts)
+			if err != nil {
+				return err
+			}
+			rendered, err := p.Render(opts.Format)
+			if err != nil {
+				return err
+			}
+			if out == "" || out == "-" {
+				if _, err := a.streams.out.Write(rendered); err != nil {
+					return err
+				}
+			} else if err := os.WriteFile(out, rendered, 0o644); err != nil {
+				return err
+			}
+			if !a.quiet {
+				fmt.Fprint(a.streams.err, p.PackReport())
+			}
+			if p.ExitCode() == exitDeferred {
+				return errDeferred
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&budgetText, "budget", "", "token budget: 20000, 20k, 1.5k, 1m (default: none)")
+	f.StringVar(&opts.Format, "format", "md", "output format: md, xml or json")
+	f.StringArrayVar(&categories, "category", nil, "PATTERN=CATEGORY, first match wins (repeatable)")
+	f.StringSliceVar(&priority, "priority", nil, "categories, most important first (default src,lib,app,packages,(root),tests,test,docs)")
+	f.BoolVar(&opts.GitDiff, "git-diff", false, "focus on files changed against HEAD; their neighbours go first")
+	f.StringVar(&encoding, "encoding", "o200k_base", "token encoding: o200k_base, cl100k_base or estimate")
+	f.StringVarP(&out, "output", "o", "", "write the pack to this file instead of stdout")
+	return c
+}
+
+// optionalConfig loads lore.json of the discovered store, if there is one.
+func (a *app) optionalConfig() (lore.Config, bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return lore.Config{}, false
+	}
+	dir, err := lore.Discover(a.storeFlag, wd)
+	if err != nil {
+		return lore.Config{}, false
+	}
+	cfg, err := lore.LoadConfig(filepath.Join(dir, lore.ConfigFile))
+	if err != nil {
+		a.note("warning: %v (ignored for pack)\n", err)
+		return lore.Config{}, false
+	}
+	return cfg, true
+}
+
+func newDemoCommand(a *app) *cobra.Command {
+	var (
+		budgetTokens int
+		keep         bool
+	)
+	c := &cobra.Command{
+		Use:   "demo",
+		Short: "Build the bundled demo canon into a temporary store and print a packet",
+		Long: `Import the bundled demo canon (two small original novels, one namespace
+each) into a temporary store and print a scene packet under a budget small
+enough that the deferral ladder and its notes show. Nothing is written
+outside the temporary directory (unless --keep).`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			tmp, err := os.MkdirTemp("", "lore-demo-")
+			if err != nil {
+				return err
+			}
+			if !keep {
+				defer os.RemoveAll(tmp)
+			}
+			dir := filepath.Join(tmp, lore.DirName)
+			if err := lore.Init(dir); err != nil {
+				return err
+			}
+			l, err := lore.Open(dir, nil)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			sum, err := lore.LoadDemo(ctx, l)
+			if err != nil {
+				return err
+			}
+			a.note("Imported the demo canon: %d records, %d links, into %s\n\n", sum.Added, sum.Links, dir)
+			format := "md"
+			if a.jsonOut {
+				format = "json"
+			}
+			req := packet.Request{
+				NS:     lore.DemoNS,
+				Focus:  []string{lore.DemoFocus},
+				Query:  "second light",
+				Budget: budgetTokens,
+				Scope:  "scene",
+				Task:   "draft",
+				Format: format,
+			}
+			p, err := l.Packet(ctx, req)
+			var split *packet.SplitError
+			if errors.As(err, &split) {
+				fmt.Fprint(a.streams.err, split.Report())
+				return &exitStatus{code: exitNoFit, err: err}
+			}
+			if err != nil {
+				return err
+			}
+			out, err := p.Render(format)
+			if err != nil {
+				return err
+			}
+			if _, err := a.streams.out.Write(out); err != nil {
+				return err
+			}
+			if !a.quiet {
+				fmt.Fprintf(a.streams.err, "\n%s", p.Report())
+				store := "<a store>"
+				if keep {
+					store = dir
+				}
+				fmt.Fprintf(a.streams.err, `
+That was: lore packet --ns %s --focus %s --budget %d --task draft "second light"
+Try next:
+  lore init && lore import --ns %s testdata/demo/%s
+  lore packet --ns %s --focus %s --scope scene        # a roomier budget: fewer deferrals
+  lore packet --ns %s --focus scene-06 --budget 1500 --when power --explain
+  lore --store %s get --ns %s <id from a deferral note>
+`, lore.DemoNS, lore.DemoFocus, budgetTokens, lore.DemoNS, lore.DemoNS, lore.DemoNS, lore.DemoFocus, lore.DemoNS, store, lore.DemoNS)
+			}
+			return nil
+		},
+	}
+	c.Flags().IntVar(&budgetTokens, "budget", lore.DemoBudget, "token budget of the demo packet")
+	c.Flags().BoolVar(&keep, "keep", false, "keep the temporary store and print its path")
+	return c
+}
