@@ -107,6 +107,9 @@ func ReadJSONL(r io.Reader, name string, defaultNS string) (recs []store.Record,
 	seen := map[[2]string]int{} // (ns, id) -> line of first definition
 	for lineNo := 1; ; lineNo++ {
 		line, rerr := br.ReadBytes('\n')
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte("\ufeff")) // a byte-order mark some editors write
+		}
 		if len(line) > 0 {
 			rec, lks, isRec, err := parseJSONLLine(line, defaultNS)
 			switch {

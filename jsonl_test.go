@@ -292,3 +292,13 @@ func BenchmarkReadJSONL(b *testing.B) {
 		}
 	}
 }
+
+func TestReadJSONLByteOrderMark(t *testing.T) {
+	recs, _, errs := ReadJSONL(strings.NewReader("\ufeff{\"id\":\"a\"}\n\ufeff{\"id\":\"b\"}\n"), "bom.jsonl", "n")
+	if len(recs) != 1 || recs[0].ID != "a" {
+		t.Errorf("records %+v, want the first line read despite its byte-order mark", recs)
+	}
+	if len(errs) != 1 || errs[0].Line != 2 {
+		t.Errorf("errors %v, want one on line 2 (a mark is only skipped at the start)", errs)
+	}
+}
