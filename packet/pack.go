@@ -394,7 +394,8 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 	}
 	// One note a file is the rule; when those notes would eat more than a
 	// quarter of the budget (a big tree, a small budget), one note a
-	// directory leaves the room to files. The report still lists each.
+	// directory may leave room to more files: taken only if it does. The
+	// report still lists each file.
 	notes := 0
 	if ok && len(p.Deferred) > 0 {
 		kept := make(map[string]bool, len(p.Files))
@@ -412,8 +413,15 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 		if err != nil {
 			return err
 		}
+		keptTokens := func(fp *FilePack) int {
+			n := 0
+			for _, f := range fp.Files {
+				n += f.Tokens
+			}
+			return n
+		}
 		switch {
-		case okGrouped:
+		case okGrouped && (!ok || keptTokens(p) > keptTokens(&full)):
 			p.Warnings = append(p.Warnings, fmt.Sprintf(
 				"the deferral notes are grouped by directory to leave room for files (%s files deferred; the report lists each)",
 				packThousands(len(p.Deferred))))

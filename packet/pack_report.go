@@ -15,7 +15,7 @@ import (
 // come in the order they were dropped, each with what it would have cost.
 func (p *FilePack) PackReport() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Packed: %d files, %s tokens", len(p.Files), packThousands(p.Tokens))
+	fmt.Fprintf(&b, "Packed: %s, %s tokens", packFiles(len(p.Files)), packThousands(p.Tokens))
 	if p.Budget > 0 {
 		fmt.Fprintf(&b, " (%d%% of budget %s)", p.Tokens*100/p.Budget, packThousands(p.Budget))
 	}
@@ -26,7 +26,7 @@ func (p *FilePack) PackReport() string {
 			freed += d.Tokens
 			width = max(width, len(packThousands(d.Tokens)))
 		}
-		fmt.Fprintf(&b, "Dropped by budget: %d files, %s tokens freed:\n", len(p.Deferred), packThousands(freed))
+		fmt.Fprintf(&b, "Dropped by budget: %s, %s tokens freed:\n", packFiles(len(p.Deferred)), packThousands(freed))
 		for _, d := range p.Deferred {
 			fmt.Fprintf(&b, "  %*s  %s  (category %s", width, packThousands(d.Tokens), d.Path, d.Category)
 			if d.Reason != packReasonBudget {
@@ -36,7 +36,7 @@ func (p *FilePack) PackReport() string {
 		}
 	}
 	if len(p.NotPacked) > 0 {
-		fmt.Fprintf(&b, "Listed, not packed: %d files:\n", len(p.NotPacked))
+		fmt.Fprintf(&b, "Listed, not packed: %s:\n", packFiles(len(p.NotPacked)))
 		for _, n := range p.NotPacked {
 			fmt.Fprintf(&b, "  %s  (%s, %s bytes)\n", n.Path, n.Reason, packThousands(int(n.Bytes)))
 		}
@@ -45,4 +45,12 @@ func (p *FilePack) PackReport() string {
 		fmt.Fprintf(&b, "Warning: %s\n", w)
 	}
 	return b.String()
+}
+
+// packFiles says "1 file" or "n files".
+func packFiles(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return packThousands(n) + " files"
 }

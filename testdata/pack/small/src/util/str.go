@@ -1,0 +1,4 @@
+package util
+
+// Quote says "hi" & <bye>.
+func Quote() string { return `]]>` }

@@ -1,0 +1,5 @@
+package main
+
+import "testing"
+
+func TestX(t *testing.T) {}
