@@ -207,7 +207,9 @@ func parseMarkdownFile(p string, data []byte) (*mdFile, *InputError) {
 		return nil, fail(0, fmt.Errorf("the file path gives %w; set an id in front matter", err))
 	}
 	if err := validFields(f.rec.Kind, f.rec.Tags, f.rec.Meta); err != nil {
-		return nil, fail(1, err)
+		// Front-matter values were checked where they stand; what is
+		// left is the kind taken from the folder name.
+		return nil, fail(0, fmt.Errorf("the folder name gives %w; set a kind in front matter", err))
 	}
 	for _, w := range findWikilinks(body) {
 		if err := validID(w.target); err != nil {
@@ -337,14 +339,18 @@ func (f *mdFile) applyFrontMatter(fm string, start int) (int, error) {
 			f.rec.ID, err = scalar(key, vn)
 			f.idLine = at(kn)
 		case "kind":
-			f.rec.Kind, err = scalar(key, vn)
+			if f.rec.Kind, err = scalar(key, vn); err == nil {
+				err = validFields(f.rec.Kind, nil, nil)
+			}
 		case "title":
 			f.rec.Title, err = scalar(key, vn)
 			f.titleSet = true
 		case "summary":
 			f.rec.Summary, err = scalar(key, vn)
 		case "tags":
-			f.rec.Tags, err = scalars(key, vn)
+			if f.rec.Tags, err = scalars(key, vn); err == nil {
+				err = validFields("", f.rec.Tags, nil)
+			}
 		case "order":
 			var s string
 			if s, err = scalar(key, vn); err == nil {

@@ -197,7 +197,8 @@ func TestReadMarkdownDirErrors(t *testing.T) {
 		{"links not map", "---\nlinks: [a]\n---\n", 2, "links must be a mapping", false},
 		{"links bad target", "---\nlinks:\n  knows: [\"a\\tb\"]\n---\n", 3, `links.knows: target: invalid input: id "a\tb"`, true},
 		{"links bad rel", "---\nlinks:\n  \" sp\": [a]\n---\n", 3, `relation " sp" has leading or trailing space`, true},
-		{"bad tag", "---\ntags: [\"\"]\n---\n", 1, `tag "" is empty`, true},
+		{"bad tag", "---\nid: a\ntags: [ok, \"\"]\n---\n", 3, `tag "" is empty`, true},
+		{"bad kind", "---\nkind: \"a\\tb\"\n---\n", 2, `kind "a\tb" has control character`, true},
 		{"wikilink bad target", "---\nid: a\n---\n\nline 5\nsee [[bad\ttarget]] here", 6, `wikilink [[bad	target]]`, true},
 		{"wikilink no fm", "one\ntwo [[x\u0007y]]", 2, "wikilink", true},
 	}
@@ -483,5 +484,16 @@ func TestDemoTokenSize(t *testing.T) {
 			t.Errorf("%s: %d tokens in all, longest scene %d: want more than a scene budget (8,000) and a scene of 1,500+",
 				ns, total, maxScene)
 		}
+	}
+}
+
+func TestReadMarkdownDirBadFolderKind(t *testing.T) {
+	fsys := mapFS(map[string]string{"notes /f.md": "no kind here", "notes /g.md": "---\nkind: note\n---\n"})
+	recs, _, errs := ReadMarkdownDir(fsys, "n")
+	if len(errs) != 1 || errs[0].File != "notes /f.md" || !strings.Contains(errs[0].Error(), `the folder name gives invalid input: kind "notes "`) {
+		t.Fatalf("errors %v, want one saying the folder name is not a valid kind", errs)
+	}
+	if len(recs) != 1 || recs[0].Kind != "note" {
+		t.Errorf("records %+v, want g.md with its own kind", recs)
 	}
 }
