@@ -44,12 +44,18 @@
 // # Scoring and order
 //
 // Scoring is BM25 (bleve's "bm25" scoring model), with field boosts title 3,
-// summary 2, body 1. Namespace, kind and tag filters go through bleve's
-// boolean Filter, which does not score. Results sort by score descending,
-// then document id ascending; the document id is ns + NUL + id, so ties
-// come out by (ns, id). Term statistics (document frequencies, average
-// field lengths) are index-wide: records of other namespaces change score
-// values, never which namespace is searched.
+// summary 2, body 1. Lore hands bleve the BM25 statistics itself: the live
+// document count and a fixed length pivot per field (title 8, summary 32,
+// body 300 analysed tokens). Bleve's own pivot counts the terms of replaced
+// and deleted documents until a background merge drops them, so its scores
+// drift with the index's history and with the merger's timing; with these
+// statistics a score depends on the current records alone, and an index
+// built by Rebuild scores exactly like one built by years of Apply.
+// Namespace, kind and tag filters go through bleve's boolean Filter, which
+// does not score. Results sort by score descending, then document id
+// ascending; the document id is ns + NUL + id, so ties come out by
+// (ns, id). Term statistics are index-wide: records of other namespaces
+// change score values, never which namespace is searched.
 //
 // # Locking
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -60,6 +61,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx, err = withScoringStats(ctx, ix)
+	if err != nil {
+		return nil, err
+	}
 	req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
 	req.SortBy([]string{"-_score", "_id"})
 	res, err := ix.bi.SearchInContext(ctx, req)
@@ -77,6 +82,43 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits = append(hits, Hit{NS: ns, ID: id, Score: h.Score})
 	}
 	return hits, nil
+}
+
+// Length pivots of BM25, in analysed tokens (stop words removed): a field
+// of this length gets neither a bonus nor a penalty for its length.
+//
+// Bleve derives its pivot from the index (distinct terms in the field's
+// dictionary over the document count), and that dictionary keeps the terms
+// of replaced and deleted documents until a background merge drops them:
+// scores would then depend on the index's history and on when the merger
+// last ran, and the same request could rank near-ties differently from one
+// run to the next. Fixed pivots, with the live document count and live
+// document frequencies (which bleve counts exactly), make a score a
+// function of the current records alone.
+var lengthPivot = map[string]int{
+	fieldTitle:   8,
+	fieldSummary: 32,
+	fieldBody:    300,
+	// Filters never score, but bleve looks their statistics up anyway
+	// (under "*" for the unscored term searchers it merges filters into).
+	fieldNS: 1, fieldKind: 1, fieldTags: 1, "*": 1,
+}
+
+// withScoringStats puts BM25 statistics in ctx for bleve's term searchers:
+// the live document count and the fixed length pivots.
+func withScoringStats(ctx context.Context, ix *Index) (context.Context, error) {
+	n, err := ix.bi.DocCount()
+	if err != nil {
+		return ctx, fmt.Errorf("index %s: count: %w", ix.dir, err)
+	}
+	if n == 0 {
+		return ctx, nil
+	}
+	card := make(map[string]int, len(lengthPivot))
+	for f, p := range lengthPivot {
+		card[f] = p * int(n)
+	}
+	return context.WithValue(ctx, bsearch.BM25StatsKey, &bsearch.BM25Stats{DocCount: float64(n), FieldCardinality: card}), nil
 }
 
 // buildQuery turns q into a bleve query: the text part is scored, the
