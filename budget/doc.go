@@ -46,7 +46,9 @@
 //  6. Re-count: tokens do not add up exactly across boundaries. When
 //     Request.Render is set, the rendered whole is counted with the Counter;
 //     while it is over the limit, the next kept item in the order is deferred
-//     (rule "recount") and the whole is rendered and counted again.
+//     (rule "recount") and the whole is rendered and counted again. A
+//     Truncate item is first cut (further) by the overage, up to three
+//     times, and dropped only when that fails.
 //  7. A limit below the frame cannot be met: every item is deferred (rule
 //     "frame"), FrameOnly is set and a warning is added to the diagnostics.
 //     If pinned content exists, rule 3 applies instead and Fit fails; if an
@@ -63,8 +65,11 @@
 // rendered whole. A truncated item keeps its overhead (Tokens beyond the
 // count of its Text) whole. The re-count defers one item per rendering, as
 // lmpack does, so a renderer whose boundaries add many tokens costs one
-// rendering per item deferred; put-back does not run again after it, and it
-// drops Truncate items whole. Fit is a pure function, safe to call from many
-// goroutines; Render and the Counter must be safe for whatever the caller
-// shares between calls.
+// rendering per item deferred, and put-back does not run again after it.
+// With Render, the arrival order is part of the output: a renderer whose
+// count depends on it (joins that merge into one token) can make the
+// re-count decide differently for a permuted input; without Render, the
+// decisions never depend on arrival order. Fit is a pure function, safe to
+// call from many goroutines; Render and the Counter must be safe for
+// whatever the caller shares between calls.
 package budget

@@ -159,10 +159,15 @@ type fitter struct {
 	rule   []string // per item: the rule that deferred it
 	reason []string // per item: why, in words
 	cuts   map[int]cut
-	order  []int // non-pinned items, deferred first
-	used   int   // frame plus the tokens of kept items
+	recuts map[int]int // per item: cuts made by the re-count
+	order  []int       // non-pinned items, deferred first
+	used   int         // frame plus the tokens of kept items
 	res    Result
 }
+
+// maxRecuts is how many times the re-count cuts one Truncate item before it
+// drops it.
+const maxRecuts = 3
 
 // cut is a truncation of one item.
 type cut struct {
@@ -360,8 +365,26 @@ func (f *fitter) recount() error {
 			return nil
 		}
 		i := f.order[next]
-		if f.items[i].Action == Fail {
+		it := &f.items[i]
+		if it.Action == Fail {
 			return f.failError(i, c)
+		}
+		// A Truncate item is cut (further) by the overage before it is
+		// dropped: the overage is usually a few tokens of joins. A few
+		// tries each, so a renderer that keeps growing cannot loop long.
+		if it.Action == Truncate && f.recuts[i] < maxRecuts {
+			if room := f.cost(i) - (c - limit); room > 0 {
+				if cu, why := f.truncate(it, room); why == "" {
+					if f.recuts == nil {
+						f.recuts = make(map[int]int)
+					}
+					f.recuts[i]++
+					f.diag("re-count: the rendered output counts %d tokens, over the limit of %d: cutting %q to %d tokens", c, limit, it.ID, cu.cost)
+					f.used += cu.cost - f.cost(i)
+					f.keepCut(i, cu)
+					continue
+				}
+			}
 		}
 		f.diag("re-count: the rendered output counts %d tokens, over the limit of %d: deferring %q", c, limit, f.items[i].ID)
 		f.deferItem(i, RuleRecount, fmt.Sprintf("dropped: the rendered output counted %d tokens, over the limit of %d", c, limit))

@@ -469,6 +469,23 @@ func TestFitRule6Recount(t *testing.T) {
 			t.Errorf("used %d after %d renderings, want 13 after 2", r.Used, calls)
 		}
 	})
+	t.Run("cut before drop", func(t *testing.T) {
+		// t (rank 3, truncatable) is next in the order. The sum 2 + 30
+		// fits 33; rendered 2 + 11 + 21 = 34 is over by 1: t is cut to
+		// 19 (15 words and the 4-word marker), rendered 33.
+		cut := []Item{items[0], {ID: "t", Rank: 3, Tokens: 20, Action: Truncate, Text: words("w", 20), MinTokens: 1}}
+		calls := 0
+		r, err := Fit(Request{Items: cut, Limit: 33, Frame: 2, Counter: tok, Render: wordRender(2, &calls)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Deferred) != 0 || len(r.Kept) != 2 || r.Used != 33 || calls != 2 {
+			t.Fatalf("kept %v deferred %v used %d calls %d, want both kept, 33, 2 renderings", keptIDs(r), deferredIDs(r), r.Used, calls)
+		}
+		if k := r.Kept[1]; !k.Truncated || k.Tokens != 19 || k.Cut != 5 {
+			t.Errorf("kept %+v, want t cut by 5 to 19 tokens", k)
+		}
+	})
 	t.Run("pinned still over", func(t *testing.T) {
 		// a pinned: sum 10 fits 10 with b and c gone... rendered a is 11.
 		pinned := slices.Clone(items)
