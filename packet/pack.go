@@ -233,7 +233,7 @@ func PackDir(ctx context.Context, dir string, opts PackOptions) (*FilePack, erro
 	}
 	packRank(items, priority)
 	for _, it := range items {
-		it.Tokens = counter.Count(packItemText(format, p.Name, it.PackFile))
+		it.Tokens = counter.Count(packItemText(format, it.PackFile))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -333,12 +333,18 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 			return false, nil
 		}
 		// The deferral notes grow as files go, and the engine only knows
-		// a fixed frame: fit again with the frame plus the notes of the
-		// last answer until the answer stops changing.
+		// a fixed frame: fit by the sums alone with the frame plus the
+		// notes of the last answer until the answer stops changing, then
+		// once more with the whole rendering counted again (rule 6).
 		frame := base
 		var prev map[string]bool
-		for range 6 {
-			res, err := budget.Fit(budget.Request{Items: fitItems, Limit: p.Budget, Counter: counter, Frame: frame, Render: render})
+		for round := 0; ; round++ {
+			final := round >= 6
+			req := budget.Request{Items: fitItems, Limit: p.Budget, Counter: counter, Frame: frame}
+			if final {
+				req.Render = render
+			}
+			res, err := budget.Fit(req)
 			if errors.Is(err, budget.ErrOverBudget) && pinned {
 				unpin(fmt.Sprintf("the changed files do not fit in budget %s beside the frame and notes: not all of them are packed",
 					packThousands(p.Budget)))
@@ -354,8 +360,12 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 			for _, f := range res.Kept {
 				kept[f.ID] = true
 			}
-			if prev != nil && maps.Equal(prev, kept) {
+			if final {
 				break
+			}
+			if prev != nil && maps.Equal(prev, kept) {
+				round = 5 // converged: the next round is the final one
+				continue
 			}
 			prev = kept
 			_, frame = view(kept, false)

@@ -143,7 +143,7 @@ func packFixtureText(t testing.TB, c budget.Counter, path string, target int) st
 		}
 		return strings.TrimRight(b.String(), " ") + "\n"
 	}
-	cost := func(s string) int { return c.Count(packItemText("md", "lmpack", PackFile{Path: path, Content: s})) }
+	cost := func(s string) int { return c.Count(packItemText("md", PackFile{Path: path, Content: s})) }
 	lo, hi := 0, len(seq)
 	for lo < hi { // largest n with cost(text(n)) <= target
 		mid := (lo + hi + 1) / 2
@@ -220,7 +220,7 @@ func TestPackLmpackFixture(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := c.Count(packItemText("md", "lmpack", PackFile{Path: f.path, Content: string(data)}))
+		got := c.Count(packItemText("md", PackFile{Path: f.path, Content: string(data)}))
 		if f.path != "README.md" && f.path != ".gitignore" && got != f.tokens {
 			t.Errorf("%s costs %d tokens, the spec says %d (regenerate with -update-pack)", f.path, got, f.tokens)
 		}

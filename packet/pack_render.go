@@ -75,7 +75,7 @@ func packRender(p *FilePack, format string, tokens int) []byte {
 
 // packItemText is what one file costs on its own in format: its block and
 // (md, xml) its line in the tree.
-func packItemText(format, name string, f PackFile) string {
+func packItemText(format string, f PackFile) string {
 	var b bytes.Buffer
 	switch format {
 	case "xml":

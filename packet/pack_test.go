@@ -590,3 +590,23 @@ func TestPackThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestPackUnreadableFile(t *testing.T) {
+	root := t.TempDir()
+	packWriteTree(t, root, map[string]string{"ok.txt": "fine\n", "locked.txt": "secret\n"})
+	locked := filepath.Join(root, "locked.txt")
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := os.Open(locked); err == nil {
+		f.Close()
+		t.Skip("running with permission to read a mode-0 file (root?)")
+	}
+	p := packMust(t, root, PackOptions{Counter: packWordCounter{}})
+	if got := packPaths(p.Files); !slices.Equal(got, []string{"ok.txt"}) {
+		t.Errorf("packed %q, want ok.txt", got)
+	}
+	if len(p.NotPacked) != 1 || p.NotPacked[0].Reason != fileReasonNoRead {
+		t.Errorf("not packed = %+v, want locked.txt unreadable", p.NotPacked)
+	}
+}

@@ -28,6 +28,7 @@ const (
 	fileReasonSymlink  = "symlink out of the directory"
 	fileReasonLinkDir  = "symlink to a directory, not followed"
 	fileReasonBroken   = "broken symlink"
+	fileReasonNoRead   = "unreadable"
 )
 
 // fileWalk lists the files under root in a deterministic order (each
@@ -159,7 +160,8 @@ func (w *fileWalker) symlink(p string) error {
 func (w *fileWalker) file(p, abs string) error {
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return fmt.Errorf("pack: %w", err)
+		w.out = append(w.out, fileEntry{path: p, notPacked: fileReasonNoRead})
+		return nil
 	}
 	e := fileEntry{path: p, bytes: fi.Size()}
 	if w.maxBytes > 0 && fi.Size() > w.maxBytes {
@@ -169,7 +171,11 @@ func (w *fileWalker) file(p, abs string) error {
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return fmt.Errorf("pack: %w", err)
+		// One file the user cannot read should not sink the whole pack;
+		// it is listed, like a binary file.
+		e.notPacked = fileReasonNoRead
+		w.out = append(w.out, e)
+		return nil
 	}
 	e.bytes = int64(len(data))
 	if fileIsBinary(data) {
