@@ -516,10 +516,13 @@ func (s *Server) opNeighbors(ctx context.Context, a NeighborsArgs) (string, erro
 	}
 	var nb []store.Neighbor
 	err = s.read(ctx, func(l *Lore) (err error) {
-		if _, err := l.st.Head(ns, a.ID); err != nil {
+		nb, err = l.Neighbors(ns, a.ID, a.Hops, a.Rels)
+		if err != nil || len(nb) > 0 {
 			return err
 		}
-		nb, err = l.Neighbors(ns, a.ID, a.Hops, a.Rels)
+		// A link may name a record that does not exist yet; an id with
+		// neither record nor links is most likely a typo.
+		_, err = l.st.Head(ns, a.ID)
 		return err
 	})
 	if err != nil {

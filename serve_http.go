@@ -1,0 +1,390 @@
+package lore
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/packet"
+	"github.com/lorekeep/lore/store"
+)
+
+// ShutdownTimeout bounds how long a shutting-down HTTP server waits for
+// requests in flight.
+const ShutdownTimeout = 30 * time.Second
+
+// ListenHTTP serves the JSON API on addr (host:port) until ctx ends, then
+// shuts down gracefully: it stops accepting, lets every request in flight
+// finish (an acknowledged write is committed before its answer is sent)
+// and returns. Listening off loopback requires ServeOptions.Token.
+func (s *Server) ListenHTTP(ctx context.Context, addr string, ready func(net.Addr)) error {
+	if err := s.checkBind(addr); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	return s.ServeListener(ctx, ln)
+}
+
+// checkBind refuses a non-loopback address without a token.
+func (s *Server) checkBind(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("address %q: %w: want host:port, e.g. %s", addr, ErrServeOptions, DefaultHTTPAddr)
+	}
+	if s.opts.Token != "" || isLoopback(host) {
+		return nil
+	}
+	return fmt.Errorf("address %q is not loopback: %w (give --token or set LORE_TOKEN; clients then send \"Authorization: Bearer TOKEN\")", addr, ErrNeedToken)
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ServeListener serves the JSON API on ln until ctx ends, then shuts down
+// gracefully (see ListenHTTP). ln is closed on return.
+func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && s.opts.Token == "" {
+		ln.Close()
+		return fmt.Errorf("address %s is not loopback: %w (give --token or set LORE_TOKEN)", tcp, ErrNeedToken)
+	}
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		// Requests keep a context of their own: shutting down lets them
+		// finish rather than cancelling them.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// Handler returns the JSON API:
+//
+//	POST   /v1/records              put a record (RecordArgs)
+//	GET    /v1/records/{ns}/{id}    read one (?version=N, ?offset=N)
+//	DELETE /v1/records/{ns}/{id}    forget it (?keep_links=true)
+//	POST   /v1/links                link (LinkArgs)
+//	DELETE /v1/links                unlink (LinkArgs)
+//	GET    /v1/neighbors/{ns}/{id}  the graph around it (?hops=2, ?rel=R)
+//	POST   /v1/search               full-text search (SearchArgs)
+//	POST   /v1/packet               a Context Packet (PacketArgs)
+//	GET    /v1/stats                counts (?ns=NS)
+//	GET    /v1/namespaces           the namespaces
+//
+// A namespace with a "/" is written %2F in a path; an id may hold "/".
+// Errors are {"error": "..."} with 400 (bad input), 401 (no or wrong
+// token), 403 (namespace out of scope), 404, 413 (body too large), 422
+// (the budget cannot be met), 503 (the store stayed locked).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/records", s.httpPut)
+	mux.HandleFunc("GET /v1/records/{ns}/{id...}", s.httpGet)
+	mux.HandleFunc("DELETE /v1/records/{ns}/{id...}", s.httpForget)
+	mux.HandleFunc("POST /v1/links", s.httpLink)
+	mux.HandleFunc("DELETE /v1/links", s.httpUnlink)
+	mux.HandleFunc("GET /v1/neighbors/{ns}/{id...}", s.httpNeighbors)
+	mux.HandleFunc("POST /v1/search", s.httpSearch)
+	mux.HandleFunc("POST /v1/packet", s.httpPacket)
+	mux.HandleFunc("GET /v1/stats", s.httpStats)
+	mux.HandleFunc("GET /v1/namespaces", s.httpNamespaces)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpError(w, http.StatusNotFound, fmt.Errorf("%s %s: no such endpoint (see docs/SERVER.md for the API)", r.Method, r.URL.Path))
+	})
+	return s.auth(mux)
+}
+
+// auth requires the bearer token when the server has one.
+func (s *Server) auth(next http.Handler) http.Handler {
+	if s.opts.Token == "" {
+		return next
+	}
+	want := []byte("Bearer " + s.opts.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="lore"`)
+			msg := "missing bearer token: send \"Authorization: Bearer TOKEN\""
+			if len(got) > 0 {
+				msg = "wrong bearer token"
+			}
+			httpError(w, http.StatusUnauthorized, errors.New(msg))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func httpError(w http.ResponseWriter, status int, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]string{"error": err.Error()})
+	w.Write(append(b, '\n'))
+}
+
+func httpJSON(w http.ResponseWriter, text string) {
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, text+"\n")
+}
+
+// statusOf maps an operation's error to an HTTP status.
+func statusOf(err error) int {
+	var mb *http.MaxBytesError
+	switch {
+	case errors.As(err, &mb):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrOutOfScope):
+		return http.StatusForbidden
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, packet.ErrFocusNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, packet.ErrCannotFit), errors.Is(err, budget.ErrOverBudget):
+		return http.StatusUnprocessableEntity
+	case errors.Is(err, store.ErrInvalid), errors.Is(err, packet.ErrInvalidRequest), errors.Is(err, budget.ErrInvalid),
+		errors.Is(err, errBadRequest), errors.Is(err, ErrServeOptions):
+		return http.StatusBadRequest
+	case errors.Is(err, store.ErrLocked):
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// errBadRequest marks request decoding errors.
+var errBadRequest = errors.New("bad request")
+
+// decode reads the size-limited JSON body into v, refusing unknown fields;
+// its errors name the field or the byte at fault.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	body := http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			var mb *http.MaxBytesError
+			if errors.As(terr, &mb) {
+				return mb
+			}
+			return fmt.Errorf("%w: body holds more than one JSON value; send one object", errBadRequest)
+		}
+		return nil
+	}
+	var (
+		mb  *http.MaxBytesError
+		syn *json.SyntaxError
+		typ *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &mb):
+		return fmt.Errorf("request body over %d bytes: %w", s.opts.MaxBodyBytes, mb)
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("%w: empty body; want a JSON object", errBadRequest)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: bad JSON: the body ends in the middle of a value", errBadRequest)
+	case errors.As(err, &syn):
+		return fmt.Errorf("%w: bad JSON at byte %d: %v", errBadRequest, syn.Offset, syn)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return fmt.Errorf("%w: body is a JSON %s; want an object", errBadRequest, typ.Value)
+		}
+		return fmt.Errorf("%w: field %q: got a JSON %s, want %s", errBadRequest, field, typ.Value, jsonKind(typ.Type.Kind().String()))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return fmt.Errorf("%w: field %s is not known (see docs/SERVER.md for the fields)", errBadRequest, strings.TrimPrefix(err.Error(), "json: unknown field "))
+	default:
+		return fmt.Errorf("%w: bad JSON: %v", errBadRequest, err)
+	}
+}
+
+func jsonKind(goKind string) string {
+	switch {
+	case strings.HasPrefix(goKind, "int"), strings.HasPrefix(goKind, "uint"), strings.HasPrefix(goKind, "float"):
+		return "a number"
+	case goKind == "string":
+		return "a string"
+	case goKind == "bool":
+		return "true or false"
+	case goKind == "slice":
+		return "an array"
+	case goKind == "map", goKind == "struct":
+		return "an object"
+	}
+	return goKind
+}
+
+// required names the first empty required field.
+func required(fields ...[2]string) error {
+	for _, f := range fields {
+		if f[1] == "" {
+			return fmt.Errorf("%w: field %q is required", errBadRequest, f[0])
+		}
+	}
+	return nil
+}
+
+// answer writes an operation's JSON text or its error.
+func answer(w http.ResponseWriter, text string, err error) {
+	if err != nil {
+		httpError(w, statusOf(err), err)
+		return
+	}
+	httpJSON(w, text)
+}
+
+// reply adapts answer to an operation's two results: reply(w)(op()).
+func reply(w http.ResponseWriter) func(string, error) {
+	return func(text string, err error) { answer(w, text, err) }
+}
+
+func (s *Server) httpPut(w http.ResponseWriter, r *http.Request) {
+	var a RecordArgs
+	if err := s.decode(w, r, &a); err != nil {
+		answer(w, "", err)
+		return
+	}
+	if err := required([2]string{"id", a.ID}); err != nil {
+		answer(w, "", err)
+		return
+	}
+	reply(w)(s.opPut(r.Context(), a))
+}
+
+func (s *Server) httpGet(w http.ResponseWriter, r *http.Request) {
+	a := GetArgs{NS: r.PathValue("ns"), ID: r.PathValue("id")}
+	var err error
+	if a.Version, err = intParam(r, "version"); err != nil {
+		answer(w, "", err)
+		return
+	}
+	if a.Offset, err = intParam(r, "offset"); err != nil {
+		answer(w, "", err)
+		return
+	}
+	reply(w)(s.opGet(r.Context(), a))
+}
+
+func (s *Server) httpForget(w http.ResponseWriter, r *http.Request) {
+	a := ForgetArgs{NS: r.PathValue("ns"), ID: r.PathValue("id")}
+	if v := r.URL.Query().Get("keep_links"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			answer(w, "", fmt.Errorf("%w: keep_links=%q: want true or false", errBadRequest, v))
+			return
+		}
+		a.KeepLinks = b
+	}
+	reply(w)(s.opForget(r.Context(), a))
+}
+
+func (s *Server) httpLink(w http.ResponseWriter, r *http.Request) {
+	var a LinkArgs
+	if err := s.decodeLink(w, r, &a); err != nil {
+		answer(w, "", err)
+		return
+	}
+	reply(w)(s.opLink(r.Context(), a))
+}
+
+func (s *Server) httpUnlink(w http.ResponseWriter, r *http.Request) {
+	var a LinkArgs
+	if err := s.decodeLink(w, r, &a); err != nil {
+		answer(w, "", err)
+		return
+	}
+	reply(w)(s.opUnlink(r.Context(), a))
+}
+
+func (s *Server) decodeLink(w http.ResponseWriter, r *http.Request, a *LinkArgs) error {
+	if err := s.decode(w, r, a); err != nil {
+		return err
+	}
+	return required([2]string{"from", a.From}, [2]string{"rel", a.Rel}, [2]string{"to", a.To})
+}
+
+func (s *Server) httpNeighbors(w http.ResponseWriter, r *http.Request) {
+	a := NeighborsArgs{NS: r.PathValue("ns"), ID: r.PathValue("id"), Rels: r.URL.Query()["rel"]}
+	var err error
+	if a.Hops, err = intParam(r, "hops"); err != nil {
+		answer(w, "", err)
+		return
+	}
+	reply(w)(s.opNeighbors(r.Context(), a))
+}
+
+func (s *Server) httpSearch(w http.ResponseWriter, r *http.Request) {
+	var a SearchArgs
+	if err := s.decode(w, r, &a); err != nil {
+		answer(w, "", err)
+		return
+	}
+	if err := required([2]string{"query", a.Query}); err != nil {
+		answer(w, "", err)
+		return
+	}
+	reply(w)(s.opSearch(r.Context(), a))
+}
+
+func (s *Server) httpPacket(w http.ResponseWriter, r *http.Request) {
+	var a PacketArgs
+	if err := s.decode(w, r, &a); err != nil {
+		answer(w, "", err)
+		return
+	}
+	ans, err := s.opPacket(r.Context(), a)
+	if err != nil {
+		answer(w, "", err)
+		return
+	}
+	reply(w)(marshal(ans))
+}
+
+func (s *Server) httpStats(w http.ResponseWriter, r *http.Request) {
+	reply(w)(s.opStats(r.Context(), NSArgs{NS: r.URL.Query().Get("ns")}))
+}
+
+func (s *Server) httpNamespaces(w http.ResponseWriter, r *http.Request) {
+	reply(w)(s.opNamespaces(r.Context()))
+}
+
+func intParam(r *http.Request, name string) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s=%q: want a whole number", errBadRequest, name, v)
+	}
+	return n, nil
+}
