@@ -90,10 +90,11 @@ func (v *vocab) mergeHeap(piece string, emit func(rank uint32)) int {
 	}
 	count := n
 	for len(h) > 0 {
-		e := h.pop()
+		e := h[0]
 		r, i := uint32(e>>32), int32(uint32(e))
 		if rank[i] != r {
-			continue // stale: the part changed or was merged away
+			h.pop() // stale: the part changed or was merged away
+			continue
 		}
 		t := next[i]
 		nt := int32(n)
@@ -106,11 +107,15 @@ func (v *vocab) mergeHeap(piece string, emit func(rank uint32)) int {
 		}
 		rank[t] = noRank
 		count--
+		// The entry at the top is done with: replace it rather than pop
+		// and push, which saves one sift.
 		if r := pairRank(i); r != noRank {
 			rank[i] = r
-			h.push(uint64(r)<<32 | uint64(i))
+			h[0] = uint64(r)<<32 | uint64(i)
+			h.down(0)
 		} else {
 			rank[i] = noRank
+			h.pop()
 		}
 		if p := prev[i]; p >= 0 {
 			if r := pairRank(p); r != noRank {
