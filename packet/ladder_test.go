@@ -9,209 +9,190 @@ import (
 	"testing"
 )
 
-// sweep builds the scene packet at budgets from hi down to lo in steps
-// and calls fn with each packet (nil with the error when Build fails).
-func sweep(t *testing.T, env fxEnv, req Request, hi, lo, step int, fn func(b int, p *Packet, err error) bool) {
+// sample is one build of the sweep.
+type sample struct {
+	budget int
+	p      *Packet
+	err    error
+}
+
+// sweep builds req at budgets from hi down to lo in steps.
+func sweep(t *testing.T, env fxEnv, req Request, hi, lo, step int) []sample {
 	t.Helper()
 	req.Counter = fxCounter(t)
+	var out []sample
 	for b := hi; b >= lo; b -= step {
 		req.Budget = b
 		p, err := Build(context.Background(), env.st, env.ix, req)
-		if !fn(b, p, err) {
-			return
-		}
+		out = append(out, sample{b, p, err})
 	}
+	return out
 }
 
-func TestLadderStep1DropsRanks10To6InOrder(t *testing.T) {
+// TestLadder sweeps the scene packet from everything-fits down to
+// frame-only, at hops 1 and 2, and checks each ladder step on the way.
+func TestLadder(t *testing.T) {
 	recs, links := fxCanon()
 	env := fxOpen(t, recs, links, true)
 	full, _ := fxBuild(t, env, fxSceneRequest(100000))
-	unprotected := []string{"theme-ash", "reader-ash", "voice", "fire-magic", "mara-tomas"} // ranks 10..6
-	seen := map[int]bool{}
-	sweep(t, env, fxSceneRequest(0), full.Tokens, 200, 7, func(b int, p *Packet, err error) bool {
-		if err != nil || p.Step > 1 || p.FrameOnly {
-			return false // past step 1
+	hops1 := sweep(t, env, fxSceneRequest(0), full.Tokens, 600, 13)
+	req2 := fxSceneRequest(100000)
+	req2.Hops = 2
+	full2, _ := fxBuild(t, env, req2)
+	hops2 := sweep(t, env, req2, full2.Tokens, 600, 17)
+	for _, s := range append(slices.Clone(hops1), hops2...) {
+		if s.err != nil && !errors.Is(s.err, ErrCannotFit) {
+			t.Fatalf("budget %d: %v", s.budget, s.err)
 		}
-		// The deferred unprotected records are a prefix of ranks 10..6.
-		var dropped []string
-		for _, n := range p.Deferred {
-			if n.Step != 1 || n.Action != "dropped" {
-				t.Errorf("budget %d: note %+v is not a step-1 drop", b, n)
+		if s.err == nil && !s.p.FrameOnly && s.p.Tokens > s.budget {
+			t.Errorf("budget %d: packet counts %d tokens", s.budget, s.p.Tokens)
+		}
+	}
+	t.Run("step1-drops-ranks-10-to-6-in-order", func(t *testing.T) {
+		unprotected := []string{"theme-ash", "reader-ash", "voice", "fire-magic", "mara-tomas"} // ranks 10..6
+		seen := map[int]bool{}
+		for _, s := range hops1 {
+			if s.err != nil || s.p.Step > 1 || s.p.FrameOnly {
+				break // past step 1
 			}
-			if n.Rank <= 5 {
-				t.Errorf("budget %d: protected record %q (rank %d) deferred at step 1", b, n.ID, n.Rank)
+			var dropped []string
+			for _, n := range s.p.Deferred {
+				if n.Step != 1 || n.Action != "dropped" {
+					t.Errorf("budget %d: note %+v is not a step-1 drop", s.budget, n)
+				}
+				if n.Rank <= 5 {
+					t.Errorf("budget %d: protected record %q (rank %d) deferred at step 1", s.budget, n.ID, n.Rank)
+				}
+				dropped = append(dropped, n.ID)
 			}
-			dropped = append(dropped, n.ID)
+			if want := unprotected[:len(dropped)]; !slices.Equal(dropped, want) {
+				t.Errorf("budget %d: deferred %v; want %v (least important first)", s.budget, dropped, want)
+			}
+			for _, e := range s.p.Records {
+				if e.Form != "full" {
+					t.Errorf("budget %d: %q in form %s at step 1", s.budget, e.ID, e.Form)
+				}
+			}
+			seen[len(dropped)] = true
 		}
-		if want := unprotected[:len(dropped)]; !slices.Equal(dropped, want) {
-			t.Errorf("budget %d: deferred %v; want %v (least important first)", b, dropped, want)
-		}
-		for _, e := range p.Records {
-			if e.Form != "full" {
-				t.Errorf("budget %d: %q in form %s at step 1", b, e.ID, e.Form)
+		for k := 0; k <= len(unprotected); k++ {
+			if !seen[k] {
+				t.Errorf("no budget deferred exactly the %d least important records (seen %v)", k, seen)
 			}
 		}
-		if p.Tokens > b {
-			t.Errorf("budget %d: packet counts %d tokens", b, p.Tokens)
-		}
-		seen[len(dropped)] = true
-		return true
 	})
-	for k := 0; k <= len(unprotected); k++ {
-		if !seen[k] {
-			t.Errorf("no budget deferred exactly the %d least important records (seen %v)", k, seen)
-		}
-	}
-}
-
-func TestLadderStep2SummariesNeverRank1(t *testing.T) {
-	recs, links := fxCanon()
-	env := fxOpen(t, recs, links, true)
-	full, _ := fxBuild(t, env, fxSceneRequest(100000))
-	found := false
-	sweep(t, env, fxSceneRequest(0), full.Tokens, 200, 11, func(b int, p *Packet, err error) bool {
-		if err != nil || p.FrameOnly {
-			return false
-		}
-		if p.Step < 2 {
-			return true
-		}
-		found = true
-		summaries := 0
-		for _, e := range p.Records {
-			if e.Rank == 1 && e.Form != "full" {
-				t.Errorf("budget %d: rank-1 record %q in form %s", b, e.ID, e.Form)
+	t.Run("step2-summaries-never-rank-1", func(t *testing.T) {
+		found := false
+		for _, s := range hops1 {
+			if s.err != nil || s.p.FrameOnly || s.p.Step < 2 {
+				continue
 			}
-			if e.Form == "summary" {
-				summaries++
-				if !strings.Contains(e.Fetch, "lore get --ns novel-a "+e.ID) {
-					t.Errorf("budget %d: summary of %q has no citation: %q", b, e.ID, e.Fetch)
+			found = true
+			summaries := 0
+			for _, e := range s.p.Records {
+				if e.Rank == 1 && e.Form != "full" {
+					t.Errorf("budget %d: rank-1 record %q in form %s", s.budget, e.ID, e.Form)
+				}
+				if e.Form == "summary" {
+					summaries++
+					if !strings.Contains(e.Fetch, "lore get --ns novel-a "+e.ID) {
+						t.Errorf("budget %d: summary of %q has no citation: %q", s.budget, e.ID, e.Fetch)
+					}
+				}
+			}
+			for _, id := range []string{"scene-12", "mara", "curfew"} {
+				if e, ok := findEntry(s.p, id); !ok || e.Form != "full" {
+					t.Errorf("budget %d: rank-1 record %q not kept whole: %+v", s.budget, id, e)
+				}
+			}
+			if s.p.Step == 2 && summaries == 0 {
+				t.Errorf("budget %d: step 2 without summaries: %s", s.budget, describe(s.p))
+			}
+			if e, _ := findEntry(s.p, "tomas"); e.Form == "summary" {
+				n, _ := findNote(s.p, "tomas")
+				if n.Step != 2 || !strings.HasPrefix(n.Reason, "replaced by summary: saves ") || n.Saves <= 0 {
+					t.Errorf("budget %d: note for tomas %+v", s.budget, n)
 				}
 			}
 		}
-		for _, id := range []string{"scene-12", "mara", "curfew"} {
-			if e, ok := findEntry(p, id); !ok || e.Form != "full" {
-				t.Errorf("budget %d: rank-1 record %q not kept whole: %+v", b, id, e)
-			}
+		if !found {
+			t.Fatal("no budget reached step 2")
 		}
-		if p.Step == 2 {
-			if summaries == 0 {
-				t.Errorf("budget %d: step 2 without summaries: %s", b, describe(p))
+	})
+	t.Run("step3-narrows-hops", func(t *testing.T) {
+		if e, ok := findEntry(hops2[0].p, "miller"); !ok || e.Rank != 3 {
+			t.Fatalf("miller (two hops) should be rank 3 at hops 2: %+v %v", e, entryIDs(hops2[0].p))
+		}
+		narrowed := false
+		for _, s := range hops2 {
+			if s.err != nil || s.p.FrameOnly {
+				continue
 			}
-			for _, id := range []string{"theme-ash", "reader-ash", "voice", "fire-magic", "mara-tomas"} {
-				if _, ok := findEntry(p, id); ok {
-					// Put back may return a small one, but never before a
-					// protected record lost its full text for it.
-					t.Logf("budget %d: %s put back after summaries", b, id)
+			if n, ok := findNote(s.p, "miller"); ok && n.Step == 3 {
+				narrowed = true
+				if n.Action != "narrowed" || s.p.Step < 3 {
+					t.Errorf("budget %d: miller note %+v at packet step %d", s.budget, n, s.p.Step)
 				}
 			}
-			n, ok := findNote(p, "tomas")
-			if e, _ := findEntry(p, "tomas"); ok && e.Form == "summary" && (n.Step != 2 || !strings.HasPrefix(n.Reason, "replaced by summary: saves ")) {
-				t.Errorf("budget %d: note for tomas %+v", b, n)
+		}
+		if !narrowed {
+			t.Error("no budget narrowed the two-hop neighbour miller")
+		}
+	})
+	t.Run("step4-collapses-history", func(t *testing.T) {
+		collapsed := map[string]string{}
+		for _, s := range hops1 {
+			if s.err != nil || s.p.FrameOnly {
+				continue
+			}
+			for _, id := range []string{"tl-10", "tl-13"} {
+				if n, ok := findNote(s.p, id); ok && n.Step == 4 {
+					e, _ := findEntry(s.p, id)
+					collapsed[id] = e.Form
+				}
 			}
 		}
-		if p.Tokens > b {
-			t.Errorf("budget %d: packet counts %d tokens", b, p.Tokens)
+		// tl-10 has a summary; tl-13 has none and collapses to its title.
+		if collapsed["tl-10"] != "summary" || collapsed["tl-13"] != "title" {
+			t.Errorf("collapsed forms %v; want tl-10 summary, tl-13 title", collapsed)
 		}
-		return true
 	})
-	if !found {
-		t.Fatal("no budget reached step 2")
-	}
-}
-
-func TestLadderStep3NarrowsHops(t *testing.T) {
-	recs, links := fxCanon()
-	env := fxOpen(t, recs, links, true)
-	req := fxSceneRequest(100000)
-	req.Hops = 2
-	full, _ := fxBuild(t, env, req)
-	if e, ok := findEntry(full, "miller"); !ok || e.Rank != 3 {
-		t.Fatalf("miller (two hops) should be rank 3 at hops 2: %+v %v", e, entryIDs(full))
-	}
-	narrowed := false
-	sweep(t, env, req, full.Tokens, 200, 9, func(b int, p *Packet, err error) bool {
-		if err != nil || p.FrameOnly {
-			return false
-		}
-		if n, ok := findNote(p, "miller"); ok && n.Step == 3 {
-			narrowed = true
-			if n.Action != "narrowed" {
-				t.Errorf("budget %d: miller note %+v", b, n)
-			}
-			if p.Step < 3 {
-				t.Errorf("budget %d: step 3 note but packet step %d", b, p.Step)
+	t.Run("step5-cannot-fit", func(t *testing.T) {
+		var split *SplitError
+		for _, s := range hops1 {
+			if s.err != nil {
+				if !errors.As(s.err, &split) {
+					t.Fatalf("budget %d: error %v; want a SplitError", s.budget, s.err)
+				}
+				if ExitCode(s.p, s.err) != 3 {
+					t.Errorf("ExitCode = %d; want 3", ExitCode(s.p, s.err))
+				}
+				break
 			}
 		}
-		return true
-	})
-	if !narrowed {
-		t.Error("no budget narrowed the two-hop neighbour miller")
-	}
-}
-
-func TestLadderStep4CollapsesHistory(t *testing.T) {
-	recs, links := fxCanon()
-	env := fxOpen(t, recs, links, true)
-	full, _ := fxBuild(t, env, fxSceneRequest(100000))
-	collapsed := map[string]string{}
-	sweep(t, env, fxSceneRequest(0), full.Tokens, 200, 5, func(b int, p *Packet, err error) bool {
-		if err != nil || p.FrameOnly {
-			return false
+		if split == nil {
+			t.Fatal("no budget gave ErrCannotFit before frame-only")
 		}
-		for _, id := range []string{"tl-10", "tl-13"} {
-			if n, ok := findNote(p, id); ok && n.Step == 4 {
-				e, _ := findEntry(p, id)
-				collapsed[id] = e.Form
+		if split.Need <= split.Budget || len(split.Protected) == 0 || len(split.Proposals) == 0 {
+			t.Errorf("split error %+v: want need over budget, protected items and proposals", split)
+		}
+		total := split.Frame
+		for _, pr := range split.Protected {
+			if pr.Rank > 5 {
+				t.Errorf("unprotected %q (rank %d) listed as protected", pr.ID, pr.Rank)
+			}
+			total += pr.Tokens
+		}
+		if total != split.Need {
+			t.Errorf("need %d; frame plus protected tokens is %d", split.Need, total)
+		}
+		rep := split.Report()
+		for _, want := range []string{"Cannot fit", "scene-12", "Proposed split:", "--scope"} {
+			if !strings.Contains(rep, want) {
+				t.Errorf("split report lacks %q:\n%s", want, rep)
 			}
 		}
-		return true
 	})
-	// tl-10 has a summary; tl-13 has none and collapses to its title.
-	if collapsed["tl-10"] != "summary" || collapsed["tl-13"] != "title" {
-		t.Errorf("collapsed forms %v; want tl-10 summary, tl-13 title", collapsed)
-	}
-}
-
-func TestLadderStep5CannotFit(t *testing.T) {
-	recs, links := fxCanon()
-	env := fxOpen(t, recs, links, true)
-	var split *SplitError
-	sweep(t, env, fxSceneRequest(0), 1500, 1, 3, func(b int, p *Packet, err error) bool {
-		if err == nil {
-			return !p.FrameOnly
-		}
-		if !errors.Is(err, ErrCannotFit) || !errors.As(err, &split) {
-			t.Fatalf("budget %d: error %v; want a SplitError", b, err)
-		}
-		if ExitCode(p, err) != 3 {
-			t.Errorf("ExitCode = %d; want 3", ExitCode(p, err))
-		}
-		return false
-	})
-	if split == nil {
-		t.Fatal("no budget gave ErrCannotFit before frame-only")
-	}
-	if split.Need <= split.Budget || len(split.Protected) == 0 || len(split.Proposals) == 0 {
-		t.Errorf("split error %+v: want need over budget, protected items and proposals", split)
-	}
-	total := split.Frame
-	for _, pr := range split.Protected {
-		if pr.Rank > 5 {
-			t.Errorf("unprotected %q (rank %d) listed as protected", pr.ID, pr.Rank)
-		}
-		total += pr.Tokens
-	}
-	if total != split.Need {
-		t.Errorf("need %d; frame plus protected tokens is %d", split.Need, total)
-	}
-	rep := split.Report()
-	for _, want := range []string{"Cannot fit", "scene-12", "Proposed split:", "--scope"} {
-		if !strings.Contains(rep, want) {
-			t.Errorf("split report lacks %q:\n%s", want, rep)
-		}
-	}
 }
 
 func TestFrameOnly(t *testing.T) {
