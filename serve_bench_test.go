@@ -55,7 +55,10 @@ func BenchmarkServeMCPCall(b *testing.B) {
 		name string
 		args func() map[string]any
 	}{
-		{"put_record", func() map[string]any { i++; return map[string]any{"id": fmt.Sprint("r", i), "body": fmt.Sprint("note ", i)} }},
+		{"put_record", func() map[string]any {
+			i++
+			return map[string]any{"id": fmt.Sprint("r", i), "body": fmt.Sprint("note ", i)}
+		}},
 		{"get_record", func() map[string]any { return map[string]any{"id": "r1"} }},
 		{"search", func() map[string]any { return map[string]any{"query": "note"} }},
 	} {

@@ -13,5 +13,6 @@ func addLaterCommands(root *cobra.Command, a *app) {
 		newPacketCommand(a),
 		newPackCommand(a),
 		newDemoCommand(a),
+		newServeCommand(a),
 	)
 }

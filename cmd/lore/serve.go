@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/lorekeep/lore"
+	"github.com/spf13/cobra"
+)
+
+// envToken names the environment variable that holds the HTTP bearer
+// token (so it does not show in the process list).
+const envToken = "LORE_TOKEN"
+
+func newServeCommand(a *app) *cobra.Command {
+	var (
+		mcpMode   bool
+		addr      string
+		token     string
+		ns        string
+		maxOutput int
+	)
+	c := &cobra.Command{
+		Use:   "serve [--mcp | --http ADDR] [flags]",
+		Short: "Serve the store to agents: MCP over stdio, or a JSON API over HTTP",
+		Long: `Serve the store.
+
+--mcp speaks the Model Context Protocol on stdin/stdout: Lore's tools
+(put_record, get_record, search, link, unlink, neighbors, forget,
+build_packet, list_namespaces, stats) and the reference MCP memory server's
+(create_entities, create_relations, add_observations, delete_entities,
+delete_observations, delete_relations, read_graph, search_nodes,
+open_nodes). Every tool result stays under --max-output tokens; what does
+not fit is named in a deferral note.
+
+--http ADDR (the default mode, on 127.0.0.1:7077) serves the same as a JSON
+API. Listening off loopback requires a bearer token (--token or $LORE_TOKEN).
+SIGINT or SIGTERM shuts it down after the requests in flight.
+
+The store is opened per request (read-only for reads, for writing only
+while a write runs), so several servers, one per MCP client, share one
+store; a write waits up to --lock-timeout (default here 5s) for another.
+--ns confines the server to one namespace; without it, requests that name
+none use "memory".`,
+		Example: `  lore serve --mcp
+  lore serve --mcp --ns agent/alice --max-output 8000
+  lore serve --http 127.0.0.1:7077
+  LORE_TOKEN=s3cret lore serve --http 0.0.0.0:7077`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			httpMode := c.Flags().Changed("http")
+			if mcpMode && httpMode {
+				return usageError(c, errors.New("--mcp and --http both given; choose one"))
+			}
+			if token == "" {
+				token = os.Getenv(envToken)
+			}
+			wd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			dir, err := lore.Discover(a.storeFlag, wd)
+			if err != nil {
+				return err
+			}
+			opts := &lore.ServeOptions{NS: ns, MaxOutput: maxOutput, Token: token}
+			if f := c.Flag("lock-timeout"); f != nil && f.Changed {
+				opts.LockTimeout = a.lockTimeout
+			}
+			s, err := lore.NewServer(dir, opts)
+			if err != nil {
+				return err
+			}
+			scope := s.Options().NS
+			if scope == "" {
+				scope = "any (default " + lore.DefaultMemoryNS + ")"
+			}
+			if mcpMode {
+				a.note("lore: serving MCP on stdio: store %s, namespace %s, max output %d tokens\n", dir, scope, s.Options().MaxOutput)
+				return s.ServeMCP(c.Context(), a.streams.in, a.streams.out)
+			}
+			return s.ListenHTTP(c.Context(), addr, func(at net.Addr) {
+				a.note("lore: listening on http://%s: store %s, namespace %s, max output %d tokens\n", at, dir, scope, s.Options().MaxOutput)
+			})
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&mcpMode, "mcp", false, "speak the Model Context Protocol on stdin/stdout")
+	f.StringVar(&addr, "http", lore.DefaultHTTPAddr, "serve the JSON API on this host:port")
+	f.StringVar(&token, "token", "", "HTTP bearer token, required off loopback (default $"+envToken+")")
+	f.StringVar(&ns, "ns", "", "the one namespace this server may touch (default: any; \""+lore.DefaultMemoryNS+"\" when a request names none)")
+	f.IntVar(&maxOutput, "max-output", lore.DefaultMaxOutput, fmt.Sprintf("token ceiling of every answer (at least %d)", lore.MinMaxOutput))
+	return c
+}
