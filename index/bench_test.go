@@ -118,10 +118,10 @@ func BenchmarkApplyDefaultMapping(b *testing.B) {
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n*batch), "cpu-µs/record")
 }
 
-// BenchmarkRebuild measures Rebuild of 2,000 records.
+// BenchmarkRebuild measures Rebuild of 5,000 records.
 func BenchmarkRebuild(b *testing.B) {
 	dir := filepath.Join(b.TempDir(), "index")
-	recs := benchCorpus("bench", 0, 2000, 200)
+	recs := benchCorpus("bench", 0, 5000, 200)
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	for b.Loop() {
