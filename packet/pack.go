@@ -163,7 +163,8 @@ type fileItem struct {
 // listed but not packed, and, under a budget, whole files dropped by
 // category priority (largest first within a category), put back where
 // they still fit, and the whole rendering counted again. A pack with
-// anything deferred is still a pack: ExitCode says 2.
+// anything deferred is still a pack: ExitCode says 2. PackDir may run
+// concurrently with itself; a FilePack is not meant to be mutated.
 func PackDir(ctx context.Context, dir string, opts PackOptions) (*FilePack, error) {
 	format, err := packFormat(opts.Format)
 	if err != nil {
@@ -232,11 +233,16 @@ func PackDir(ctx context.Context, dir string, opts PackOptions) (*FilePack, erro
 		items = append(items, it)
 	}
 	packRank(items, priority)
-	for _, it := range items {
+	for i, it := range items {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		it.Tokens = counter.Count(packItemText(format, it.PackFile))
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if counter.Name() == budget.Estimate {
+		p.Warnings = append(p.Warnings, "token counts are estimates (counter \"estimate\"): keep a margin below the model's window")
 	}
 	if err := packFit(p, items, counter); err != nil {
 		return nil, err

@@ -147,8 +147,8 @@ func packRenderMD(p *FilePack, tokens int) []byte {
 		b.WriteString("\n## Deferred\n\n")
 		if p.GroupedNotes {
 			for _, g := range packDeferredGroups(p.Deferred) {
-				fmt.Fprintf(&b, "- %s: %d files, %s tokens, category %s, dropped: %s\n",
-					packMDCode(g.Dir), g.Files, packThousands(g.Tokens), strings.Join(g.Categories, ", "), g.Reason)
+				fmt.Fprintf(&b, "- %s: %s, %s tokens, category %s, dropped: %s\n",
+					packMDCode(g.Dir), packFiles(g.Files), packThousands(g.Tokens), strings.Join(g.Categories, ", "), g.Reason)
 			}
 		} else {
 			for _, d := range p.Deferred {

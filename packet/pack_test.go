@@ -610,3 +610,17 @@ func TestPackUnreadableFile(t *testing.T) {
 		t.Errorf("not packed = %+v, want locked.txt unreadable", p.NotPacked)
 	}
 }
+
+func TestPackEstimateWarns(t *testing.T) {
+	c, err := budget.NewCounter(budget.Estimate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := packMust(t, packSmallTree(t), PackOptions{Counter: c, Budget: 2000})
+	if !strings.Contains(p.PackReport(), "Warning: token counts are estimates") {
+		t.Errorf("an estimating counter must say so in the report:\n%s", p.PackReport())
+	}
+	if p.Tokens > 2000 {
+		t.Errorf("tokens %d over budget 2,000", p.Tokens)
+	}
+}
