@@ -34,6 +34,7 @@ type candidate struct {
 	pinned    bool    // pinned in the store
 	history   bool    // a timeline kind: step 4 collapses it
 	fidx      int     // position in Request.Focus; len(Focus) when not a focus
+	idx       int     // position in the builder's candidate list
 	tc        store.TokenCount
 }
 

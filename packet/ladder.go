@@ -77,6 +77,9 @@ func (b *builder) measure() error {
 	}
 	n := len(b.cands)
 	b.cost, b.note, b.step, b.forms = make([][3]int, n), make([]int, n), make([]int, n), make([]form, n)
+	for i, c := range b.cands {
+		c.idx = i
+	}
 	count := b.req.Counter.Count
 	for i, c := range b.cands {
 		for f := formFull; f <= formTitle; f++ {
@@ -153,20 +156,10 @@ func (b *builder) entry(c *candidate, f form, text string) Entry {
 			e.Text = "(binary content, not shown)"
 		}
 	}
-	e.Tokens = b.cost0(c, f)
+	if b.cost != nil && f <= formTitle {
+		e.Tokens = b.cost[c.idx][f]
+	}
 	return e
-}
-
-// cost0 is the measured cost of c in form f, 0 before measuring.
-func (b *builder) cost0(c *candidate, f form) int {
-	if b.cost == nil {
-		return 0
-	}
-	i := slices.Index(b.cands, c)
-	if i < 0 || f > formTitle {
-		return 0
-	}
-	return b.cost[i][f]
 }
 
 func (b *builder) loadBodies(ids []string) error {

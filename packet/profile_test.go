@@ -1,0 +1,169 @@
+package packet
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/store"
+)
+
+// fxAgent is an agent memory store whose records were written one second
+// apart, in the order given.
+func fxAgent(t *testing.T) fxEnv {
+	t.Helper()
+	ns := "agent-x"
+	recs := []store.Record{
+		{NS: ns, ID: "persona", Kind: "memory", Title: "Persona", Body: "You are a careful assistant.", Pinned: true},
+		{NS: ns, ID: "user-prefs", Kind: "core", Title: "User preferences", Body: "Prefers tea in the morning. " + fxProse(30, 40)},
+		{NS: ns, ID: "m1", Kind: "memory", Body: "Talked about the garden and the roses. " + fxProse(31, 60)},
+		{NS: ns, ID: "m2", Kind: "memory", Body: "The user drinks coffee every afternoon, strong coffee."},
+		{NS: ns, ID: "m3", Kind: "memory", Body: "Bought a new grinder. " + fxProse(32, 50)},
+		{NS: ns, ID: "m4", Kind: "memory", Body: "The cat is called Pepper. " + fxProse(33, 70)},
+		{NS: ns, ID: "m5", Kind: "memory", Body: "Once spilled coffee on the keyboard."},
+		{NS: ns, ID: "m6", Kind: "memory", Body: "Meeting moved to Thursday. " + fxProse(34, 30)},
+	}
+	links := []store.Link{{NS: ns, From: "m2", Rel: "related", To: "m3"}}
+	clock := time.Unix(1700000000, 0).UTC()
+	st, err := store.Open(filepath.Join(t.TempDir(), "lore.bolt"), &store.Options{
+		Counters: []store.Counter{fxCounter(t)},
+		Now:      func() time.Time { clock = clock.Add(time.Second); return clock },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for _, r := range recs {
+		if _, err := st.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range links {
+		if _, err := st.Link(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix, err := index.Open(filepath.Join(t.TempDir(), "index"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	var all []store.Record
+	st.ForEach("", func(r store.Record) error { all = append(all, r); return nil })
+	seq, _ := st.LastSeq()
+	if err := ix.Apply(all, nil, seq); err != nil {
+		t.Fatal(err)
+	}
+	return fxEnv{st: st, ix: ix}
+}
+
+func TestAgentProfile(t *testing.T) {
+	env := fxAgent(t)
+	p, _ := fxBuild(t, env, Request{NS: "agent-x", Query: "coffee", Budget: 8000, Profile: "agent"})
+	ranks := map[string]int{}
+	for _, e := range p.Records {
+		ranks[e.ID] = e.Rank
+	}
+	want := map[string]int{"persona": 1, "user-prefs": 2, "m2": 3, "m5": 3, "m3": 4, "m4": 6, "m6": 6}
+	for id, r := range want {
+		if ranks[id] != r {
+			t.Errorf("%s: rank %d; want %d (all: %v)\n%s", id, ranks[id], r, ranks, p.Explain())
+		}
+	}
+	// Hits by relevance: m2 mentions coffee twice and sorts first.
+	if i, j := slices.Index(entryIDs(p), "m2"), slices.Index(entryIDs(p), "m5"); i > j {
+		t.Errorf("hits out of relevance order: %v", entryIDs(p))
+	}
+	// Recent pulls the five records written last (m6, m5, m4, m3, m2);
+	// m1 is older, no hit and no neighbour: not a candidate at all.
+	if _, ok := findEntry(p, "m1"); ok {
+		t.Errorf("m1 loaded although it is neither recent nor related: %v", entryIDs(p))
+	}
+
+	// Tight budget: pinned and core stay whole, hits go first from rank 6 up.
+	tight, _ := fxBuild(t, env, Request{NS: "agent-x", Query: "coffee", Budget: 500, Profile: "agent"})
+	for _, id := range []string{"persona", "user-prefs"} {
+		if e, ok := findEntry(tight, id); !ok || e.Form != "full" {
+			t.Errorf("budget 500: protected %s not whole: %v\n%s", id, entryIDs(tight), tight.Report())
+		}
+	}
+	if tight.Tokens > 500 {
+		t.Errorf("budget 500: %d tokens", tight.Tokens)
+	}
+}
+
+func TestOverflowActions(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+
+	req := fxSceneRequest(2900)
+	req.Config = &Config{Overflow: map[string]budget.Action{"theme": budget.Fail}}
+	req.Counter = fxCounter(t)
+	_, err := Build(context.Background(), env.st, env.ix, req)
+	var split *SplitError
+	if !errors.Is(err, ErrCannotFit) || !errors.Is(err, budget.ErrOverBudget) || !errors.As(err, &split) {
+		t.Fatalf("fail action on theme: %v; want ErrCannotFit wrapping budget.ErrOverBudget", err)
+	}
+	if !strings.Contains(err.Error(), "theme-ash") {
+		t.Errorf("error does not name the content that overflowed: %v", err)
+	}
+
+	req.Config = &Config{Overflow: map[string]budget.Action{"theme": budget.Truncate}}
+	req.Budget = 3300 // over by less than the theme costs: it can be cut
+	p, _ := fxBuild(t, env, req)
+	e, ok := findEntry(p, "theme-ash")
+	if !ok || e.Truncated == 0 || e.Fetch == "" {
+		t.Fatalf("truncate action: theme-ash %+v; want it kept, cut, with a fetch handle\n%s", e, p.Explain())
+	}
+	if p.Tokens > 3300 {
+		t.Errorf("truncated packet counts %d tokens", p.Tokens)
+	}
+}
+
+func TestPinnedRecords(t *testing.T) {
+	recs, links := fxCanon()
+	for i := range recs {
+		if recs[i].ID == "voice" {
+			recs[i].Pinned = true // rank 8, pinned: never dropped
+		}
+	}
+	env := fxOpen(t, recs, links, true)
+	p, _ := fxBuild(t, env, fxSceneRequest(2600))
+	if e, ok := findEntry(p, "voice"); !ok || e.Form != "full" {
+		t.Errorf("pinned voice dropped at 2600: %s", describe(p))
+	}
+	req := fxSceneRequest(40)
+	req.Counter = fxCounter(t)
+	_, err := Build(context.Background(), env.st, env.ix, req)
+	if !errors.Is(err, ErrCannotFit) {
+		t.Errorf("budget below the frame with a pinned record: %v; want ErrCannotFit", err)
+	}
+}
+
+func TestDanglingLinkSkipped(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "lore.bolt"), &store.Options{Counters: []store.Counter{fxCounter(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.PutMany([]store.Record{{NS: "n", ID: "a", Kind: "scene", Body: "A scene."}},
+		[]store.Link{{NS: "n", From: "a", Rel: "mentions", To: "ghost"}}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(context.Background(), st, nil, Request{NS: "n", Focus: []string{"a"}, Budget: 1000, Counter: fxCounter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Skipped) != 1 || p.Skipped[0].ID != "ghost" || !strings.Contains(p.Skipped[0].Reason, "dangling") {
+		t.Errorf("skipped %+v; want ghost as a dangling link", p.Skipped)
+	}
+	if got := entryIDs(p); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("records %v; want [a]", got)
+	}
+}
