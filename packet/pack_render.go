@@ -163,7 +163,11 @@ func packRenderMD(p *FilePack, tokens int) []byte {
 // is longer than any run of backticks in the content.
 func packMDFile(b *bytes.Buffer, f PackFile) {
 	fence := strings.Repeat("`", max(3, packLongestRun(f.Content, '`')+1))
-	fmt.Fprintf(b, "## File: %s\n\n%s%s\n%s", f.Path, fence, packLang(f.Path), f.Content)
+	mark := ""
+	if f.Focus {
+		mark = " (changed)"
+	}
+	fmt.Fprintf(b, "## File: %s%s\n\n%s%s\n%s", f.Path, mark, fence, packLang(f.Path), f.Content)
 	if f.Content != "" && !strings.HasSuffix(f.Content, "\n") {
 		b.WriteString("\n")
 	}

@@ -537,9 +537,14 @@ func TestPackGitDiff(t *testing.T) {
 	if got := packPaths(p.Files); !slices.Equal(got, want) {
 		t.Errorf("git diff scope = %q, want %q", got, want)
 	}
+	out, _ := p.Render("")
 	for _, f := range p.Files {
-		if wantFocus := f.Path == "src/a.go" || f.Path == "lib/new.go"; f.Focus != wantFocus {
+		wantFocus := f.Path == "src/a.go" || f.Path == "lib/new.go"
+		if f.Focus != wantFocus {
 			t.Errorf("%s: focus = %v, want %v", f.Path, f.Focus, wantFocus)
+		}
+		if marked := strings.Contains(string(out), "## File: "+f.Path+" (changed)\n"); marked != wantFocus {
+			t.Errorf("%s: marked changed in the pack = %v, want %v", f.Path, marked, wantFocus)
 		}
 	}
 	// Tight budget: the neighbours go first, largest first; the changed
