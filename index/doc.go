@@ -36,8 +36,9 @@
 //     after the watermark until the batch that holds it is persisted.
 //   - Crash during Rebuild: the new index is built in a temporary directory
 //     beside the old and renamed into place; Rebuild leaves the old index,
-//     or (between the two renames) none, never a half-built one. Open cleans
-//     up leftover temporary directories when it next builds.
+//     or (between the two renames) none, never a half-built one. The next build
+//     (Rebuild, or Open creating an index) removes leftover temporary
+//     directories.
 //   - A damaged or foreign directory fails Open with ErrCorrupt, whose
 //     message says that `lore reindex` rebuilds it.
 //

@@ -124,6 +124,21 @@ func dirEmpty(dir string) (bool, error) {
 // openExisting opens the scorch index in dir and checks it is a Lore index
 // of this format.
 func openExisting(dir string, o Options) (*Index, error) {
+	// Scorch runtime configuration (not saved in index_meta.json).
+	//
+	// unsafe_batch stays off: in safe mode Batch returns once its snapshot
+	// is persisted, which is what lets Apply promise durability. Unsafe
+	// mode would overlap persisting with the next batch's analysis, but
+	// Close does not flush unpersisted snapshots (every Close would drop the
+	// latest writes and force a catch-up on the next open) and the persisted
+	// callbacks are never called when persisting fails (an Apply waiting on
+	// them would hang on a full disk). Persister and merger settings keep
+	// their defaults: nap 0 ms (persist at once, which safe mode waits on
+	// anyway) and the tiered merge policy; Apply's large sub-batches already
+	// keep the segment count low.
+	//
+	// bolt_timeout bounds the wait for root.bolt's file lock; bleve's default
+	// is to wait forever.
 	cfg := map[string]any{
 		"read_only":    o.ReadOnly,
 		"bolt_timeout": o.LockTimeout.String(),
