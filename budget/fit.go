@@ -225,8 +225,9 @@ func (f *fitter) fit() error {
 				return f.failError(i, total)
 			}
 		}
+		reason := fmt.Sprintf("dropped: the limit of %d tokens is below the frame of %d tokens", limit, frame)
 		for _, i := range f.order {
-			f.deferItem(i, RuleFrame, fmt.Sprintf("dropped: the limit of %d tokens is below the frame of %d tokens", limit, frame))
+			f.deferItem(i, RuleFrame, reason)
 		}
 		f.res.FrameOnly = true
 		f.diag("warning: the limit of %d tokens is below the frame of %d tokens: everything is deferred and only the frame is written", limit, frame)
@@ -512,16 +513,16 @@ func validate(req Request) error {
 	if req.Limit < 0 {
 		return invalidf("limit %d is negative: want 0 or more tokens", req.Limit)
 	}
-	if req.Frame < 0 {
-		return invalidf("frame %d is negative: want 0 or more tokens", req.Frame)
+	if req.Frame < 0 || req.Frame > MaxBudget {
+		return invalidf("frame %d is out of range: want 0 to %d tokens", req.Frame, MaxBudget)
 	}
 	if req.Render != nil && req.Counter == nil {
 		return invalidf("a Render function needs a Counter to count its output")
 	}
 	seen := make(map[string]int, len(req.Items))
 	for i, it := range req.Items {
-		if it.Tokens < 0 {
-			return invalidf("item %q has %d tokens: want 0 or more", it.ID, it.Tokens)
+		if it.Tokens < 0 || it.Tokens > MaxBudget {
+			return invalidf("item %q has %d tokens: want 0 to %d", it.ID, it.Tokens, MaxBudget)
 		}
 		if it.MinTokens < 0 {
 			return invalidf("item %q has minimum %d tokens: want 0 or more", it.ID, it.MinTokens)

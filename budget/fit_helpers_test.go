@@ -139,11 +139,3 @@ func deferredIDs(r Result) []string {
 	}
 	return out
 }
-
-func keptTokens(r Result) int {
-	n := 0
-	for _, k := range r.Kept {
-		n += k.Tokens
-	}
-	return n
-}

@@ -604,6 +604,8 @@ func TestFitInvalid(t *testing.T) {
 		{"negative limit", Request{Limit: -3}, "-3"},
 		{"negative frame", Request{Frame: -2}, "-2"},
 		{"negative tokens", Request{Items: []Item{{ID: "n", Tokens: -1}}}, `"n"`},
+		{"huge tokens", Request{Items: []Item{{ID: "h", Tokens: MaxBudget + 1}}}, "2147483648"},
+		{"huge frame", Request{Frame: MaxBudget + 1}, "2147483648"},
 		{"negative minimum", Request{Items: []Item{{ID: "m", MinTokens: -4}}}, "-4"},
 	}
 	for _, tt := range tests {
