@@ -1,6 +1,14 @@
 // Package budget counts tokens, parses budgets, and fits items into a token
 // budget. It imports nothing of Lore and works on any list of items.
 //
+// # Counters
+//
+// NewCounter returns a Counter by encoding name: "o200k_base" (the default)
+// and "cl100k_base" count exactly as OpenAI's tokenizer does, offline, and
+// also implement Tokenizer (encode, decode at a token boundary), which
+// truncation needs; "estimate" counts characters / 4 for prose and lines x 12
+// for tabular text, for models whose tokenizer Lore does not have.
+//
 // # Budgets
 //
 // ParseBudget reads "8000", "8k", "20K", "1.5k", "1m", "120_000" and the
@@ -36,8 +44,9 @@
 //     leaving valid UTF-8 and a marker "[... N tokens cut]" that is counted
 //     in the budget; when that would keep fewer than MinTokens tokens of
 //     text (DefaultMinTokens, 16, when unset), or the Counter is not a
-//     Tokenizer, it is dropped whole instead (rule "minimum"). Fail refuses the fit when the walk reaches
-//     the item: an *OverflowError names it, nothing is dropped or truncated.
+//     Tokenizer, it is dropped whole instead (rule "minimum"). Fail refuses
+//     the fit when the walk reaches the item: an *OverflowError names it,
+//     and nothing is dropped or truncated.
 //  5. Put back: after the walk, the deferred items are visited from the most
 //     important, and each that still fits is restored (a Truncate item that
 //     does not fit whole is restored cut, when it can keep its minimum).
