@@ -23,7 +23,11 @@ const (
 // Item is one candidate for the budget. Fit never reorders survivors:
 // the order of Request.Items is the order of Result.Kept.
 type Item struct {
-	ID   string
+	// ID names the item; IDs must be unique within a Request (the id is
+	// the last tie-break of the total order).
+	ID string
+	// Kind is the item's kind ("scene", "docs"): only reported, in
+	// deferral notes and errors.
 	Kind string
 	// Tokens is what the item costs as rendered on its own.
 	Tokens int
@@ -40,6 +44,7 @@ type Item struct {
 	// Action is the overflow action; "" means Drop.
 	Action Action
 	// Text is the item's content; needed only when Action is Truncate.
+	// Fit never changes it: a cut is returned in Fitted.Text.
 	Text string
 	// MinTokens is the fewest tokens of Text a truncation may keep (the
 	// marker not included); 0 means DefaultMinTokens. An item that cannot
