@@ -236,7 +236,7 @@ func renderMD(v view) string {
 		}
 	}
 	if len(p.Deferred) > 0 {
-		fmt.Fprintf(&b, "\n## Deferred\n\n%d records left out or shortened; fetch any with the command shown.\n\n", len(p.Deferred))
+		fmt.Fprintf(&b, "\n## Deferred\n\n%s left out or shortened; fetch any with the command shown.\n\n", records(len(p.Deferred)))
 		for _, n := range p.Deferred {
 			b.WriteString(mdNote(n))
 		}

@@ -18,20 +18,20 @@ import (
 // saving of its shorter form).
 func (p *Packet) Report() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Packed: %d records, %s tokens (%d%% of budget %s)\n",
-		len(p.Records), thousands(p.Tokens), percent(p.Tokens, p.Budget), thousands(p.Budget))
+	fmt.Fprintf(&b, "Packed: %s, %s tokens (%d%% of budget %s)\n",
+		records(len(p.Records)), thousands(p.Tokens), percent(p.Tokens, p.Budget), thousands(p.Budget))
 	if len(p.Deferred) > 0 {
 		freed := 0
 		for _, n := range p.Deferred {
 			freed += n.freed()
 		}
-		fmt.Fprintf(&b, "Deferred: %d records, %s tokens freed:\n", len(p.Deferred), thousands(freed))
+		fmt.Fprintf(&b, "Deferred: %s, %s tokens freed:\n", records(len(p.Deferred)), thousands(freed))
 		for _, n := range p.Deferred {
 			fmt.Fprintf(&b, "%8s  %s  (rank %d, %s)\n", thousands(n.Tokens), n.ID, n.Rank, n.Reason)
 		}
 	}
 	if len(p.Skipped) > 0 {
-		fmt.Fprintf(&b, "Not loaded: %d records (condition false, filtered or dangling; --explain lists them)\n", len(p.Skipped))
+		fmt.Fprintf(&b, "Not loaded: %s (condition false, filtered or dangling; --explain lists them)\n", records(len(p.Skipped)))
 	}
 	if p.Request.Encoding == "estimate" {
 		b.WriteString("Note: token counts are estimates, not a model's tokenizer: keep a margin\n")
@@ -67,4 +67,12 @@ func (p *Packet) Explain() string {
 		fmt.Fprintf(&b, "%*s  %*s  %-*s  %-*s  %-*s  %s\n", width[0], r[0], width[1], r[1], width[2], r[2], width[3], r[3], width[4], r[4], r[5])
 	}
 	return b.String()
+}
+
+// records says "1 record" or "n records".
+func records(n int) string {
+	if n == 1 {
+		return "1 record"
+	}
+	return thousands(n) + " records"
 }
