@@ -748,11 +748,23 @@ func (s *Server) fitGraph(recs []store.Record, links []store.Link, fetch string)
 // keeping what fits the ceiling and counting the rest.
 func (s *Server) echo(key string, total int, prefix func(n int) any, left string) (*mcp.CallToolResult, any, error) {
 	text, _, err := s.fitPrefix(total, s.opts.MaxOutput, func(n int) (string, error) {
-		out := map[string]any{key: nonNilAny(prefix(n))}
-		if n < total {
-			out["deferred"] = map[string]any{"count": total - n, "reason": fmt.Sprintf("over the %d-token output ceiling (--max-output)", s.opts.MaxOutput), "note": left}
+		items, err := marshal(nonNilAny(prefix(n)))
+		if err != nil {
+			return "", err
 		}
-		return marshal(out)
+		out := `{"` + key + `":` + items
+		if n < total {
+			note, err := marshal(struct {
+				Count  int    `json:"count"`
+				Reason string `json:"reason"`
+				Note   string `json:"note"`
+			}{total - n, fmt.Sprintf("over the %d-token output ceiling (--max-output)", s.opts.MaxOutput), left})
+			if err != nil {
+				return "", err
+			}
+			out += `,"deferred":` + note
+		}
+		return out + "}", nil
 	})
 	if err != nil {
 		return nil, nil, err
