@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -135,4 +136,60 @@ func TestRebuildMissingAndStale(t *testing.T) {
 	if err := Rebuild(dir, nil, 1); !errors.Is(err, ErrInvalid) {
 		t.Errorf("Rebuild(nil source): %v, want ErrInvalid", err)
 	}
+}
+
+// TestRebuildCrash kills a child process in the middle of Rebuild (after a
+// sub-batch reached disk) and checks the old index is whole; the next build
+// clears the leftovers.
+func TestRebuildCrash(t *testing.T) {
+	if dir := os.Getenv("LORE_INDEX_REBUILD_CRASH_DIR"); dir != "" {
+		recs := genRecords("n", maxBatchDocs+100)
+		src := func(fn func(store.Record) error) error {
+			for i, r := range recs {
+				if i == maxBatchDocs+50 {
+					os.Exit(0) // crash: no cleanup, no rename
+				}
+				if err := fn(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		Rebuild(dir, src, 99)
+		os.Exit(4) // not reached
+	}
+	dir := filepath.Join(t.TempDir(), "index")
+	ix, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, ix, []store.Record{rec("n", "old", "", "original", "")}, nil, 5)
+	ix.Close()
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRebuildCrash$")
+	cmd.Env = append(os.Environ(), "LORE_INDEX_REBUILD_CRASH_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), tmpPrefix(dir)+"*"))
+	if len(leftovers) == 0 {
+		t.Fatalf("the crashed Rebuild left no temporary directory: did it crash mid-build?")
+	}
+
+	ix, err = Open(dir, nil)
+	if err != nil {
+		t.Fatalf("Open after a crashed Rebuild: %v", err)
+	}
+	wm, _ := ix.Watermark()
+	n, _ := ix.Count()
+	hits := search(t, ix, Query{NS: "n", Text: "original"})
+	ix.Close()
+	if wm != 5 || n != 1 || !sameIDs(hits, "n:old") {
+		t.Errorf("after a crashed Rebuild: watermark %d, count %d, hits %v; want the old index (5, 1, [n:old])", wm, n, ids(hits))
+	}
+
+	if err := Rebuild(dir, source(genRecords("n", 3)), 6); err != nil {
+		t.Fatal(err)
+	}
+	assertNoTemp(t, filepath.Dir(dir))
 }
