@@ -274,6 +274,11 @@ func (f *fitter) walk() error {
 	for ; pos < len(f.order) && f.used > limit; pos++ {
 		i := f.order[pos]
 		it := &f.items[i]
+		if it.Tokens == 0 {
+			// Deferring it would free nothing: not even a Fail item is
+			// what overflowed.
+			continue
+		}
 		over := f.used - limit
 		switch it.Action {
 		case Fail:

@@ -320,6 +320,18 @@ func TestFitRule4Actions(t *testing.T) {
 			t.Errorf("deferred %v err %v, want [d] and no error", deferredIDs(r), err)
 		}
 	})
+	t.Run("fail of nothing", func(t *testing.T) {
+		// A Fail item of 0 tokens is passed over: cutting it frees nothing.
+		items := []Item{
+			{ID: "f", Rank: 9, Tokens: 0, Action: Fail},
+			{ID: "d", Rank: 5, Tokens: 20},
+			{ID: "k", Rank: 1, Tokens: 10},
+		}
+		r, err := Fit(Request{Items: items, Limit: 25})
+		if err != nil || !slices.Equal(deferredIDs(r), []string{"d"}) || !slices.Equal(keptIDs(r), []string{"f", "k"}) {
+			t.Errorf("kept %v deferred %v err %v, want [f k], [d], no error", keptIDs(r), deferredIDs(r), err)
+		}
+	})
 	t.Run("bad action", func(t *testing.T) {
 		_, err := Fit(Request{Items: []Item{{ID: "z", Action: "squash"}}, Limit: 1})
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `"squash"`) || !strings.Contains(err.Error(), "truncate") {
