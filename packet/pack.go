@@ -319,11 +319,13 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 		}
 	}
 	pinned := focusTokens > 0
+	var pinNotes []string // why the changed files lost their pin: kept across attempts
 	unpin := func(why string) {
 		for i := range fitItems {
 			fitItems[i].Pinned = false
 		}
 		pinned = false
+		pinNotes = append(pinNotes, why)
 		p.Warnings = append(p.Warnings, why)
 	}
 	if pinned && base+focusTokens > p.Budget {
@@ -404,6 +406,9 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 	}
 
 	warnings := slices.Clone(p.Warnings)
+	if len(pinNotes) > 0 {
+		warnings = warnings[:len(warnings)-len(pinNotes)]
+	}
 	ok, err := attempt()
 	if err != nil {
 		return err
@@ -424,7 +429,9 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 	if !ok || notes > p.Budget/4 {
 		full := *p
 		p.GroupedNotes = true
-		p.Warnings = slices.Clone(warnings)
+		// The warning is part of what is counted, so it goes in first.
+		p.Warnings = append(append(slices.Clone(warnings), pinNotes...),
+			"the deferral notes are grouped by directory to leave room for files; the report lists each file")
 		okGrouped, err := attempt()
 		if err != nil {
 			return err
@@ -438,9 +445,6 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 		}
 		switch {
 		case okGrouped && (!ok || keptTokens(p) > keptTokens(&full)):
-			p.Warnings = append(p.Warnings, fmt.Sprintf(
-				"the deferral notes are grouped by directory to leave room for files (%s files deferred; the report lists each)",
-				packThousands(len(p.Deferred))))
 			ok = true
 		case ok:
 			*p = full
@@ -460,7 +464,7 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 			packThousands(p.Budget))
 	}
 	p.FrameOnly, p.GroupedNotes = true, false
-	p.Warnings = append(warnings, warn)
+	p.Warnings = append(append(warnings, pinNotes...), warn)
 	set(nil, reason)
 	return nil
 }

@@ -78,6 +78,9 @@ func TestPackGroupedNotes(t *testing.T) {
 			t.Errorf("no grouped note for %s in\n%s", dir, s[strings.Index(s, "## Deferred"):])
 		}
 	}
+	if !strings.Contains(s, "> Warning: the deferral notes are grouped by directory") || c.Count(s) != p.Tokens {
+		t.Errorf("the pack must carry the grouping warning and count %d tokens (counts %d)", p.Tokens, c.Count(s))
+	}
 	if strings.Contains(s, "page00.md`: ") {
 		t.Errorf("a per-file note in grouped mode")
 	}

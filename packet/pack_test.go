@@ -486,6 +486,19 @@ func TestPackNeverOverBudget(t *testing.T) {
 			if len(p.Files)+len(p.Deferred) != len(full.Files) {
 				t.Errorf("%s %s budget %d: %d packed + %d deferred != %d files", name, format, limit, len(p.Files), len(p.Deferred), len(full.Files))
 			}
+			for _, w := range p.Warnings {
+				shown := w
+				switch format {
+				case "xml":
+					shown = packXMLText(w)
+				case "json":
+					data, _ := json.Marshal(w)
+					shown = string(data)
+				}
+				if !strings.Contains(string(out), shown) {
+					t.Errorf("%s %s budget %d: warning %q is in the report but not in the pack", name, format, limit, w)
+				}
+			}
 			m := report.FindStringSubmatch(p.PackReport())
 			if m == nil || m[1] != fmt.Sprint(len(p.Files)) || m[2] != packThousands(n) || m[4] != packThousands(limit) {
 				t.Errorf("%s %s budget %d: report does not match the pack (%d files, %d tokens):\n%s", name, format, limit, len(p.Files), n, p.PackReport())
