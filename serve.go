@@ -698,3 +698,31 @@ func (s *Server) packetRequest(l *Lore, ns string, a PacketArgs) (packet.Request
 	}
 	return req, warn, nil
 }
+
+// maxErrorBytes bounds an error message sent to a client: errors quote
+// the bad value, which may be a whole body.
+const maxErrorBytes = 2000
+
+// cappedError keeps an error's identity (errors.Is still sees through
+// it) with its message cut to maxErrorBytes.
+type cappedError struct{ err error }
+
+func (e cappedError) Error() string {
+	msg := e.err.Error()
+	if len(msg) <= maxErrorBytes {
+		return msg
+	}
+	cut := cutUTF8(msg, maxErrorBytes)
+	return msg[:cut] + fmt.Sprintf("... (%d more bytes of error message cut)", len(msg)-cut)
+}
+
+func (e cappedError) Unwrap() error { return e.err }
+
+// capError caps err's message; nil stays nil.
+func capError(err error) error {
+	if err == nil || len(err.Error()) <= maxErrorBytes {
+		return err
+	}
+	return cappedError{err}
+}
+

@@ -149,7 +149,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 func httpError(w http.ResponseWriter, status int, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]string{"error": err.Error()})
+	b, _ := json.Marshal(map[string]string{"error": capError(err).Error()})
 	w.Write(append(b, '\n'))
 }
 

@@ -188,31 +188,31 @@ type truncation struct {
 func (s *Server) addMemoryTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "create_entities", Annotations: additiveTool("Create entities"),
 		Description: "Create multiple new entities in the knowledge graph. Entities whose name exists already are skipped (use add_observations to extend them). Returns the entities created."},
-		s.createEntities)
+		guard(s.createEntities))
 	mcp.AddTool(srv, &mcp.Tool{Name: "create_relations", Annotations: additiveTool("Create relations"),
 		Description: "Create multiple new relations between entities. Relations should be in active voice. Duplicates are skipped. Returns the relations created."},
-		s.createRelations)
+		guard(s.createRelations))
 	mcp.AddTool(srv, &mcp.Tool{Name: "add_observations", Annotations: additiveTool("Add observations"),
 		Description: "Add new observations to existing entities. Fails, adding nothing, if an entity does not exist. Returns the observations added per entity."},
-		s.addObservations)
+		guard(s.addObservations))
 	mcp.AddTool(srv, &mcp.Tool{Name: "delete_entities", Annotations: destructiveTool("Delete entities"),
 		Description: "Delete multiple entities and their relations. Names that do not exist are ignored."},
-		s.deleteEntities)
+		guard(s.deleteEntities))
 	mcp.AddTool(srv, &mcp.Tool{Name: "delete_observations", Annotations: destructiveTool("Delete observations"),
 		Description: "Delete specific observations from entities. Observations or entities that do not exist are ignored."},
-		s.deleteObservations)
+		guard(s.deleteObservations))
 	mcp.AddTool(srv, &mcp.Tool{Name: "delete_relations", Annotations: destructiveTool("Delete relations"),
 		Description: "Delete multiple relations. Relations that do not exist are ignored."},
-		s.deleteRelations)
+		guard(s.deleteRelations))
 	mcp.AddTool(srv, &mcp.Tool{Name: "read_graph", Annotations: readOnlyTool("Read the graph"),
 		Description: fmt.Sprintf("Read the knowledge graph: entities (most recently updated first) and the relations between them. The answer stays under %d tokens; what does not fit is named in \"deferred\" (fetch it with open_nodes).", s.opts.MaxOutput)},
-		s.readGraph)
+		guard(s.readGraph))
 	mcp.AddTool(srv, &mcp.Tool{Name: "search_nodes", Annotations: readOnlyTool("Search entities"),
 		Description: "Search entities by name, type and observation text; best matches first, with the relations between the matches. What does not fit the token ceiling is named in \"deferred\"."},
-		s.searchNodes)
+		guard(s.searchNodes))
 	mcp.AddTool(srv, &mcp.Tool{Name: "open_nodes", Annotations: readOnlyTool("Open entities"),
 		Description: "Return the named entities and the relations between them. Names that do not exist are skipped."},
-		s.openNodes)
+		guard(s.openNodes))
 }
 
 func toEntity(r store.Record) Entity {
@@ -662,6 +662,15 @@ func (s *Server) openNodes(ctx context.Context, _ *mcp.CallToolRequest, in openN
 	return textContent(text), nil, nil
 }
 
+// guard caps the message of a tool's error, so an error quoting a huge
+// value cannot break the output ceiling.
+func guard[In any](h mcp.ToolHandlerFor[In, any]) mcp.ToolHandlerFor[In, any] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		res, out, err := h(ctx, req, in)
+		return res, out, capError(err)
+	}
+}
+
 func textContent(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
@@ -828,28 +837,28 @@ func (s *Server) addLoreTools(srv *mcp.Server) {
 	ceiling := fmt.Sprintf(" Answers stay under %d tokens; what does not fit is named in \"deferred\".", s.opts.MaxOutput)
 	mcp.AddTool(srv, &mcp.Tool{Name: "put_record", Annotations: destructiveTool("Store a record"),
 		Description: "Store a record (a memory, fact, note...) under an id. An existing record with that id is replaced: its previous version is kept in history, and identical content changes nothing (status \"unchanged\")."},
-		jsonTool(s.opPut))
+		guard(jsonTool(s.opPut)))
 	mcp.AddTool(srv, &mcp.Tool{Name: "get_record", Annotations: readOnlyTool("Read a record"),
 		Description: "Read one record with its body. A body longer than one answer is paged: the answer then carries \"next\" with the offset to ask for."},
-		jsonTool(s.opGet))
+		guard(jsonTool(s.opGet)))
 	mcp.AddTool(srv, &mcp.Tool{Name: "search", Annotations: readOnlyTool("Search records"),
 		Description: "Full-text search (BM25) of one namespace: ids, kinds, titles and scores, best first." + ceiling},
-		jsonTool(s.opSearch))
+		guard(jsonTool(s.opSearch)))
 	mcp.AddTool(srv, &mcp.Tool{Name: "link", Annotations: additiveTool("Link two records"),
 		Description: "Link two records with a named relation (from -rel-> to). The target may not exist yet. Linking again only updates the weight."},
-		jsonTool(s.opLink))
+		guard(jsonTool(s.opLink)))
 	mcp.AddTool(srv, &mcp.Tool{Name: "unlink", Annotations: destructiveTool("Remove a link"),
 		Description: "Remove the link from -rel-> to."},
-		jsonTool(s.opUnlink))
+		guard(jsonTool(s.opUnlink)))
 	mcp.AddTool(srv, &mcp.Tool{Name: "neighbors", Annotations: readOnlyTool("Walk the graph"),
 		Description: "The records linked to a record, within 1 or 2 hops, both directions, with the link that reached each." + ceiling},
-		jsonTool(s.opNeighbors))
+		guard(jsonTool(s.opNeighbors)))
 	mcp.AddTool(srv, &mcp.Tool{Name: "forget", Annotations: destructiveTool("Forget a record"),
 		Description: "Delete a record and (unless keep_links) its links."},
-		jsonTool(s.opForget))
+		guard(jsonTool(s.opForget)))
 	mcp.AddTool(srv, &mcp.Tool{Name: "build_packet", Annotations: readOnlyTool("Build a Context Packet"),
 		Description: "Build a Context Packet: the records that matter for a query or focus, ranked, fitted into a token budget, with a deferral note (and a get_record call) for everything left out. Returns the packet and its report."},
-		s.buildPacketTool)
+		guard(s.buildPacketTool))
 	mcp.AddTool(srv, &mcp.Tool{Name: "list_namespaces", Annotations: readOnlyTool("List namespaces"),
 		Description: "The namespaces that hold records (only the server's own when it was started with --ns)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
@@ -861,7 +870,7 @@ func (s *Server) addLoreTools(srv *mcp.Server) {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "stats", Annotations: readOnlyTool("Store statistics"),
 		Description: "Counts of records, links and versions of a namespace, by kind."},
-		jsonTool(s.opStats))
+		guard(jsonTool(s.opStats)))
 }
 
 // buildPacketTool answers with two text blocks: the packet, then its

@@ -414,6 +414,16 @@ func TestMCPMemoryToolErrors(t *testing.T) {
 	}
 }
 
+// An error quoting a huge bad value stays small.
+func TestMCPErrorCapped(t *testing.T) {
+	cs := mcpClient(t, srvStore(t), &lore.ServeOptions{MaxOutput: 1000})
+	huge := strings.Repeat("line one\n", 50000)
+	_, err := callErr(t, cs, "create_entities", map[string]any{"entities": []map[string]any{{"name": "x", "entityType": "t", "observations": []string{huge}}}})
+	if err == nil || len(err.Error()) > 2200 || !strings.Contains(err.Error(), "cut") {
+		t.Errorf("error of %d bytes, want it cut near 2000", len(fmt.Sprint(err)))
+	}
+}
+
 func TestMCPLoreTools(t *testing.T) {
 	dir := srvStore(t)
 	cs := mcpClient(t, dir, nil)
