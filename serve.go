@@ -725,4 +725,3 @@ func capError(err error) error {
 	}
 	return cappedError{err}
 }
-
