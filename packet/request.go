@@ -73,8 +73,8 @@ func (r Request) normalize() (Request, Config, error) {
 	if err := store.ValidNamespace(r.NS); err != nil {
 		return r, cfg, invalidf("namespace %q: %v", r.NS, err)
 	}
-	if r.Budget <= 0 {
-		return r, cfg, invalidf("budget %d: want a positive number of tokens (give a budget or a scope)", r.Budget)
+	if r.Budget <= 0 || r.Budget > budget.MaxBudget {
+		return r, cfg, invalidf("budget %d: want 1 to %d tokens (give a budget or a scope)", r.Budget, budget.MaxBudget)
 	}
 	focus := make([]string, 0, len(r.Focus))
 	for _, id := range r.Focus {
