@@ -388,7 +388,8 @@ func (g *gatherer) position(s string) (int64, bool) {
 }
 
 // visible applies story time: with AsOf, a record whose meta.from is after
-// it, or whose meta.until is at or before it, is not loaded.
+// it, or whose meta.until is before it, is not loaded (both bounds are
+// inclusive: "until 5" still holds at 5).
 func (g *gatherer) visible(r store.Record) bool {
 	_, ok := g.storyTime(r)
 	return ok
@@ -407,8 +408,8 @@ func (g *gatherer) storyTime(r store.Record) (string, bool) {
 		}
 	}
 	if until := r.Meta["until"]; until != "" {
-		if at, ok := g.position(until); ok && at <= g.req.AsOf {
-			return fmt.Sprintf("story time: valid until %s, not after as-of %d", until, g.req.AsOf), false
+		if at, ok := g.position(until); ok && at < g.req.AsOf {
+			return fmt.Sprintf("story time: valid until %s, before as-of %d", until, g.req.AsOf), false
 		} else if !ok {
 			g.warns = append(g.warns, fmt.Sprintf("record %q: meta.until %q is not a position or a record with an order; story time ignores it", r.ID, until))
 		}

@@ -75,9 +75,11 @@
 //
 // # Story time
 //
-// With Request.AsOf, a record is loaded only while meta.from <= AsOf <
-// meta.until; positions are numbers or ids of records with an order. A
-// fact that changes at scene 30 is not leaked into scene 12.
+// With Request.AsOf, a record is loaded only while meta.from <= AsOf <=
+// meta.until (both inclusive); positions are numbers or ids of records
+// with an order. A fact that changes at scene 30 is not leaked into scene
+// 12. Without AsOf there is no story time: the focus's own order does not
+// filter anything.
 //
 // # Output
 //

@@ -101,11 +101,12 @@ func TestStoryTime(t *testing.T) {
 			}
 		}
 	}
-	// meta.until names a record: old-name holds until scene-11 (order 11).
+	// meta.until names a record: old-name holds until scene-11 (order 11),
+	// inclusive.
 	for _, tt := range []struct {
 		asOf int64
 		want bool
-	}{{10, true}, {11, false}, {12, false}} {
+	}{{10, true}, {11, true}, {12, false}} {
 		req := fxSceneRequest(100000)
 		req.Hops, req.AsOf = 2, tt.asOf
 		p, _ := fxBuild(t, env, req)
