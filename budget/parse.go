@@ -40,7 +40,7 @@ func DefaultScopes() map[string]int {
 func ParseBudget(s string, scopes map[string]int) (int, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
-		return 0, invalidf("empty budget: %s", acceptedBudgets(scopes))
+		return 0, invalidf("budget %q is empty: %s", s, acceptedBudgets(scopes))
 	}
 	if n, ok, err := lookupScope(t, scopes); ok || err != nil {
 		return n, err
