@@ -19,6 +19,10 @@ type gitignorePattern struct {
 	segs    []string
 	negate  bool
 	dirOnly bool
+	// above is the path from the pattern's directory down to the walk
+	// root ("x/y/"), for the rules of a .gitignore above the root; walk
+	// paths are matched as above+path.
+	above string
 	// source is the original line, kept for error messages and tests.
 	source string
 }
@@ -86,7 +90,9 @@ func (p gitignorePattern) match(path string, isDir bool) bool {
 		return false
 	}
 	rel := path
-	if p.base != "" {
+	if p.above != "" {
+		rel = p.above + path
+	} else if p.base != "" {
 		if !strings.HasPrefix(path, p.base+"/") {
 			return false
 		}
@@ -230,6 +236,19 @@ type gitignoreMatcher struct {
 func (m *gitignoreMatcher) add(base, content string) {
 	for _, line := range strings.Split(content, "\n") {
 		if p, ok := gitignoreCompile(base, line); ok {
+			m.rules = append(m.rules, p)
+		}
+	}
+}
+
+// addAbove appends the rules of an ignore file in a directory above the
+// walk root; above is the path from that directory down to the root,
+// ending in a slash ("" when the file's directory is the root itself).
+// They come before the root's own rules, which thus override them.
+func (m *gitignoreMatcher) addAbove(above, content string) {
+	for _, line := range strings.Split(content, "\n") {
+		if p, ok := gitignoreCompile("", line); ok {
+			p.above = above
 			m.rules = append(m.rules, p)
 		}
 	}

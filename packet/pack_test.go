@@ -642,3 +642,35 @@ func TestPackEstimateWarns(t *testing.T) {
 		t.Errorf("tokens %d over budget 2,000", p.Tokens)
 	}
 }
+
+// TestPackIgnoreAbove packs a subdirectory of a work tree: the .gitignore
+// files above it and .git/info/exclude apply, anchored where they live;
+// outside a work tree they do not.
+func TestPackIgnoreAbove(t *testing.T) {
+	for _, repo := range []bool{true, false} {
+		top := t.TempDir()
+		packWriteTree(t, top, map[string]string{
+			".gitignore":     "*.log\n/top.txt\nsub/gen/\n",
+			"sub/.gitignore": "!keep.log\n",
+			"sub/a.go":       "package sub\n",
+			"sub/a.log":      "log\n",
+			"sub/keep.log":   "kept by the nested negation\n",
+			"sub/top.txt":    "anchored to the top: not this one\n",
+			"sub/gen/x.go":   "generated\n",
+			"sub/secret.txt": "excluded locally\n",
+			"sub/deep/b.log": "log\n",
+			"sub/deep/c.go":  "package deep\n",
+		})
+		if repo {
+			packWriteTree(t, top, map[string]string{".git/info/exclude": "# local\nsecret.txt\n"})
+		}
+		p := packMust(t, filepath.Join(top, "sub"), PackOptions{Counter: packWordCounter{}})
+		want := []string{".gitignore", "a.go", "deep/c.go", "keep.log", "top.txt"}
+		if !repo {
+			want = []string{".gitignore", "a.go", "a.log", "deep/b.log", "deep/c.go", "gen/x.go", "keep.log", "secret.txt", "top.txt"}
+		}
+		if got := packPaths(p.Files); !slices.Equal(got, want) {
+			t.Errorf("work tree %v: packed\n got %q\nwant %q", repo, got, want)
+		}
+	}
+}

@@ -33,29 +33,69 @@ const (
 
 // fileWalk lists the files under root in a deterministic order (each
 // directory's entries sorted by name, depth first), honouring .gitignore
-// files at every level and skipping .git and .lore. Symbolic links are
-// followed only to regular files inside root.
+// files at every level and skipping .git and .lore. When root lies inside
+// a git work tree, the .gitignore files above it (up to the work tree's
+// top) and .git/info/exclude apply too, as they do for git. Symbolic links
+// are followed only to regular files inside root.
 func fileWalk(ctx context.Context, root string, maxBytes int64) ([]fileEntry, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("pack %q: %w", root, err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return nil, fmt.Errorf("pack %q: %w", root, err)
 	}
-	fi, err := os.Stat(real)
+	fi, err := os.Stat(resolved)
 	if err != nil {
 		return nil, fmt.Errorf("pack %q: %w", root, err)
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("pack %q: not a directory (give the directory to pack): %w", root, ErrPackInvalid)
 	}
-	w := fileWalker{ctx: ctx, root: real, maxBytes: maxBytes}
+	w := fileWalker{ctx: ctx, root: resolved, maxBytes: maxBytes}
+	w.ancestors()
 	if err := w.dir(""); err != nil {
 		return nil, err
 	}
 	return w.out, nil
+}
+
+// ancestors loads the ignore rules that apply to the root from above it:
+// the .gitignore files from the top of the enclosing work tree down to the
+// root's parent, and the work tree's .git/info/exclude. Outside a work
+// tree there are none.
+func (w *fileWalker) ancestors() {
+	var chain []string // from the root's parent upwards
+	top := ""
+	for d := w.root; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			top = d
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return // no work tree above: only the root's own files count
+		}
+		chain = append(chain, parent)
+		d = parent
+	}
+	// prefix turns a walk path into a path relative to dir.
+	prefix := func(dir string) string {
+		rel, err := filepath.Rel(dir, w.root)
+		if err != nil || rel == "." {
+			return ""
+		}
+		return filepath.ToSlash(rel) + "/"
+	}
+	if data, err := os.ReadFile(filepath.Join(top, ".git", "info", "exclude")); err == nil {
+		w.ignore.addAbove(prefix(top), string(data))
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if data, err := os.ReadFile(filepath.Join(chain[i], ".gitignore")); err == nil {
+			w.ignore.addAbove(prefix(chain[i]), string(data))
+		}
+	}
 }
 
 type fileWalker struct {
