@@ -108,4 +108,3 @@ func TestPutMany100k(t *testing.T) {
 	_, err = s.PutMany(recs, nil)
 	t.Logf("the same 100,000 again (all unchanged): %v, %v", time.Since(start), err)
 }
-
