@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lorekeep/lore/store"
 	"github.com/lorekeep/lore/store/storetest"
@@ -322,5 +323,33 @@ func TestConcurrent(t *testing.T) {
 	st, _ := s.Stats("c")
 	if st.Records != 100 || st.Links != 96 || st.LastSeq != 196 {
 		t.Errorf("after concurrent writes: %+v; want 100 records, 96 links, seq 196", st)
+	}
+}
+
+func TestClosedAndDefaults(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lore.bolt")
+	s, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Path() != path || s.ReadOnly() {
+		t.Errorf("Path %q ReadOnly %v; want %q, false", s.Path(), s.ReadOnly(), path)
+	}
+	mustPut(t, s, store.Record{NS: "a", ID: "x"})
+	r, _ := s.Head("a", "x")
+	if r.Created.IsZero() || r.Created.Location() != time.UTC || !r.Created.Equal(r.Updated) {
+		t.Errorf("default clock: Created %v Updated %v; want a UTC time, equal on add", r.Created, r.Updated)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := s.Get("a", "x"); err == nil {
+		t.Error("Get on a closed store succeeded")
+	}
+	if _, err := s.Put(store.Record{NS: "a", ID: "y"}); err == nil {
+		t.Error("Put on a closed store succeeded")
 	}
 }
