@@ -178,8 +178,9 @@ func create(dir string) error {
 	return buildAndSwap(dir, func(*Index) error { return nil }, 0)
 }
 
-// Close releases the index. Apply waits for nothing after Close returns:
-// every Apply that returned nil is on disk. Close is idempotent.
+// Close waits for running calls to finish and releases the index and its
+// lock. It has nothing to flush: every Apply that returned nil is already
+// on disk. Close is idempotent; other calls after it fail with ErrClosed.
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

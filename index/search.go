@@ -29,8 +29,11 @@ type Query struct {
 	NS string
 	// Text holds plain words (a record matching any of them is a hit,
 	// ranked by BM25) and "quoted phrases" (each one must appear, in the
-	// title, summary or body). Empty Text matches every record that passes
-	// the filters.
+	// title, summary or body). Words are analysed as English: lower-cased,
+	// stemmed ("fires" finds "fire"), stop words dropped, so text of stop
+	// words alone matches nothing. There are no operators: "title:x" or
+	// "-y" are words like any other. Empty Text matches every record that
+	// passes the filters.
 	Text string
 	// Kinds keeps records of any of these kinds (none: all kinds).
 	Kinds []string

@@ -145,6 +145,9 @@ func TestSearchTiesDeterministic(t *testing.T) {
 		if got := ids(hits); !slices.Equal(got, want) {
 			t.Errorf("Search(%+v) = %v, want %v", q, got, want)
 		}
+		if q.Text == "" && hits[0].Score != 1 {
+			t.Errorf("Search(%+v): score %v, want 1 for a query without text", q, hits[0].Score)
+		}
 		for _, h := range hits {
 			if h.Score != hits[0].Score {
 				t.Errorf("Search(%+v): score of %s is %v, want the tie %v", q, h.ID, h.Score, hits[0].Score)
