@@ -228,7 +228,39 @@ func (g *gatherer) gather() error {
 			return err
 		}
 	}
-	return g.readHeads()
+	if err := g.readHeads(); err != nil {
+		return err
+	}
+	if g.uses(MatchInPlay) {
+		if err := g.inPlay(isFocus); err != nil {
+			return err
+		}
+		return g.readHeads()
+	}
+	return nil
+}
+
+// inPlay follows the links of the characters in play: the POV and the
+// one-hop neighbours of a focus whose kind is in Config.InPlayKinds.
+func (g *gatherer) inPlay(isFocus func(string) bool) error {
+	for _, id := range sortedKeys(g.cands) {
+		c := g.cands[id]
+		if !slices.Contains(g.cfg.InPlayKinds, c.rec.Kind) || !slices.ContainsFunc(c.rels, func(r relation) bool {
+			return r.match == MatchPOV || (r.match == MatchNeighbor && r.hops == 1) || r.match == MatchFocus
+		}) {
+			continue
+		}
+		ns, err := g.src.Neighbors(g.req.NS, id, 1, nil)
+		if err != nil {
+			return fmt.Errorf("neighbours of %q: %w", id, err)
+		}
+		for _, n := range ns {
+			if !isFocus(n.ID) {
+				g.add(n.ID, relation{match: MatchInPlay, hops: 2, from: id, why: fmt.Sprintf("in play: linked to %s via %s", id, n.Via.Rel)})
+			}
+		}
+	}
+	return nil
 }
 
 // obligations pulls open obligations due at or after the focus position.
@@ -448,6 +480,10 @@ func (g *gatherer) rank() []*candidate {
 		c := g.cands[id]
 		kind := c.rec.Kind
 		focus := slices.Contains(g.req.Focus, id)
+		if !slices.ContainsFunc(c.rels, func(r relation) bool { return r.match != MatchInPlay }) &&
+			!slices.ContainsFunc(g.prof.Rules, func(r Rule) bool { return r.Match == MatchInPlay && (len(r.Kinds) == 0 || slices.Contains(r.Kinds, kind)) }) {
+			continue // reached only through a character in play, and no rule wants its kind
+		}
 		if !focus {
 			if len(g.req.Kinds) > 0 && !slices.Contains(g.req.Kinds, kind) {
 				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("kind %q not among --kinds", kind)})
@@ -486,6 +522,11 @@ func (g *gatherer) rank() []*candidate {
 			}
 		}
 		if rule == nil {
+			// A record reached only through a character in play is looked
+			// at for its kind alone: not a candidate unless a rule takes it.
+			if !slices.ContainsFunc(c.rels, func(r relation) bool { return r.match != MatchInPlay }) {
+				continue
+			}
 			g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: "no rank rule of profile " + g.req.Profile + " matches"})
 			continue
 		}

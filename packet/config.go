@@ -21,6 +21,7 @@ const (
 	MatchTimeline     = "timeline"      // a timeline entry bounding the focus
 	MatchPinned       = "pinned"        // a pinned record of the namespace
 	MatchRecent       = "recent"        // one of the most recently updated records
+	MatchInPlay       = "in-play"       // linked to a character in play (the POV or a one-hop neighbour of a focus)
 	MatchAny          = "any"           // any of the above, or a pull of the rule's kinds
 	matchPull         = "pull"          // internal: listed because a Pull rule named its kind
 	conditionNever    = "never"         // a rule that never loads (rank 11)
@@ -33,7 +34,7 @@ const (
 )
 
 var validMatches = []string{MatchFocus, MatchPOV, MatchNeighbor1, MatchNeighbor, MatchHit,
-	MatchHitNeighbor, MatchObligation, MatchTimeline, MatchPinned, MatchRecent, MatchAny}
+	MatchHitNeighbor, MatchObligation, MatchTimeline, MatchPinned, MatchRecent, MatchInPlay, MatchAny}
 
 // Conditions a Rule's When can name: the task modes and the --when flags.
 var validConditions = []string{"draft", "revise", "plan", "audit", "power", "info-control", "thematic", conditionNever}
@@ -46,7 +47,7 @@ type Rule struct {
 	Rank int `json:"rank"`
 	// Match names the relation to the focus the candidate must have: one
 	// of focus, pov, neighbor1, neighbor, hit, hit-neighbor, obligation,
-	// timeline, pinned, recent, any.
+	// timeline, pinned, recent, in-play, any.
 	Match string `json:"match"`
 	// Kinds restricts the rule to records of these kinds; empty means any.
 	Kinds []string `json:"kinds,omitempty"`
@@ -99,6 +100,10 @@ type Config struct {
 	// TimelineKinds bound the focus by order and are the "history" that
 	// step 4 collapses. Default ["timeline"].
 	TimelineKinds []string `json:"timeline_kinds,omitempty"`
+	// InPlayKinds are the kinds whose links an "in-play" rule follows from
+	// the POV and the one-hop neighbours of a focus (the characters in
+	// the scene). Default ["character"].
+	InPlayKinds []string `json:"in_play_kinds,omitempty"`
 }
 
 var canonKinds = []string{"canon", "character", "event", "fact", "faction", "item", "location",
@@ -119,6 +124,7 @@ func DefaultConfig() Config {
 			{Rank: 10, Match: MatchAny, Kinds: []string{"theme", "motif", "trope"}, When: "thematic", Pull: true, Label: "theme"},
 			{Rank: 11, Match: MatchAny, Kinds: []string{"branch", "novel"}, When: conditionNever},
 			{Rank: 6, Match: MatchAny, Kinds: []string{"relationship"}},
+			{Rank: 6, Match: MatchInPlay, Kinds: []string{"relationship"}},
 			{Rank: 4, Match: MatchObligation},
 			{Rank: 5, Match: MatchTimeline},
 			{Rank: 2, Match: MatchNeighbor1, Kinds: canonKinds},
@@ -149,6 +155,7 @@ func DefaultConfig() Config {
 		LongProse:       defaultLongProse,
 		ObligationKinds: []string{"obligation"},
 		TimelineKinds:   []string{"timeline"},
+		InPlayKinds:     []string{"character"},
 	}
 }
 
@@ -186,6 +193,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TimelineKinds == nil {
 		c.TimelineKinds = d.TimelineKinds
+	}
+	if c.InPlayKinds == nil {
+		c.InPlayKinds = d.InPlayKinds
 	}
 	return c
 }

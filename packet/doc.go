@@ -61,8 +61,9 @@
 // constraint); 2 canon facts the scene touches (one-hop neighbours of
 // canon kinds: character, location, fact...); 3 other graph neighbours
 // (two-hop ones are what step 3 removes); 4 open obligations due; 5
-// bounding timeline entries; 6 relationships, and search hits that no
-// structural rule claims; 7 power rules if --when power; 8 style if the
+// bounding timeline entries; 6 relationships in play (linked to the scene,
+// or to the POV or a character one hop from the scene), and search hits
+// that no structural rule claims; 7 power rules if --when power; 8 style if the
 // task is draft or revise; 9 reader knowledge if --when info-control; 10
 // themes, motifs, tropes if --when thematic; 11 other branches and novels:
 // never, unless the request lists the kind. Ranks 1 to 5 are protected.

@@ -167,3 +167,43 @@ func TestDanglingLinkSkipped(t *testing.T) {
 		t.Errorf("records %v; want [a]", got)
 	}
 }
+
+func TestRelationshipsInPlay(t *testing.T) {
+	ns := "n"
+	recs := []store.Record{
+		{NS: ns, ID: "s1", Kind: "scene", Order: 1, Meta: map[string]string{"pov": "ann"}, Body: "Ann meets Bo at the well."},
+		{NS: ns, ID: "ann", Kind: "character", Body: "Ann, a smith."},
+		{NS: ns, ID: "bo", Kind: "character", Body: "Bo, a carter."},
+		{NS: ns, ID: "cy", Kind: "character", Body: "Cy, elsewhere."},
+		{NS: ns, ID: "ann-bo", Kind: "relationship", Body: "Ann owes Bo money."},
+		{NS: ns, ID: "bo-cy", Kind: "relationship", Body: "Bo and Cy are cousins."},
+		{NS: ns, ID: "ann-cy", Kind: "relationship", Body: "Ann and Cy never met.", Meta: map[string]string{"from": "5"}},
+		{NS: ns, ID: "anvil", Kind: "item", Body: "Ann's anvil."},
+	}
+	l := func(from, rel, to string) store.Link { return store.Link{NS: ns, From: from, Rel: rel, To: to} }
+	links := []store.Link{l("bo", "appears_in", "s1"), l("ann-bo", "between", "ann"), l("ann-bo", "between", "bo"),
+		l("bo-cy", "between", "bo"), l("bo-cy", "between", "cy"), l("ann-cy", "between", "ann"), l("ann", "owns", "anvil")}
+	env := fxOpen(t, recs, links, true)
+	p, _ := fxBuild(t, env, Request{NS: ns, Focus: []string{"s1"}, Budget: 4000, AsOf: 1})
+	ranks := map[string]int{}
+	for _, e := range p.Records {
+		ranks[e.ID] = e.Rank
+	}
+	want := map[string]int{"s1": 1, "ann": 1, "bo": 2, "ann-bo": 6, "bo-cy": 6}
+	if len(ranks) != len(want) {
+		t.Errorf("records %v; want %v\n%s", ranks, want, p.Explain())
+	}
+	for id, r := range want {
+		if ranks[id] != r {
+			t.Errorf("%s: rank %d; want %d\n%s", id, ranks[id], r, p.Explain())
+		}
+	}
+	// ann-cy is in play but not yet in story time; anvil is linked to a
+	// character but no rule wants items in play: not even a candidate.
+	if i := slices.IndexFunc(p.Skipped, func(s Skip) bool { return s.ID == "ann-cy" }); i < 0 {
+		t.Errorf("ann-cy not reported as skipped by story time: %+v", p.Skipped)
+	}
+	if slices.ContainsFunc(p.Skipped, func(s Skip) bool { return s.ID == "anvil" || s.ID == "cy" }) {
+		t.Errorf("records reached only through characters in play reported: %+v", p.Skipped)
+	}
+}
