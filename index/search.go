@@ -173,14 +173,10 @@ func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
 			continue
 		}
 		searched = true
-		bq.AddMust(acrossFields(func(field string) query.FieldableQuery {
-			return bleve.NewMatchPhraseQuery(p)
-		}))
+		bq.AddMust(acrossFields(func() query.FieldableQuery { return bleve.NewMatchPhraseQuery(p) }))
 	}
 	if words != "" {
-		bq.AddShould(acrossFields(func(field string) query.FieldableQuery {
-			return bleve.NewMatchQuery(words)
-		}))
+		bq.AddShould(acrossFields(func() query.FieldableQuery { return bleve.NewMatchQuery(words) }))
 	}
 	if strings.TrimSpace(q.Text) != "" && !searched {
 		return bleve.NewMatchNoneQuery(), limit, nil
@@ -195,13 +191,13 @@ func hasTerms(an analysis.Analyzer, text string) bool {
 
 // acrossFields ORs one query over title, summary and body with their
 // boosts. Scores of the fields that match add up.
-func acrossFields(mk func(field string) query.FieldableQuery) query.Query {
+func acrossFields(mk func() query.FieldableQuery) query.Query {
 	var qs []query.Query
 	for _, f := range [...]struct {
 		name  string
 		boost float64
 	}{{fieldTitle, boostTitle}, {fieldSummary, boostSummary}, {fieldBody, boostBody}} {
-		fq := mk(f.name)
+		fq := mk()
 		fq.SetField(f.name)
 		if bq, ok := fq.(query.BoostableQuery); ok {
 			bq.SetBoost(f.boost)
