@@ -481,7 +481,9 @@ func (g *gatherer) rank() []*candidate {
 		kind := c.rec.Kind
 		focus := slices.Contains(g.req.Focus, id)
 		if !slices.ContainsFunc(c.rels, func(r relation) bool { return r.match != MatchInPlay }) &&
-			!slices.ContainsFunc(g.prof.Rules, func(r Rule) bool { return r.Match == MatchInPlay && (len(r.Kinds) == 0 || slices.Contains(r.Kinds, kind)) }) {
+			!slices.ContainsFunc(g.prof.Rules, func(r Rule) bool {
+				return r.Match == MatchInPlay && (len(r.Kinds) == 0 || slices.Contains(r.Kinds, kind))
+			}) {
 			continue // reached only through a character in play, and no rule wants its kind
 		}
 		if !focus {
