@@ -207,7 +207,11 @@ func checkTruncation(t *testing.T, tok Tokenizer, it Item, k Fitted) {
 func fitAndCheck(t *testing.T, seed uint64) {
 	tok := newWordTok()
 	req := randomRequest(seed, tok)
+	orig := slices.Clone(req.Items)
 	r, err := Fit(req)
+	if !slices.Equal(orig, req.Items) {
+		t.Fatalf("Fit changed its input items")
+	}
 	checkFit(t, req, r, err)
 
 	perm := req

@@ -77,3 +77,34 @@ func TestFitRealRecount(t *testing.T) {
 		t.Errorf("%d re-count deferrals and %d cuts over all limits, want some of each", recounts, cuts)
 	}
 }
+
+// Fit is safe to call from many goroutines sharing one counter; run with
+// -race. Every call gives the same result.
+func TestFitConcurrent(t *testing.T) {
+	c, err := NewCounter("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []Item
+	for i := range 200 {
+		text := strings.Repeat(fmt.Sprintf("line %d of the record. ", i), 1+i%7)
+		items = append(items, Item{ID: fmt.Sprintf("r%03d", i), Rank: 1 + i%9, Tokens: c.Count(text), Text: text, Action: []Action{Drop, Truncate}[i%2]})
+	}
+	req := Request{Items: items, Limit: 2000, Counter: c}
+	want, err := Fit(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan string, 8)
+	for range 8 {
+		go func() {
+			r, err := Fit(req)
+			results <- fmt.Sprintf("%#v %v", r, err)
+		}()
+	}
+	for range 8 {
+		if got := <-results; got != fmt.Sprintf("%#v %v", want, nil) {
+			t.Fatalf("a concurrent Fit differs:\n%s", got)
+		}
+	}
+}
