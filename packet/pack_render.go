@@ -89,7 +89,7 @@ func packItemText(format string, f PackFile) string {
 		packMDFile(&b, f)
 	}
 	depth := strings.Count(f.Path, "/")
-	b.WriteString(strings.Repeat("│   ", depth) + "├── " + path.Base(f.Path) + "\n")
+	b.WriteString(strings.Repeat("│   ", depth) + "├── " + packShow(path.Base(f.Path)) + "\n")
 	return b.String()
 }
 
@@ -167,7 +167,7 @@ func packMDFile(b *bytes.Buffer, f PackFile) {
 	if f.Focus {
 		mark = " (changed)"
 	}
-	fmt.Fprintf(b, "## File: %s%s\n\n%s%s\n%s", f.Path, mark, fence, packLang(f.Path), f.Content)
+	fmt.Fprintf(b, "## File: %s%s\n\n%s%s\n%s", packShow(f.Path), mark, fence, packLang(f.Path), f.Content)
 	if f.Content != "" && !strings.HasSuffix(f.Content, "\n") {
 		b.WriteString("\n")
 	}
@@ -177,12 +177,23 @@ func packMDFile(b *bytes.Buffer, f PackFile) {
 // packMDCode quotes a path as inline code, with a fence the path cannot
 // close.
 func packMDCode(s string) string {
+	s = packShow(s)
 	n := packLongestRun(s, '`')
 	if n == 0 {
 		return "`" + s + "`"
 	}
 	fence := strings.Repeat("`", n+1)
 	return fence + " " + s + " " + fence
+}
+
+// packShow is a path as a line of text can hold it: quoted Go-style when
+// it holds a control character (a newline in a file name would otherwise
+// break the heading, the tree or the report), else as is.
+func packShow(p string) string {
+	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 func packLongestRun(s string, c byte) int {
@@ -257,7 +268,11 @@ func packTree(p *FilePack) string {
 			if i == len(n.children)-1 {
 				branch, next = "└── ", "    "
 			}
-			b.WriteString(prefix + branch + c.name + "\n")
+			name := packShow(strings.TrimSuffix(c.name, "/"))
+			if strings.HasSuffix(c.name, "/") {
+				name += "/"
+			}
+			b.WriteString(prefix + branch + name + "\n")
 			draw(c, prefix+next)
 		}
 	}

@@ -28,7 +28,7 @@ func (p *FilePack) PackReport() string {
 		}
 		fmt.Fprintf(&b, "Dropped by budget: %s, %s tokens freed:\n", packFiles(len(p.Deferred)), packThousands(freed))
 		for _, d := range p.Deferred {
-			fmt.Fprintf(&b, "  %*s  %s  (category %s", width, packThousands(d.Tokens), d.Path, d.Category)
+			fmt.Fprintf(&b, "  %*s  %s  (category %s", width, packThousands(d.Tokens), packShow(d.Path), d.Category)
 			if d.Reason != packReasonBudget {
 				fmt.Fprintf(&b, "; %s", d.Reason)
 			}
@@ -38,7 +38,7 @@ func (p *FilePack) PackReport() string {
 	if len(p.NotPacked) > 0 {
 		fmt.Fprintf(&b, "Listed, not packed: %s:\n", packFiles(len(p.NotPacked)))
 		for _, n := range p.NotPacked {
-			fmt.Fprintf(&b, "  %s  (%s, %s bytes)\n", n.Path, n.Reason, packThousands(int(n.Bytes)))
+			fmt.Fprintf(&b, "  %s  (%s, %s bytes)\n", packShow(n.Path), n.Reason, packThousands(int(n.Bytes)))
 		}
 	}
 	for _, w := range p.Warnings {

@@ -331,7 +331,10 @@ var packSmallFiles = map[string]string{
 func packSmallTree(t testing.TB) string {
 	root := t.TempDir()
 	packWriteTree(t, root, packSmallFiles)
-	packWriteTree(t, root, map[string]string{"tab\tname.txt": "tabs\tand\tcontrol \x01 chars\n"})
+	packWriteTree(t, root, map[string]string{
+		"tab\tname.txt":      "tabs\tand\tcontrol \x01 chars\n",
+		"new\nline/file.txt": "a directory whose name holds a newline\n",
+	})
 	return root
 }
 
@@ -359,6 +362,9 @@ func TestPackFormats(t *testing.T) {
 				if !strings.Contains(s, want) {
 					t.Errorf("md: missing %q in\n%s", want, s)
 				}
+			}
+			if !strings.Contains(s, "## File: \"new\\nline/file.txt\"\n") || !strings.Contains(s, "├── \"new\\nline\"/\n") {
+				t.Errorf("md: a path with a newline must be quoted in headings and the tree:\n%s", s)
 			}
 			if !strings.Contains(s, "Guide text without a final newline\n```\n") {
 				t.Errorf("md: a file without a final newline must still close its fence:\n%s", s)
