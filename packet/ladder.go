@@ -487,7 +487,7 @@ func (b *builder) reduce(target, step int, ok func(int, *candidate) bool, to for
 		if was == formOut && b.cands[i].rec.Summary != "" {
 			b.forms[i] = formSummary
 			if b.fixedTotal() <= target {
-				b.step[i] = wasStep
+				b.step[i] = 2 // back, as a summary: a step-2 replacement
 				continue
 			}
 		}
