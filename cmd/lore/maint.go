@@ -9,6 +9,7 @@ import (
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/store"
 	"github.com/spf13/cobra"
 )
 
@@ -98,6 +99,9 @@ the index's watermark. Exit 1 when something is wrong.`,
 				return err
 			}
 			if a.jsonOut {
+				if probs == nil {
+					probs = []store.Problem{}
+				}
 				if err := a.printJSON(map[string]any{"ok": len(probs) == 0, "problems": probs}); err != nil {
 					return err
 				}
