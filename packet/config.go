@@ -149,7 +149,6 @@ func DefaultConfig() Config {
 	return Config{
 		DefaultProfile:  defaultProfile,
 		Profiles:        map[string]Profile{"novel": novel, "agent": agent},
-		Overflow:        map[string]budget.Action{},
 		Scopes:          map[string]int{"scene": 8000, "chapter": 20000, "arc": 60000, "novel": 120000},
 		HitLimit:        defaultHitLimit,
 		LongProse:       defaultLongProse,

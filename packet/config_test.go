@@ -1,0 +1,77 @@
+package packet
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/lorekeep/lore/budget"
+)
+
+func TestConfigJSONRoundTrip(t *testing.T) {
+	d := DefaultConfig()
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Config
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, d) {
+		t.Errorf("default config does not survive JSON:\n%s", b)
+	}
+	if err := back.Validate(); err != nil {
+		t.Errorf("default config invalid: %v", err)
+	}
+	// The zero value means defaults.
+	if err := (Config{}).Validate(); err != nil {
+		t.Errorf("zero config invalid: %v", err)
+	}
+	if got := (Config{}).withDefaults(); !reflect.DeepEqual(got, d) {
+		t.Errorf("zero config with defaults = %+v; want DefaultConfig()", got)
+	}
+	// A profile from lore.json replaces the built-in one of its name and
+	// keeps the others.
+	var c Config
+	if err := json.Unmarshal([]byte(`{"profiles":{"novel":{"rules":[{"rank":1,"match":"focus"}],"protected":[1]}}}`), &c); err != nil {
+		t.Fatal(err)
+	}
+	w := c.withDefaults()
+	if len(w.Profiles["novel"].Rules) != 1 || len(w.Profiles["agent"].Rules) == 0 {
+		t.Errorf("profiles after merge: %+v", w.Profiles)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	rule := func(r Rule) map[string]Profile { return map[string]Profile{"p": {Rules: []Rule{r}}} }
+	tests := []struct {
+		name  string
+		cfg   Config
+		quote string
+	}{
+		{"default profile", Config{DefaultProfile: "poem"}, `"poem"`},
+		{"no rules", Config{Profiles: map[string]Profile{"p": {}}}, `"p" has no rules`},
+		{"rank", Config{Profiles: rule(Rule{Rank: 0, Match: "focus"})}, "rank 0"},
+		{"match", Config{Profiles: rule(Rule{Rank: 1, Match: "friends"})}, `"friends"`},
+		{"when", Config{Profiles: rule(Rule{Rank: 1, Match: "any", When: "power|sometimes"})}, `"power|sometimes"`},
+		{"pull", Config{Profiles: rule(Rule{Rank: 1, Match: "any", Pull: true})}, "pull needs kinds"},
+		{"protected", Config{Profiles: map[string]Profile{"p": {Rules: []Rule{{Rank: 1, Match: "focus"}}, Protected: []int{-2}}}}, "-2"},
+		{"overflow", Config{Overflow: map[string]budget.Action{"scene": "shrink"}}, `"shrink"`},
+		{"scope", Config{Scopes: map[string]int{"act": -1}}, `"act"`},
+		{"hit limit", Config{HitLimit: -3}, "-3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if !errors.Is(err, ErrInvalidRequest) {
+				t.Fatalf("Validate: %v; want ErrInvalidRequest", err)
+			}
+			if !strings.Contains(err.Error(), tt.quote) {
+				t.Errorf("error %q does not quote %s", err, tt.quote)
+			}
+		})
+	}
+}
