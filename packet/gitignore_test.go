@@ -123,3 +123,25 @@ func FuzzGitignoreMatchName(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGitignoreLine checks that no .gitignore line, however odd, makes
+// compiling or matching panic, and that a negated line matches exactly
+// where its positive form does.
+func FuzzGitignoreLine(f *testing.F) {
+	for _, s := range []string{"*.log", "!keep", "/a/**/b/", `\#x`, "a[", "**", "x\\ ", "[!]-]"} {
+		f.Add(s, "a/b/c.log", false)
+	}
+	f.Fuzz(func(t *testing.T, line, path string, isDir bool) {
+		p, ok := gitignoreCompile("", line)
+		if !ok || strings.HasPrefix(line, "!") || strings.HasPrefix(line, `\`) {
+			return
+		}
+		n, nok := gitignoreCompile("", "!"+line)
+		if !nok {
+			t.Fatalf("%q compiles but %q does not", line, "!"+line)
+		}
+		if p.match(path, isDir) != n.match(path, isDir) {
+			t.Errorf("%q and its negation disagree on %q", line, path)
+		}
+	})
+}
