@@ -389,3 +389,21 @@ func buildOrErr(t *testing.T, env fxEnv, req Request) []byte {
 	}
 	return append(out, p.Report()...)
 }
+
+func TestXMLCarriesAnyBody(t *testing.T) {
+	recs := []store.Record{{NS: "n", ID: "odd", Kind: "note", Title: `<"&'>`, Body: "bell\x07 and form\x0c feed, ]]> & <tag>"}}
+	env := fxOpen(t, recs, nil, true)
+	_, out := fxBuild(t, env, Request{NS: "n", Focus: []string{"odd"}, Budget: 1000, Format: "xml"})
+	var v struct {
+		Records []struct {
+			Title string `xml:"title,attr"`
+			Text  string `xml:",chardata"`
+		} `xml:"record"`
+	}
+	if err := xml.Unmarshal(out, &v); err != nil {
+		t.Fatalf("xml packet does not parse: %v\n%s", err, out)
+	}
+	if len(v.Records) != 1 || v.Records[0].Title != `<"&'>` || !strings.Contains(v.Records[0].Text, "]]> & <tag>") {
+		t.Errorf("xml round trip: %+v", v.Records)
+	}
+}

@@ -415,8 +415,26 @@ func xmlNote(n Note) string {
 var xmlTextEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 var xmlAttrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "\n", "&#10;", "\t", "&#9;", "\r", "&#13;")
 
-func xtext(s string) string { return xmlTextEscaper.Replace(s) }
-func xattr(s string) string { return `"` + xmlAttrEscaper.Replace(s) + `"` }
+func xtext(s string) string { return xmlTextEscaper.Replace(xmlChars(s)) }
+func xattr(s string) string { return `"` + xmlAttrEscaper.Replace(xmlChars(s)) + `"` }
+
+// xmlChars replaces the characters XML 1.0 cannot carry at all (most
+// control characters, even as references) by U+FFFD.
+func xmlChars(s string) string {
+	if strings.IndexFunc(s, badXMLChar) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if badXMLChar(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+func badXMLChar(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0xFFFE || r == 0xFFFF
+}
 
 // ---- json
 
