@@ -414,6 +414,19 @@ func TestPackFormats(t *testing.T) {
 	if hashes["md"] != hashes["xml"] || hashes["md"] != hashes["json"] || !strings.HasPrefix(hashes["md"], "sha256:") {
 		t.Errorf("the content hash must not depend on the format: %v", hashes)
 	}
+	// Rendering a pack in another format than it was fitted in works too.
+	p := packMust(t, root, PackOptions{Counter: c})
+	other, err := p.Render("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct{ Hash string }
+	if err := json.Unmarshal(other, &j); err != nil || j.Hash != p.Hash {
+		t.Errorf("md pack rendered as json: hash %q (err %v), want %q", j.Hash, err, p.Hash)
+	}
+	if _, err := p.Render("pdf"); !errors.Is(err, ErrPackInvalid) {
+		t.Errorf("Render(pdf): err = %v, want ErrPackInvalid", err)
+	}
 }
 
 // TestPackDeterministic packs the same content twice, the second time
