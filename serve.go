@@ -600,14 +600,21 @@ type PacketAnswer struct {
 	// have cost), warnings.
 	Report   string        `json:"report"`
 	Deferred []packet.Note `json:"deferred"`
-	Warnings []string      `json:"warnings,omitempty"`
+	// DeferredInPacket counts notes left out of Deferred to keep the
+	// answer under the ceiling: they are in the packet's own notes.
+	DeferredInPacket int      `json:"deferred_in_packet,omitempty"`
+	Warnings         []string `json:"warnings,omitempty"`
 }
 
 // packetReserve is the part of MaxOutput kept for the report beside the
 // packet.
 func (s *Server) packetReserve() int { return max(200, s.opts.MaxOutput/10) }
 
-func (s *Server) opPacket(ctx context.Context, a PacketArgs) (*PacketAnswer, error) {
+// opPacket builds a packet whose answer, as size measures it (the MCP
+// blocks, or the HTTP JSON), fits MaxOutput: first whole, then with the
+// report's per-record lines and the JSON notes left to the packet's own
+// deferral section, then with a smaller budget.
+func (s *Server) opPacket(ctx context.Context, a PacketArgs, size func(*PacketAnswer) (int, error)) (*PacketAnswer, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
 		return nil, err
@@ -620,6 +627,10 @@ func (s *Server) opPacket(ctx context.Context, a PacketArgs) (*PacketAnswer, err
 		}
 		for range 4 {
 			p, err := l.Packet(ctx, req)
+			var split *packet.SplitError
+			if errors.As(err, &split) {
+				return fmt.Errorf("%w\n%s", err, split.Report())
+			}
 			if err != nil {
 				return err
 			}
@@ -637,19 +648,20 @@ func (s *Server) opPacket(ctx context.Context, a PacketArgs) (*PacketAnswer, err
 				extra.WriteString("Warning: " + w + "\n")
 			}
 			ans.Report = p.Report() + extra.String()
-			over := s.count(ans.Packet) + s.count(ans.Report) - s.opts.MaxOutput
-			if over <= 0 {
-				return nil
+			n, err := size(ans)
+			if err != nil || n <= s.opts.MaxOutput {
+				return err
 			}
-			// The report lists every deferred record; the packet closes
-			// with the same notes, so the short form says enough.
+			// The report and the notes list every deferred record; the
+			// packet closes with the same notes, so the short form says
+			// enough.
 			head, _, _ := strings.Cut(p.Report(), ":\n")
 			ans.Report = head + " (the deferral notes close the packet)\n" + extra.String()
-			over = s.count(ans.Packet) + s.count(ans.Report) - s.opts.MaxOutput
-			if over <= 0 {
-				return nil
+			ans.Deferred, ans.DeferredInPacket = []packet.Note{}, len(p.Deferred)
+			if n, err = size(ans); err != nil || n <= s.opts.MaxOutput {
+				return err
 			}
-			req.Budget -= over + 50
+			req.Budget -= n - s.opts.MaxOutput + 50
 			if req.Budget <= 0 {
 				break
 			}

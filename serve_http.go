@@ -361,7 +361,10 @@ func (s *Server) httpPacket(w http.ResponseWriter, r *http.Request) {
 		answer(w, "", err)
 		return
 	}
-	ans, err := s.opPacket(r.Context(), a)
+	ans, err := s.opPacket(r.Context(), a, func(a *PacketAnswer) (int, error) {
+		j, err := marshal(a)
+		return s.count(j), err
+	})
 	if err != nil {
 		answer(w, "", err)
 		return

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -439,4 +440,41 @@ func TestHTTPConcurrentServers(t *testing.T) {
 	l.Close()
 	srvCheck(t, dir)
 	t.Logf("%d records written by %d clients over %d servers", len(final), clients, len(urls))
+}
+
+// The HTTP packet answer (packet, report and notes as JSON) stays under
+// the ceiling; a budget that cannot hold pinned content is a 422 that
+// says why.
+func TestHTTPPacketBounded(t *testing.T) {
+	dir := srvStore(t)
+	bigGraph(t, dir, lore.DefaultMemoryNS, 300)
+	const ceiling = 2000
+	url := httpServer(t, dir, &lore.ServeOptions{MaxOutput: ceiling})
+	counter, err := budget.NewCounter("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, body := do(t, "POST", url+"/v1/packet", "", map[string]any{"query": "harbour coffee maps", "budget": "1800"})
+	if status != 200 {
+		t.Fatalf("packet: %d %s", status, body)
+	}
+	if n := counter.Count(strings.TrimSpace(body)); n > ceiling {
+		t.Errorf("packet answer %d tokens over the ceiling %d", n, ceiling)
+	}
+	var ans lore.PacketAnswer
+	if err := json.Unmarshal([]byte(body), &ans); err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Deferred)+ans.DeferredInPacket == 0 || !strings.Contains(ans.Report, "Deferred") {
+		t.Errorf("no deferral notes: %+v", ans)
+	}
+
+	status, _ = do(t, "POST", url+"/v1/records", "", map[string]any{"id": "rules", "pinned": true, "body": strings.Repeat("Never sail at night without a lantern. ", 100)})
+	if status != 200 {
+		t.Fatal(status)
+	}
+	status, body = do(t, "POST", url+"/v1/packet", "", map[string]any{"query": "lantern", "budget": "300"})
+	if status != 422 || !strings.Contains(body, "rules") || !strings.Contains(body, "300") {
+		t.Errorf("pinned content over the budget: %d %s, want 422 naming the record and the budget", status, body)
+	}
 }

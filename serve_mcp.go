@@ -876,7 +876,7 @@ func (s *Server) addLoreTools(srv *mcp.Server) {
 // buildPacketTool answers with two text blocks: the packet, then its
 // report.
 func (s *Server) buildPacketTool(ctx context.Context, _ *mcp.CallToolRequest, in PacketArgs) (*mcp.CallToolResult, any, error) {
-	ans, err := s.opPacket(ctx, in)
+	ans, err := s.opPacket(ctx, in, func(a *PacketAnswer) (int, error) { return s.count(a.Packet) + s.count(a.Report), nil })
 	if err != nil {
 		return nil, nil, err
 	}
