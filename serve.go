@@ -279,8 +279,8 @@ func checkObservation(entity, o string) error {
 // keep what fits, most relevant first, and name the rest in a "deferred"
 // note; a long body is paged.
 
-// RecordArgs is a record to store (put_record, POST /v1/records).
-type RecordArgs struct {
+// recordArgs is a record to store (put_record, POST /v1/records).
+type recordArgs struct {
 	NS      string            `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
 	ID      string            `json:"id" jsonschema:"record id: 1-256 bytes of printable text"`
 	Kind    string            `json:"kind,omitempty" jsonschema:"kind: memory, fact, person, scene, ..."`
@@ -293,16 +293,16 @@ type RecordArgs struct {
 	Pinned  bool              `json:"pinned,omitempty" jsonschema:"never drop this record from a packet"`
 }
 
-// GetArgs names a record to read (get_record, GET /v1/records/{ns}/{id}).
-type GetArgs struct {
+// getArgs names a record to read (get_record, GET /v1/records/{ns}/{id}).
+type getArgs struct {
 	NS      string `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
 	ID      string `json:"id" jsonschema:"record id"`
 	Version int    `json:"version,omitempty" jsonschema:"an older kept version; 0 for the current one"`
 	Offset  int    `json:"offset,omitempty" jsonschema:"byte offset into the body, to page through a body longer than one answer"`
 }
 
-// SearchArgs is a full-text search (search, POST /v1/search).
-type SearchArgs struct {
+// searchArgs is a full-text search (search, POST /v1/search).
+type searchArgs struct {
 	NS    string   `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
 	Query string   `json:"query" jsonschema:"words to search for (BM25 over title, summary and body)"`
 	Kinds []string `json:"kinds,omitempty" jsonschema:"keep only these kinds"`
@@ -310,8 +310,8 @@ type SearchArgs struct {
 	Limit int      `json:"limit,omitempty" jsonschema:"most hits to return; default 20, at most 1000"`
 }
 
-// LinkArgs is a link to add or remove (link, unlink, POST /v1/links).
-type LinkArgs struct {
+// linkArgs is a link to add or remove (link, unlink, POST /v1/links).
+type linkArgs struct {
 	NS     string  `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
 	From   string  `json:"from" jsonschema:"id of the record the link starts from"`
 	Rel    string  `json:"rel" jsonschema:"the relation: appears_in, knows, depends_on, ..."`
@@ -319,24 +319,24 @@ type LinkArgs struct {
 	Weight float64 `json:"weight,omitempty" jsonschema:"optional weight"`
 }
 
-// NeighborsArgs asks for the graph around a record (neighbors).
-type NeighborsArgs struct {
+// neighborsArgs asks for the graph around a record (neighbors).
+type neighborsArgs struct {
 	NS   string   `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
 	ID   string   `json:"id" jsonschema:"record id"`
 	Hops int      `json:"hops,omitempty" jsonschema:"1 (default) or 2"`
 	Rels []string `json:"rels,omitempty" jsonschema:"follow only these relations"`
 }
 
-// ForgetArgs names a record to delete (forget, DELETE /v1/records/...).
-type ForgetArgs struct {
+// forgetArgs names a record to delete (forget, DELETE /v1/records/...).
+type forgetArgs struct {
 	NS string `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
 	ID string `json:"id" jsonschema:"record id"`
 	// KeepLinks keeps the record's links (they dangle until it comes back).
 	KeepLinks bool `json:"keep_links,omitempty" jsonschema:"keep the record's links; by default they are removed with it"`
 }
 
-// NSArgs names a namespace (stats).
-type NSArgs struct {
+// nsArgs names a namespace (stats).
+type nsArgs struct {
 	NS string `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
 }
 
@@ -385,7 +385,7 @@ func fitList[T any](s *Server, key string, items []T, id func(T) string, fetch s
 	return text, err
 }
 
-func (s *Server) opPut(ctx context.Context, a RecordArgs) (string, error) {
+func (s *Server) opPut(ctx context.Context, a recordArgs) (string, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
 		return "", err
@@ -415,7 +415,7 @@ type nextPage struct {
 	Fetch  string `json:"fetch"`
 }
 
-func (s *Server) opGet(ctx context.Context, a GetArgs) (string, error) {
+func (s *Server) opGet(ctx context.Context, a getArgs) (string, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
 		return "", err
@@ -453,7 +453,7 @@ func (s *Server) opGet(ctx context.Context, a GetArgs) (string, error) {
 	return text, err
 }
 
-func (s *Server) opSearch(ctx context.Context, a SearchArgs) (string, error) {
+func (s *Server) opSearch(ctx context.Context, a searchArgs) (string, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
 		return "", err
@@ -479,7 +479,7 @@ func (s *Server) opSearch(ctx context.Context, a SearchArgs) (string, error) {
 		"get_record {\"id\": ...} reads one; search with more specific words or a smaller limit", map[string]any{"ns": ns})
 }
 
-func (s *Server) opLink(ctx context.Context, a LinkArgs) (string, error) {
+func (s *Server) opLink(ctx context.Context, a linkArgs) (string, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
 		return "", err
@@ -495,7 +495,7 @@ func (s *Server) opLink(ctx context.Context, a LinkArgs) (string, error) {
 	return marshal(map[string]any{"ns": ns, "from": a.From, "rel": a.Rel, "to": a.To, "changed": changed})
 }
 
-func (s *Server) opUnlink(ctx context.Context, a LinkArgs) (string, error) {
+func (s *Server) opUnlink(ctx context.Context, a linkArgs) (string, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
 		return "", err
@@ -506,7 +506,7 @@ func (s *Server) opUnlink(ctx context.Context, a LinkArgs) (string, error) {
 	return marshal(map[string]any{"ns": ns, "from": a.From, "rel": a.Rel, "to": a.To, "removed": true})
 }
 
-func (s *Server) opNeighbors(ctx context.Context, a NeighborsArgs) (string, error) {
+func (s *Server) opNeighbors(ctx context.Context, a neighborsArgs) (string, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
 		return "", err
@@ -532,7 +532,7 @@ func (s *Server) opNeighbors(ctx context.Context, a NeighborsArgs) (string, erro
 		"get_record {\"id\": ...} reads one; neighbors with hops 1 or a rels filter gives fewer", map[string]any{"ns": ns, "id": a.ID})
 }
 
-func (s *Server) opForget(ctx context.Context, a ForgetArgs) (string, error) {
+func (s *Server) opForget(ctx context.Context, a forgetArgs) (string, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
 		return "", err
@@ -557,7 +557,7 @@ func (s *Server) opNamespaces(ctx context.Context) (string, error) {
 	return fitList(s, "namespaces", nss, func(ns string) string { return ns }, "stats {\"ns\": ...} describes one", nil)
 }
 
-func (s *Server) opStats(ctx context.Context, a NSArgs) (string, error) {
+func (s *Server) opStats(ctx context.Context, a nsArgs) (string, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
 		return "", err
@@ -569,8 +569,8 @@ func (s *Server) opStats(ctx context.Context, a NSArgs) (string, error) {
 	return marshal(st)
 }
 
-// PacketArgs asks for a Context Packet (build_packet, POST /v1/packet).
-type PacketArgs struct {
+// packetArgs asks for a Context Packet (build_packet, POST /v1/packet).
+type packetArgs struct {
 	NS    string   `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
 	Query string   `json:"query,omitempty" jsonschema:"what the packet is for, searched in full text"`
 	Focus []string `json:"focus,omitempty" jsonschema:"ids of the records the decision is about (the subject, the active scene)"`
@@ -614,7 +614,7 @@ func (s *Server) packetReserve() int { return max(200, s.opts.MaxOutput/10) }
 // blocks, or the HTTP JSON), fits MaxOutput: first whole, then with the
 // report's per-record lines and the JSON notes left to the packet's own
 // deferral section, then with a smaller budget.
-func (s *Server) opPacket(ctx context.Context, a PacketArgs, size func(*PacketAnswer) (int, error)) (*PacketAnswer, error) {
+func (s *Server) opPacket(ctx context.Context, a packetArgs, size func(*PacketAnswer) (int, error)) (*PacketAnswer, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
 		return nil, err
@@ -673,7 +673,7 @@ func (s *Server) opPacket(ctx context.Context, a PacketArgs, size func(*PacketAn
 
 // packetRequest turns the arguments into a packet.Request, resolving the
 // budget against the store's scopes and capping it below the ceiling.
-func (s *Server) packetRequest(l *Lore, ns string, a PacketArgs) (packet.Request, []string, error) {
+func (s *Server) packetRequest(l *Lore, ns string, a packetArgs) (packet.Request, []string, error) {
 	req := packet.Request{NS: ns, Query: a.Query, Focus: a.Focus, Scope: a.Scope, Profile: a.Profile, Task: a.Task,
 		When: a.When, Hops: a.Hops, AsOf: a.AsOf, Kinds: a.Kinds, ExcludeKinds: a.ExcludeKinds, Format: a.Format,
 		Counter: l.counter}

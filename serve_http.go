@@ -92,14 +92,14 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 
 // Handler returns the JSON API:
 //
-//	POST   /v1/records              put a record (RecordArgs)
+//	POST   /v1/records              put a record (recordArgs)
 //	GET    /v1/records/{ns}/{id}    read one (?version=N, ?offset=N)
 //	DELETE /v1/records/{ns}/{id}    forget it (?keep_links=true)
-//	POST   /v1/links                link (LinkArgs)
-//	DELETE /v1/links                unlink (LinkArgs)
+//	POST   /v1/links                link (linkArgs)
+//	DELETE /v1/links                unlink (linkArgs)
 //	GET    /v1/neighbors/{ns}/{id}  the graph around it (?hops=2, ?rel=R)
-//	POST   /v1/search               full-text search (SearchArgs)
-//	POST   /v1/packet               a Context Packet (PacketArgs)
+//	POST   /v1/search               full-text search (searchArgs)
+//	POST   /v1/packet               a Context Packet (packetArgs)
 //	GET    /v1/stats                counts (?ns=NS)
 //	GET    /v1/namespaces           the namespaces
 //
@@ -268,7 +268,7 @@ func reply(w http.ResponseWriter) func(string, error) {
 }
 
 func (s *Server) httpPut(w http.ResponseWriter, r *http.Request) {
-	var a RecordArgs
+	var a recordArgs
 	if err := s.decode(w, r, &a); err != nil {
 		answer(w, "", err)
 		return
@@ -281,7 +281,7 @@ func (s *Server) httpPut(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) httpGet(w http.ResponseWriter, r *http.Request) {
-	a := GetArgs{NS: r.PathValue("ns"), ID: r.PathValue("id")}
+	a := getArgs{NS: r.PathValue("ns"), ID: r.PathValue("id")}
 	var err error
 	if a.Version, err = intParam(r, "version"); err != nil {
 		answer(w, "", err)
@@ -295,7 +295,7 @@ func (s *Server) httpGet(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) httpForget(w http.ResponseWriter, r *http.Request) {
-	a := ForgetArgs{NS: r.PathValue("ns"), ID: r.PathValue("id")}
+	a := forgetArgs{NS: r.PathValue("ns"), ID: r.PathValue("id")}
 	if v := r.URL.Query().Get("keep_links"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -308,7 +308,7 @@ func (s *Server) httpForget(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) httpLink(w http.ResponseWriter, r *http.Request) {
-	var a LinkArgs
+	var a linkArgs
 	if err := s.decodeLink(w, r, &a); err != nil {
 		answer(w, "", err)
 		return
@@ -317,7 +317,7 @@ func (s *Server) httpLink(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) httpUnlink(w http.ResponseWriter, r *http.Request) {
-	var a LinkArgs
+	var a linkArgs
 	if err := s.decodeLink(w, r, &a); err != nil {
 		answer(w, "", err)
 		return
@@ -325,7 +325,7 @@ func (s *Server) httpUnlink(w http.ResponseWriter, r *http.Request) {
 	reply(w)(s.opUnlink(r.Context(), a))
 }
 
-func (s *Server) decodeLink(w http.ResponseWriter, r *http.Request, a *LinkArgs) error {
+func (s *Server) decodeLink(w http.ResponseWriter, r *http.Request, a *linkArgs) error {
 	if err := s.decode(w, r, a); err != nil {
 		return err
 	}
@@ -333,7 +333,7 @@ func (s *Server) decodeLink(w http.ResponseWriter, r *http.Request, a *LinkArgs)
 }
 
 func (s *Server) httpNeighbors(w http.ResponseWriter, r *http.Request) {
-	a := NeighborsArgs{NS: r.PathValue("ns"), ID: r.PathValue("id"), Rels: r.URL.Query()["rel"]}
+	a := neighborsArgs{NS: r.PathValue("ns"), ID: r.PathValue("id"), Rels: r.URL.Query()["rel"]}
 	var err error
 	if a.Hops, err = intParam(r, "hops"); err != nil {
 		answer(w, "", err)
@@ -343,7 +343,7 @@ func (s *Server) httpNeighbors(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) httpSearch(w http.ResponseWriter, r *http.Request) {
-	var a SearchArgs
+	var a searchArgs
 	if err := s.decode(w, r, &a); err != nil {
 		answer(w, "", err)
 		return
@@ -356,7 +356,7 @@ func (s *Server) httpSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) httpPacket(w http.ResponseWriter, r *http.Request) {
-	var a PacketArgs
+	var a packetArgs
 	if err := s.decode(w, r, &a); err != nil {
 		answer(w, "", err)
 		return
@@ -373,7 +373,7 @@ func (s *Server) httpPacket(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) httpStats(w http.ResponseWriter, r *http.Request) {
-	reply(w)(s.opStats(r.Context(), NSArgs{NS: r.URL.Query().Get("ns")}))
+	reply(w)(s.opStats(r.Context(), nsArgs{NS: r.URL.Query().Get("ns")}))
 }
 
 func (s *Server) httpNamespaces(w http.ResponseWriter, r *http.Request) {

@@ -92,44 +92,44 @@ func marshal(v any) (string, error) {
 
 // ---- the reference memory server's tools ----
 
-// Entity is a node of the memory-server graph: a record whose id is the
+// entity is a node of the memory-server graph: a record whose id is the
 // name, whose kind is the entity type and whose body lines are the
 // observations.
-type Entity struct {
+type entity struct {
 	Name         string   `json:"name" jsonschema:"the entity's unique name (stored as the record id)"`
 	EntityType   string   `json:"entityType" jsonschema:"the entity's type, e.g. person or project (stored as the record kind)"`
 	Observations []string `json:"observations" jsonschema:"facts about the entity, one short line each"`
 }
 
-// Relation is a directed edge of the memory-server graph: a link.
-type Relation struct {
+// relation is a directed edge of the memory-server graph: a link.
+type relation struct {
 	From         string `json:"from" jsonschema:"name of the entity where the relation starts"`
 	To           string `json:"to" jsonschema:"name of the entity where the relation ends"`
 	RelationType string `json:"relationType" jsonschema:"the relation, in active voice (works_at, knows)"`
 }
 
-// ObservationSet names observations of one entity.
-type ObservationSet struct {
+// observationSet names observations of one entity.
+type observationSet struct {
 	EntityName string   `json:"entityName" jsonschema:"the entity the observations belong to"`
 	Contents   []string `json:"contents" jsonschema:"observations to add, one short line each"`
 }
 
-// ObservationDeletion names observations to remove from one entity.
-type ObservationDeletion struct {
+// observationDeletion names observations to remove from one entity.
+type observationDeletion struct {
 	EntityName   string   `json:"entityName" jsonschema:"the entity the observations belong to"`
 	Observations []string `json:"observations" jsonschema:"observations to delete (exact text)"`
 }
 
 type createEntitiesArgs struct {
-	Entities []Entity `json:"entities" jsonschema:"entities to create; names that exist already are skipped"`
+	Entities []entity `json:"entities" jsonschema:"entities to create; names that exist already are skipped"`
 }
 
 type createRelationsArgs struct {
-	Relations []Relation `json:"relations" jsonschema:"relations to create; duplicates are skipped"`
+	Relations []relation `json:"relations" jsonschema:"relations to create; duplicates are skipped"`
 }
 
 type addObservationsArgs struct {
-	Observations []ObservationSet `json:"observations" jsonschema:"observations to add, per entity; every entity must exist"`
+	Observations []observationSet `json:"observations" jsonschema:"observations to add, per entity; every entity must exist"`
 }
 
 type deleteEntitiesArgs struct {
@@ -137,11 +137,11 @@ type deleteEntitiesArgs struct {
 }
 
 type deleteObservationsArgs struct {
-	Deletions []ObservationDeletion `json:"deletions" jsonschema:"observations to delete, per entity"`
+	Deletions []observationDeletion `json:"deletions" jsonschema:"observations to delete, per entity"`
 }
 
 type deleteRelationsArgs struct {
-	Relations []Relation `json:"relations" jsonschema:"relations to delete"`
+	Relations []relation `json:"relations" jsonschema:"relations to delete"`
 }
 
 type searchNodesArgs struct {
@@ -154,13 +154,13 @@ type openNodesArgs struct {
 
 // graphResult is the answer of read_graph, search_nodes and open_nodes.
 type graphResult struct {
-	Entities  []Entity      `json:"entities"`
-	Relations []Relation    `json:"relations"`
-	Deferred  *graphDeferal `json:"deferred,omitempty"`
+	Entities  []entity       `json:"entities"`
+	Relations []relation     `json:"relations"`
+	Deferred  *graphDeferral `json:"deferred,omitempty"`
 }
 
-// graphDeferal is the deferral note of a graph answer that hit the ceiling.
-type graphDeferal struct {
+// graphDeferral is the deferral note of a graph answer that hit the ceiling.
+type graphDeferral struct {
 	// Entities and Relations count what was left out.
 	Entities  int `json:"entities"`
 	Relations int `json:"relations"`
@@ -215,16 +215,16 @@ func (s *Server) addMemoryTools(srv *mcp.Server) {
 		guard(s.openNodes))
 }
 
-func toEntity(r store.Record) Entity {
+func toEntity(r store.Record) entity {
 	obs := observations(r.Body)
 	if obs == nil {
 		obs = []string{}
 	}
-	return Entity{Name: r.ID, EntityType: r.Kind, Observations: obs}
+	return entity{Name: r.ID, EntityType: r.Kind, Observations: obs}
 }
 
-func toRelation(l store.Link) Relation {
-	return Relation{From: l.From, To: l.To, RelationType: l.Rel}
+func toRelation(l store.Link) relation {
+	return relation{From: l.From, To: l.To, RelationType: l.Rel}
 }
 
 func (s *Server) createEntities(ctx context.Context, _ *mcp.CallToolRequest, in createEntitiesArgs) (*mcp.CallToolResult, any, error) {
@@ -242,7 +242,7 @@ func (s *Server) createEntities(ctx context.Context, _ *mcp.CallToolRequest, in 
 			}
 		}
 	}
-	var created []Entity
+	var created []entity
 	err = s.write(ctx, func(l *Lore) error {
 		seen := map[string]bool{}
 		var recs []store.Record
@@ -260,7 +260,7 @@ func (s *Server) createEntities(ctx context.Context, _ *mcp.CallToolRequest, in 
 			}
 			obs := dedupeKeepOrder(e.Observations)
 			recs = append(recs, store.Record{NS: ns, ID: e.Name, Kind: e.EntityType, Body: strings.Join(obs, "\n")})
-			created = append(created, Entity{Name: e.Name, EntityType: e.EntityType, Observations: nonNil(obs)})
+			created = append(created, entity{Name: e.Name, EntityType: e.EntityType, Observations: nonNil(obs)})
 		}
 		if len(recs) == 0 {
 			return nil
@@ -279,9 +279,9 @@ func (s *Server) createRelations(ctx context.Context, _ *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, nil, err
 	}
-	var created []Relation
+	var created []relation
 	err = s.write(ctx, func(l *Lore) error {
-		seen := map[Relation]bool{}
+		seen := map[relation]bool{}
 		var links []store.Link
 		for _, r := range in.Relations {
 			if seen[r] {
@@ -311,7 +311,7 @@ func (s *Server) createRelations(ctx context.Context, _ *mcp.CallToolRequest, in
 }
 
 // linkExists reports whether the relation is stored already.
-func linkExists(l *Lore, ns string, r Relation) (bool, error) {
+func linkExists(l *Lore, ns string, r relation) (bool, error) {
 	if err := store.ValidID(r.From); err != nil {
 		return false, fmt.Errorf("relation from %q: %w", r.From, err)
 	}
@@ -680,7 +680,7 @@ func textContent(text string) *mcp.CallToolResult {
 // the ceiling; the rest are named in a deferral note. One entity alone
 // over the ceiling is shown with as many of its observations as fit.
 func (s *Server) fitGraph(recs []store.Record, links []store.Link, fetch string) (string, error) {
-	ents := make([]Entity, len(recs))
+	ents := make([]entity, len(recs))
 	cost := make([]int, len(recs))
 	for i, r := range recs {
 		ents[i] = toEntity(r)
@@ -690,7 +690,7 @@ func (s *Server) fitGraph(recs []store.Record, links []store.Link, fetch string)
 		}
 		cost[i] = s.count(j)
 	}
-	rels := make([]Relation, len(links))
+	rels := make([]relation, len(links))
 	relCost := make([]int, len(links))
 	for i, lk := range links {
 		rels[i] = toRelation(lk)
@@ -709,12 +709,12 @@ func (s *Server) fitGraph(recs []store.Record, links []store.Link, fetch string)
 	limit := s.opts.MaxOutput
 	nameBudget := limit / 10
 	reason := fmt.Sprintf("over the %d-token output ceiling (--max-output)", limit)
-	render := func(shown []Entity, n int, trunc *truncation) (string, error) {
+	render := func(shown []entity, n int, trunc *truncation) (string, error) {
 		in := make(map[string]bool, n)
 		for _, e := range shown {
 			in[e.Name] = true
 		}
-		out := graphResult{Entities: nonNil(shown), Relations: []Relation{}}
+		out := graphResult{Entities: nonNil(shown), Relations: []relation{}}
 		leftRels, leftTokens := 0, 0
 		for i, r := range rels {
 			if in[r.From] && in[r.To] {
@@ -729,7 +729,7 @@ func (s *Server) fitGraph(recs []store.Record, links []store.Link, fetch string)
 				leftTokens += c
 			}
 			listed, more := s.nameList(names[n:], nameBudget)
-			out.Deferred = &graphDeferal{Entities: len(ents) - n, Relations: leftRels, Tokens: leftTokens,
+			out.Deferred = &graphDeferral{Entities: len(ents) - n, Relations: leftRels, Tokens: leftTokens,
 				Reason: reason, Names: nonNil(listed), More: more, Fetch: fetch, Truncated: trunc}
 			if more > 0 {
 				out.Deferred.Fetch += fmt.Sprintf(" (%d more names are not listed: narrow down with search_nodes)", more)
@@ -747,7 +747,7 @@ func (s *Server) fitGraph(recs []store.Record, links []store.Link, fetch string)
 	text, _, err = s.fitPrefix(total, limit, func(k int) (string, error) {
 		e := first
 		e.Observations = nonNil(first.Observations[:k])
-		return render([]Entity{e}, 1, &truncation{Name: first.Name, Shown: k, Of: total,
+		return render([]entity{e}, 1, &truncation{Name: first.Name, Shown: k, Of: total,
 			Fetch: fmt.Sprintf("get_record {\"id\": %q} pages through the whole body with offset", first.Name)})
 	})
 	return text, err
@@ -783,9 +783,9 @@ func (s *Server) echo(key string, total int, prefix func(n int) any, left string
 
 func nonNilAny(v any) any {
 	switch x := v.(type) {
-	case []Entity:
+	case []entity:
 		return nonNil(x)
-	case []Relation:
+	case []relation:
 		return nonNil(x)
 	case []addedObservations:
 		return nonNil(x)
@@ -875,7 +875,7 @@ func (s *Server) addLoreTools(srv *mcp.Server) {
 
 // buildPacketTool answers with two text blocks: the packet, then its
 // report.
-func (s *Server) buildPacketTool(ctx context.Context, _ *mcp.CallToolRequest, in PacketArgs) (*mcp.CallToolResult, any, error) {
+func (s *Server) buildPacketTool(ctx context.Context, _ *mcp.CallToolRequest, in packetArgs) (*mcp.CallToolResult, any, error) {
 	ans, err := s.opPacket(ctx, in, func(a *PacketAnswer) (int, error) { return s.count(a.Packet) + s.count(a.Report), nil })
 	if err != nil {
 		return nil, nil, err
