@@ -247,9 +247,13 @@ func renderMD(v view) string {
 func mdRequest(p *Packet) string {
 	r := p.Request
 	var b strings.Builder
-	fmt.Fprintf(&b, "- Namespace: `%s` · profile %s · encoding %s\n", r.NS, r.Profile, r.Encoding)
+	fmt.Fprintf(&b, "- Namespace: %s · profile %s · encoding %s\n", code(r.NS), r.Profile, r.Encoding)
 	if len(r.Focus) > 0 {
-		fmt.Fprintf(&b, "- Focus: `%s`\n", strings.Join(r.Focus, "`, `"))
+		focus := make([]string, len(r.Focus))
+		for i, f := range r.Focus {
+			focus[i] = code(f)
+		}
+		fmt.Fprintf(&b, "- Focus: %s\n", strings.Join(focus, ", "))
 	}
 	if r.Query != "" {
 		fmt.Fprintf(&b, "- Query: %s\n", oneLine(r.Query))
@@ -287,7 +291,7 @@ func mdIndexLine(i int, e Entry) string {
 	if e.Title != "" && e.Title != e.ID {
 		title = " " + oneLine(e.Title)
 	}
-	return fmt.Sprintf("%d. `%s`%s (%s, rank %d%s)\n", i+1, e.ID, title, e.Kind, e.Rank, form)
+	return fmt.Sprintf("%d. %s%s (%s, rank %d%s)\n", i+1, code(e.ID), title, e.Kind, e.Rank, form)
 }
 
 func mdEntry(ns string, e Entry) string {
@@ -296,26 +300,45 @@ func mdEntry(ns string, e Entry) string {
 	if heading == "" {
 		heading = e.ID
 	}
-	fmt.Fprintf(&b, "\n### %s\n\n`%s` · %s · rank %d · %s\n", oneLine(heading), e.ID, e.Kind, e.Rank, e.Why)
+	fmt.Fprintf(&b, "\n### %s\n\n%s · %s · rank %d · %s\n", oneLine(heading), code(e.ID), e.Kind, e.Rank, e.Why)
 	switch e.Form {
 	case "summary":
-		fmt.Fprintf(&b, "\nSummary: %s\n\nFull text: `%s`\n", strings.TrimRight(e.Text, "\n"), e.Fetch)
+		fmt.Fprintf(&b, "\nSummary: %s\n\nFull text: %s\n", strings.TrimRight(e.Text, "\n"), code(e.Fetch))
 	case "title":
-		fmt.Fprintf(&b, "\nCollapsed; full text: `%s`\n", e.Fetch)
+		fmt.Fprintf(&b, "\nCollapsed; full text: %s\n", code(e.Fetch))
 	default:
 		if t := strings.TrimRight(e.Text, "\n"); t != "" {
 			fmt.Fprintf(&b, "\n%s\n", t)
 		}
 		if e.Truncated > 0 {
-			fmt.Fprintf(&b, "\nFull text: `%s`\n", e.Fetch)
+			fmt.Fprintf(&b, "\nFull text: %s\n", code(e.Fetch))
 		}
 	}
 	return b.String()
 }
 
 func mdNote(n Note) string {
-	return fmt.Sprintf("- `%s` · %s · rank %d · step %d · %s tokens · %s · `%s`\n",
-		n.ID, n.Kind, n.Rank, n.Step, thousands(n.Tokens), n.Reason, n.Fetch)
+	return fmt.Sprintf("- %s · %s · rank %d · step %d · %s tokens · %s · %s\n",
+		code(n.ID), n.Kind, n.Rank, n.Step, thousands(n.Tokens), n.Reason, code(n.Fetch))
+}
+
+// code is s as markdown inline code, with a fence longer than any run
+// of backticks inside it.
+func code(s string) string {
+	if !strings.Contains(s, "`") {
+		return "`" + s + "`"
+	}
+	run, longest := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	return fence + " " + s + " " + fence
 }
 
 func oneLine(s string) string {
