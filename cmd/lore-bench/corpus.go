@@ -1,0 +1,360 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// The corpus is a pure function of (seed, n): record i is generated from
+// its own random stream, so a batch can be produced without the ones
+// before it, the corpus never has to sit in memory whole, and every
+// sub-process regenerates exactly the same records.
+
+// namespace describes one namespace of the corpus and its profile.
+type namespace struct {
+	name    string
+	profile string // "novel" or "agent"
+}
+
+// namespaces are single words so that bleve's standard analyzer (the
+// baseline's default mapping) keeps each one as one exact term.
+var namespaces = []namespace{
+	{"tidewater", "novel"},
+	{"ashfall", "novel"},
+	{"saltmarsh", "novel"},
+	{"ironvale", "novel"},
+	{"assistant", "agent"},
+	{"researcher", "agent"},
+}
+
+// weighted is a kind and its share of a profile's records.
+type weighted struct {
+	kind   string
+	weight int
+}
+
+// Kinds of the novel and agent profiles (packet.DefaultConfig), with
+// shares that look like a writer's canon and an agent's memory.
+var profileKinds = map[string][]weighted{
+	"novel": {
+		{"scene", 250}, {"character", 120}, {"location", 80}, {"fact", 160},
+		{"event", 80}, {"item", 50}, {"faction", 30}, {"relationship", 60},
+		{"timeline", 80}, {"obligation", 2}, {"style", 10}, {"power-rule", 20},
+		{"theme", 15}, {"reader-knowledge", 15},
+	},
+	"agent": {
+		{"memory", 600}, {"fact", 150}, {"preference", 100},
+		{"task", 90}, {"conversation", 60},
+	},
+}
+
+var relations = []string{"appears_in", "knows", "located_at", "mentions", "part_of", "precedes", "relates_to", "pov"}
+
+// vocabulary is the word list, most frequent first: real English words
+// for the head of the Zipf curve (so stop words and common words behave as
+// in prose), then pronounceable made-up words for the long tail.
+type vocabulary struct {
+	words []string
+}
+
+// headWords are common English words in rough frequency order.
+var headWords = strings.Fields(`the of and to a in that it was he for on with as his
+is at by she had her from be this not but which they or were an
+all one you have their would there been so when if what we no more
+said my out up into them could some time then other only than over about like
+its two its very after first down did made can any now before through upon great
+man long little well old see where much way how should even our must
+light house night sea water hand eyes door wind fire road stone ship
+tower lamp keeper harbor river field winter summer morning evening voice
+king queen city village forest mountain letter book word dream truth
+secret promise shadow memory storm rain bridge wall garden market bell
+captain mother father brother sister friend stranger child soldier priest
+boat rope salt iron silver gold glass blood bone bread wine oil cloth
+walked turned looked knew thought found heard felt left took gave told
+asked seemed began kept held stood spoke watched waited carried opened
+closed broke burned fell rose ran remembered forgot answered followed
+quiet dark cold bright sudden small heavy empty broken distant ancient
+strange hidden careful bitter gentle narrow deep grey green red white black`)
+
+// syllables build the tail words.
+var syllables = strings.Fields(`ka ren tho mal is ven dor ul sa mir ath el gor bri an cor
+dun fal har ith jor kel lun mor nes ol per quin ras sel tar ur vin wes yl zan
+bel cas dre fen gil hol ing lor mer nor pal rin sor tev ver`)
+
+func newVocabulary(size int) *vocabulary {
+	v := &vocabulary{words: make([]string, 0, size)}
+	seen := map[string]bool{}
+	for _, w := range headWords {
+		if !seen[w] {
+			seen[w] = true
+			v.words = append(v.words, w)
+		}
+	}
+	rng := rand.New(rand.NewPCG(0x10e, 0xb0c))
+	for len(v.words) < size {
+		var b strings.Builder
+		for range 2 + rng.IntN(3) {
+			b.WriteString(syllables[rng.IntN(len(syllables))])
+		}
+		w := b.String()
+		if !seen[w] {
+			seen[w] = true
+			v.words = append(v.words, w)
+		}
+	}
+	return v
+}
+
+// vocab is shared by every generator: it depends on nothing but its size.
+var vocab = newVocabulary(20000)
+
+// corpus generates the records and links of one benchmark run.
+type corpus struct {
+	seed uint64
+	n    int
+}
+
+// Size distribution of records, in words: log-normal, median medianWords,
+// clamped so a record has about 50 to 2,000 tokens (English prose runs
+// about 1.3 tokens a word; the made-up tail words run higher).
+const (
+	medianWords = 170
+	sigmaWords  = 0.8
+	minWords    = 30
+	maxWords    = 950
+)
+
+// recordNS returns the namespace of record i: round robin, so record i's
+// namespace is known without generating it.
+func recordNS(i int) namespace { return namespaces[i%len(namespaces)] }
+
+// recordID returns the id of record i.
+func recordID(i int) string { return fmt.Sprintf("r%07d", i) }
+
+// rng returns record i's own random stream; stream distinguishes uses.
+func (c corpus) rng(i int, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(c.seed, uint64(i)<<8|stream))
+}
+
+// coreRecords is how many records open each agent namespace as core
+// memories (the first half of them pinned): an agent keeps a handful
+// whatever the size of its memory, so their number does not grow with N.
+const coreRecords = 6
+
+// kindOf returns the kind of record i.
+func (c corpus) kindOf(i int) string {
+	ns := recordNS(i)
+	if ns.profile == "agent" && i/len(namespaces) < coreRecords {
+		return "core"
+	}
+	kinds := profileKinds[ns.profile]
+	total := 0
+	for _, k := range kinds {
+		total += k.weight
+	}
+	x := c.rng(i, 1).IntN(total)
+	for _, k := range kinds {
+		if x < k.weight {
+			return k.kind
+		}
+		x -= k.weight
+	}
+	return kinds[len(kinds)-1].kind
+}
+
+// text writes words drawn from the Zipf vocabulary as sentences.
+func text(rng *rand.Rand, zipf *rand.Zipf, words int) string {
+	var b strings.Builder
+	b.Grow(words * 7)
+	sentence := 0
+	for w := range words {
+		word := vocab.words[zipf.Uint64()]
+		if sentence == 0 {
+			if w > 0 {
+				if rng.IntN(6) == 0 {
+					b.WriteString("\n\n")
+				} else {
+					b.WriteByte(' ')
+				}
+			}
+			b.WriteString(strings.ToUpper(word[:1]))
+			b.WriteString(word[1:])
+			sentence = 6 + rng.IntN(16)
+		} else {
+			b.WriteByte(' ')
+			b.WriteString(word)
+		}
+		sentence--
+		switch {
+		case sentence == 0 || w == words-1:
+			b.WriteByte('.')
+			sentence = 0
+		case rng.IntN(12) == 0:
+			b.WriteByte(',')
+		}
+	}
+	return b.String()
+}
+
+func newZipf(rng *rand.Rand) *rand.Zipf {
+	return rand.NewZipf(rng, 1.07, 2, uint64(len(vocab.words)-1))
+}
+
+// record generates record i.
+func (c corpus) record(i int) store.Record {
+	rng := c.rng(i, 0)
+	zipf := newZipf(rng)
+	ns := recordNS(i)
+	kind := c.kindOf(i)
+	pos := int64(i/len(namespaces) + 1) // position within the namespace
+	words := int(math.Round(math.Exp(math.Log(medianWords) + sigmaWords*rng.NormFloat64())))
+	words = min(max(words, minWords), maxWords)
+	title := text(rng, zipf, 2+rng.IntN(5))
+	r := store.Record{
+		NS:    ns.name,
+		ID:    recordID(i),
+		Kind:  kind,
+		Title: strings.TrimSuffix(title, "."),
+		Body:  text(rng, zipf, words),
+	}
+	if rng.IntN(3) == 0 {
+		r.Summary = text(rng, zipf, 15+rng.IntN(40))
+	}
+	for range rng.IntN(4) {
+		r.Tags = append(r.Tags, "t-"+vocab.words[20+zipf.Uint64()%400])
+	}
+	meta := map[string]string{}
+	switch kind {
+	case "scene", "timeline", "event", "memory", "conversation":
+		r.Order = pos
+		meta["chapter"] = strconv.FormatInt(pos/40+1, 10)
+	case "obligation":
+		r.Order = pos
+		meta["due"] = strconv.FormatInt(pos+int64(rng.IntN(60)), 10)
+		if rng.IntN(10) == 0 {
+			meta["status"] = "open"
+		} else {
+			meta["status"] = "done"
+		}
+	case "core":
+		r.Pinned = i/len(namespaces) < coreRecords/2
+	}
+	if kind == "scene" {
+		if t := c.earlierOfKind(i, rng, "character"); t >= 0 {
+			meta["pov"] = recordID(t)
+		}
+	}
+	if len(meta) > 0 {
+		r.Meta = meta
+	}
+	return r
+}
+
+// earlierOfKind picks a record before i in i's namespace, of kind when
+// one is found in a few tries, else -1.
+func (c corpus) earlierOfKind(i int, rng *rand.Rand, kind string) int {
+	for range 8 {
+		t := c.earlier(i, rng)
+		if t < 0 {
+			return -1
+		}
+		if c.kindOf(t) == kind {
+			return t
+		}
+	}
+	return -1
+}
+
+// earlier picks a record before i in i's namespace: mostly a near one (a
+// scene's cast is local), sometimes any. -1 when i is the first.
+func (c corpus) earlier(i int, rng *rand.Rand) int {
+	k := len(namespaces)
+	back := i / k // records before i in its namespace
+	if back == 0 {
+		return -1
+	}
+	var steps int
+	if rng.IntN(10) < 7 {
+		steps = 1 + rng.IntN(min(back, 60))
+	} else {
+		steps = 1 + rng.IntN(back)
+	}
+	return i - steps*k
+}
+
+// links generates record i's outgoing links: about four, to earlier
+// records of its namespace (so no link dangles).
+func (c corpus) links(i int) []store.Link {
+	rng := c.rng(i, 2)
+	n := rng.IntN(9) // 0..8: four on average
+	out := make([]store.Link, 0, n)
+	seen := map[string]bool{}
+	for range n {
+		t := c.earlier(i, rng)
+		if t < 0 {
+			break
+		}
+		rel := relations[rng.IntN(len(relations)-1)] // "pov" is set by meta
+		k := rel + "\x00" + recordID(t)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, store.Link{NS: recordNS(i).name, From: recordID(i), Rel: rel, To: recordID(t)})
+	}
+	return out
+}
+
+// batch returns records [from, to) and their links.
+func (c corpus) batch(from, to int) ([]store.Record, []store.Link) {
+	recs := make([]store.Record, 0, to-from)
+	var links []store.Link
+	for i := from; i < to; i++ {
+		recs = append(recs, c.record(i))
+		links = append(links, c.links(i)...)
+	}
+	return recs, links
+}
+
+// textBytes is the text a record carries: title, summary and body.
+func textBytes(r *store.Record) int { return len(r.Title) + len(r.Summary) + len(r.Body) }
+
+// query is one seeded packet request.
+type query struct {
+	NS      string
+	Profile string
+	Focus   string // "" for agent queries
+	Text    string
+}
+
+// queries returns q seeded queries over the first n records: in novel
+// namespaces a scene as focus (the active scene) and two or three words;
+// in agent namespaces the words alone.
+func (c corpus) queries(q int) []query {
+	rng := rand.New(rand.NewPCG(c.seed, 0x9e3779b9))
+	out := make([]query, 0, q)
+	for len(out) < q {
+		i := rng.IntN(c.n)
+		ns := recordNS(i)
+		qr := query{NS: ns.name, Profile: ns.profile}
+		if ns.profile == "novel" {
+			if c.kindOf(i) != "scene" {
+				continue
+			}
+			qr.Focus = recordID(i)
+		}
+		// Words of middling frequency: ranks 60..3000 of the vocabulary.
+		var words []string
+		for range 2 + rng.IntN(2) {
+			words = append(words, vocab.words[60+rng.IntN(2940)])
+		}
+		qr.Text = strings.Join(words, " ")
+		out = append(out, qr)
+	}
+	return out
+}

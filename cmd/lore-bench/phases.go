@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/packet"
+)
+
+// Phases run one at a time, each in its own sub-process of this binary,
+// so each gets its own peak RSS (VmHWM) and its own CPU time.
+const (
+	phaseIngestLore  = "ingest-lore"
+	phaseIngestBleve = "ingest-bleve"
+	phasePackets     = "packets"
+	phaseSearchBleve = "search-bleve"
+	phaseCount       = "count"
+)
+
+var phaseNames = []string{phaseIngestLore, phaseIngestBleve, phasePackets, phaseSearchBleve, phaseCount}
+
+// Budgets of the packet phase: the scene and chapter scopes.
+var packetBudgets = []struct {
+	scope  string
+	tokens int
+}{{"scene", 8000}, {"chapter", 20000}}
+
+// warmup is the number of queries run untimed before a latency phase.
+const warmup = 20
+
+// phaseArgs is what a phase sub-process is told.
+type phaseArgs struct {
+	Phase      string
+	N          int
+	Seed       uint64
+	Queries    int
+	Batch      int
+	CountMax   int
+	Dir        string // the run's work directory
+	CPUProfile string // write a CPU profile of the phase here
+}
+
+// Phase results. Times are wall seconds of the measured work only (corpus
+// generation is excluded); CPU and RSS are the sub-process's whole life.
+type phaseResult struct {
+	Phase      string  `json:"phase"`
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	PeakRSS    int64   `json:"peak_rss_bytes"`
+
+	// Ingest and count.
+	Records int   `json:"records,omitempty"`
+	Links   int   `json:"links,omitempty"`
+	Bytes   int64 `json:"bytes,omitempty"`
+	Tokens  int64 `json:"tokens,omitempty"`
+
+	// Count: tokens per record at the 1st, 50th and 99th percentiles.
+	TokensP1  int `json:"tokens_p1,omitempty"`
+	TokensP50 int `json:"tokens_p50,omitempty"`
+	TokensP99 int `json:"tokens_p99,omitempty"`
+
+	// Packets and search, one entry per budget ("scene", "chapter"; the
+	// baseline search has one entry, "top50").
+	Latency map[string]latency `json:"latency,omitempty"`
+}
+
+// latency summarises one latency series.
+type latency struct {
+	Count    int     `json:"count"`
+	P50ms    float64 `json:"p50_ms"`
+	P95ms    float64 `json:"p95_ms"`
+	P99ms    float64 `json:"p99_ms"`
+	Meanms   float64 `json:"mean_ms"`
+	Deferred int     `json:"deferred,omitempty"` // packets that deferred something (exit 2)
+	Refused  int     `json:"refused,omitempty"`  // packets whose protected content did not fit (exit 3)
+	Hits     float64 `json:"mean_hits,omitempty"`
+	Tokens   float64 `json:"mean_tokens,omitempty"`
+}
+
+func summarize(d []time.Duration) latency {
+	if len(d) == 0 {
+		return latency{}
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	pct := func(p float64) float64 {
+		i := int(p*float64(len(s))+0.5) - 1
+		i = min(max(i, 0), len(s)-1)
+		return ms(s[i])
+	}
+	var sum time.Duration
+	for _, x := range s {
+		sum += x
+	}
+	return latency{Count: len(s), P50ms: pct(0.50), P95ms: pct(0.95), P99ms: pct(0.99), Meanms: ms(sum) / float64(len(s))}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// Paths inside a run's work directory.
+func loreDir(dir string) string  { return filepath.Join(dir, "lore") }
+func bleveDir(dir string) string { return filepath.Join(dir, "bleve") }
+
+// runPhase runs one phase in this process.
+func runPhase(a phaseArgs) (phaseResult, error) {
+	if a.CPUProfile != "" {
+		f, err := os.Create(a.CPUProfile)
+		if err != nil {
+			return phaseResult{}, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return phaseResult{}, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	c := corpus{seed: a.Seed, n: a.N}
+	var res phaseResult
+	var err error
+	switch a.Phase {
+	case phaseIngestLore:
+		res, err = ingestLore(c, a)
+	case phaseIngestBleve:
+		res, err = ingestBleve(c, a)
+	case phasePackets:
+		res, err = packets(c, a)
+	case phaseSearchBleve:
+		res, err = searchBleve(c, a)
+	case phaseCount:
+		res, err = count(c, a)
+	default:
+		return res, fmt.Errorf("phase %q: want one of %s: %w", a.Phase, strings.Join(phaseNames, ", "), errUsage)
+	}
+	res.Phase = a.Phase
+	res.PeakRSS = vmHWM()
+	return res, err
+}
+
+// ingestLore puts the corpus through Lore's PutMany in batches: validation,
+// token counting, bbolt, the change log and the bleve catch-up.
+func ingestLore(c corpus, a phaseArgs) (phaseResult, error) {
+	var res phaseResult
+	dir := loreDir(a.Dir)
+	var spent time.Duration
+	start := time.Now()
+	if err := lore.Init(dir); err != nil {
+		return res, err
+	}
+	l, err := lore.Open(dir, nil)
+	if err != nil {
+		return res, err
+	}
+	spent += time.Since(start)
+	ctx := context.Background()
+	for from := 0; from < c.n; from += a.Batch {
+		recs, links := c.batch(from, min(from+a.Batch, c.n))
+		for i := range recs {
+			res.Bytes += int64(textBytes(&recs[i]))
+		}
+		res.Records += len(recs)
+		res.Links += len(links)
+		t := time.Now()
+		if _, err := l.PutMany(ctx, recs, links); err != nil {
+			l.Close()
+			return res, fmt.Errorf("put records %d..%d: %w", from, from+len(recs)-1, err)
+		}
+		spent += time.Since(t)
+	}
+	t := time.Now()
+	if err := l.Close(); err != nil {
+		return res, err
+	}
+	spent += time.Since(t)
+	res.Seconds = spent.Seconds()
+	return res, nil
+}
+
+// ingestBleve is the baseline: bleve with its default mapping indexing the
+// same records (as documents, the way a user of bleve would) in batches.
+func ingestBleve(c corpus, a phaseArgs) (phaseResult, error) {
+	var res phaseResult
+	var spent time.Duration
+	start := time.Now()
+	bi, err := bleve.New(bleveDir(a.Dir), bleve.NewIndexMapping())
+	if err != nil {
+		return res, err
+	}
+	spent += time.Since(start)
+	for from := 0; from < c.n; from += a.Batch {
+		recs, _ := c.batch(from, min(from+a.Batch, c.n))
+		t := time.Now()
+		b := bi.NewBatch()
+		for i := range recs {
+			r := &recs[i]
+			res.Bytes += int64(textBytes(r))
+			if err := b.Index(r.NS+"/"+r.ID, r); err != nil {
+				bi.Close()
+				return res, err
+			}
+		}
+		if err := bi.Batch(b); err != nil {
+			bi.Close()
+			return res, err
+		}
+		spent += time.Since(t)
+		res.Records += len(recs)
+	}
+	t := time.Now()
+	if err := bi.Close(); err != nil {
+		return res, err
+	}
+	spent += time.Since(t)
+	res.Seconds = spent.Seconds()
+	return res, nil
+}
+
+// packetRequest is the Lore request for q at a budget.
+func packetRequest(q query, scope string, tokens int) packet.Request {
+	req := packet.Request{NS: q.NS, Query: q.Text, Budget: tokens, Scope: scope, Profile: q.Profile}
+	if q.Focus != "" {
+		req.Focus = []string{q.Focus}
+	}
+	return req
+}
+
+// packets builds and renders one packet per query at each budget, warm,
+// in process, through the same facade the CLI uses (read-only open).
+func packets(c corpus, a phaseArgs) (phaseResult, error) {
+	res := phaseResult{Latency: map[string]latency{}}
+	l, err := lore.Open(loreDir(a.Dir), &lore.Options{ReadOnly: true})
+	if err != nil {
+		return res, err
+	}
+	defer l.Close()
+	ctx := context.Background()
+	qs := c.queries(a.Queries)
+	var total time.Duration
+	for _, b := range packetBudgets {
+		one := func(q query) (tokens int, deferred, refused bool, err error) {
+			p, err := l.Packet(ctx, packetRequest(q, b.scope, b.tokens))
+			if err != nil {
+				if errors.Is(err, packet.ErrCannotFit) {
+					return 0, false, true, nil
+				}
+				return 0, false, false, fmt.Errorf("packet ns %q focus %q query %q: %w", q.NS, q.Focus, q.Text, err)
+			}
+			// Render is part of what a caller waits for.
+			if _, err := p.Render("md"); err != nil {
+				return 0, false, false, err
+			}
+			return p.Tokens, p.Incomplete(), false, nil
+		}
+		for _, q := range qs[:min(warmup, len(qs))] {
+			if _, _, _, err := one(q); err != nil {
+				return res, err
+			}
+		}
+		ds := make([]time.Duration, 0, len(qs))
+		var lat latency
+		var outTokens int
+		for _, q := range qs {
+			t := time.Now()
+			n, deferred, refused, err := one(q)
+			d := time.Since(t)
+			if err != nil {
+				return res, err
+			}
+			ds = append(ds, d)
+			total += d
+			outTokens += n
+			if deferred {
+				lat.Deferred++
+			}
+			if refused {
+				lat.Refused++
+			}
+		}
+		s := summarize(ds)
+		s.Deferred, s.Refused = lat.Deferred, lat.Refused
+		if len(qs) > 0 {
+			s.Tokens = float64(outTokens) / float64(len(qs))
+		}
+		res.Latency[b.scope] = s
+	}
+	res.Seconds = total.Seconds()
+	return res, nil
+}
+
+// baselineQuery is the bleve query a user of bleve alone would write for
+// q: the words against the default _all field, within the namespace.
+func baselineQuery(q query) *bleve.SearchRequest {
+	ns := bleve.NewTermQuery(q.NS)
+	ns.SetField("ns")
+	words := bleve.NewMatchQuery(q.Text)
+	return bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(ns, words), 50, 0, false)
+}
+
+// searchBleve runs the baseline search (default mapping, top 50) for the
+// same queries.
+func searchBleve(c corpus, a phaseArgs) (phaseResult, error) {
+	res := phaseResult{Latency: map[string]latency{}}
+	bi, err := bleve.OpenUsing(bleveDir(a.Dir), map[string]any{"read_only": true})
+	if err != nil {
+		return res, err
+	}
+	defer bi.Close()
+	ctx := context.Background()
+	qs := c.queries(a.Queries)
+	for _, q := range qs[:min(warmup, len(qs))] {
+		if _, err := bi.SearchInContext(ctx, baselineQuery(q)); err != nil {
+			return res, err
+		}
+	}
+	ds := make([]time.Duration, 0, len(qs))
+	hits := 0
+	for _, q := range qs {
+		t := time.Now()
+		sr, err := bi.SearchInContext(ctx, baselineQuery(q))
+		d := time.Since(t)
+		if err != nil {
+			return res, err
+		}
+		ds = append(ds, d)
+		hits += len(sr.Hits)
+	}
+	s := summarize(ds)
+	if len(qs) > 0 {
+		s.Hits = float64(hits) / float64(len(qs))
+	}
+	res.Latency["top50"] = s
+	for _, d := range ds {
+		res.Seconds += d.Seconds()
+	}
+	return res, nil
+}
+
+// count runs the store's default counter (o200k_base) over the text of the
+// first CountMax records, on one goroutine.
+func count(c corpus, a phaseArgs) (phaseResult, error) {
+	var res phaseResult
+	counter, err := budget.NewCounter("o200k_base")
+	if err != nil {
+		return res, err
+	}
+	n := min(c.n, a.CountMax)
+	var spent time.Duration
+	per := make([]int, 0, n)
+	for from := 0; from < n; from += a.Batch {
+		recs, _ := c.batch(from, min(from+a.Batch, n))
+		t := time.Now()
+		for i := range recs {
+			r := &recs[i]
+			k := counter.Count(r.Title) + counter.Count(r.Summary) + counter.Count(r.Body)
+			per = append(per, k)
+			res.Tokens += int64(k)
+			res.Bytes += int64(textBytes(r))
+		}
+		spent += time.Since(t)
+		res.Records += len(recs)
+	}
+	res.Seconds = spent.Seconds()
+	slices.Sort(per)
+	res.TokensP1, res.TokensP50, res.TokensP99 = per[len(per)/100], per[len(per)/2], per[len(per)*99/100]
+	return res, nil
+}
+
+// vmHWM returns this process's peak resident set size in bytes, from
+// /proc/self/status (0 where there is no /proc).
+func vmHWM() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// dirBytes sums the sizes of the regular files under dir.
+func dirBytes(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n, err
+}
+
+// firstLine is the first line of b, for error messages.
+func firstLine(b []byte) string {
+	line, _, _ := bytes.Cut(bytes.TrimSpace(b), []byte("\n"))
+	return string(line)
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// report holds every figure of a run; it is printed as a table and
+// written as JSON with the same content.
+type report struct {
+	Machine  machineInfo   `json:"machine"`
+	Started  string        `json:"started"`
+	Seed     uint64        `json:"seed"`
+	Queries  int           `json:"queries"`
+	Batch    int           `json:"batch"`
+	Runs     []sizeRun     `json:"runs"`
+	Counting countingStats `json:"counting"`
+	// Scale compares the first and last sizes run (present with -scale).
+	Scale *scaleFigures `json:"scale,omitempty"`
+}
+
+type machineInfo struct {
+	CPU      string `json:"cpu"`
+	Cores    int    `json:"cores"`
+	MemBytes int64  `json:"mem_bytes"`
+	Go       string `json:"go"`
+	OS       string `json:"os"`
+	LoadAvg  string `json:"load_avg_at_start"`
+}
+
+// sizeRun is everything measured at one corpus size.
+type sizeRun struct {
+	N           int         `json:"n"`
+	IngestLore  phaseResult `json:"ingest_lore"`
+	IngestBleve phaseResult `json:"ingest_bleve"`
+	Packets     phaseResult `json:"packets"`
+	SearchBleve phaseResult `json:"search_bleve"`
+	ColdCLI     coldFigures `json:"cold_cli"`
+	DiskLore    int64       `json:"disk_lore_bytes"`
+	DiskBleve   int64       `json:"disk_bleve_bytes"`
+	Derived     derived     `json:"derived"`
+}
+
+type coldFigures struct {
+	Runs     int     `json:"runs"`
+	Medianms float64 `json:"median_ms"`
+	Maxms    float64 `json:"max_ms"`
+}
+
+// derived are the figures computed from a sizeRun's measurements.
+type derived struct {
+	LoreRecordsPerS   float64 `json:"lore_records_per_s"`
+	LoreMBPerS        float64 `json:"lore_mb_per_s"`
+	LoreUsPerRecord   float64 `json:"lore_us_per_record"`
+	LoreCPUUsPerRec   float64 `json:"lore_cpu_us_per_record"`
+	BleveRecordsPerS  float64 `json:"bleve_records_per_s"`
+	BleveMBPerS       float64 `json:"bleve_mb_per_s"`
+	BleveUsPerRecord  float64 `json:"bleve_us_per_record"`
+	BleveCPUUsPerRec  float64 `json:"bleve_cpu_us_per_record"`
+	IngestTimeRatio   float64 `json:"ingest_time_ratio"` // Lore / bleve: <= 0.5 is the goal
+	IngestCPURatio    float64 `json:"ingest_cpu_ratio"`
+	SceneP50Ratio     float64 `json:"scene_p50_ratio"` // Lore packet / bleve search: <= 1.2 is the goal
+	ChapterP50Ratio   float64 `json:"chapter_p50_ratio"`
+	LoreBytesPerRec   float64 `json:"lore_disk_bytes_per_record"`
+	BleveBytesPerRec  float64 `json:"bleve_disk_bytes_per_record"`
+	AvgRecordTextByte float64 `json:"avg_record_text_bytes"`
+}
+
+func (r *sizeRun) derive() {
+	d := &r.Derived
+	n := float64(r.N)
+	const mb = 1 << 20
+	if s := r.IngestLore.Seconds; s > 0 {
+		d.LoreRecordsPerS = n / s
+		d.LoreMBPerS = float64(r.IngestLore.Bytes) / mb / s
+		d.LoreUsPerRecord = s * 1e6 / n
+		d.LoreCPUUsPerRec = r.IngestLore.CPUSeconds * 1e6 / n
+	}
+	if s := r.IngestBleve.Seconds; s > 0 {
+		d.BleveRecordsPerS = n / s
+		d.BleveMBPerS = float64(r.IngestBleve.Bytes) / mb / s
+		d.BleveUsPerRecord = s * 1e6 / n
+		d.BleveCPUUsPerRec = r.IngestBleve.CPUSeconds * 1e6 / n
+		d.IngestTimeRatio = r.IngestLore.Seconds / s
+	}
+	if r.IngestBleve.CPUSeconds > 0 {
+		d.IngestCPURatio = r.IngestLore.CPUSeconds / r.IngestBleve.CPUSeconds
+	}
+	if base := r.SearchBleve.Latency["top50"].P50ms; base > 0 {
+		d.SceneP50Ratio = r.Packets.Latency["scene"].P50ms / base
+		d.ChapterP50Ratio = r.Packets.Latency["chapter"].P50ms / base
+	}
+	d.LoreBytesPerRec = float64(r.DiskLore) / n
+	d.BleveBytesPerRec = float64(r.DiskBleve) / n
+	d.AvgRecordTextByte = float64(r.IngestLore.Bytes) / n
+}
+
+// countingStats are the counter's figures on the corpus.
+type countingStats struct {
+	Records     int     `json:"records"`
+	Bytes       int64   `json:"bytes"`
+	Tokens      int64   `json:"tokens"`
+	Seconds     float64 `json:"seconds"`
+	TokensPerS  float64 `json:"tokens_per_s"`
+	MBPerS      float64 `json:"mb_per_s"`
+	TokensPerRe float64 `json:"avg_tokens_per_record"`
+	PeakRSS     int64   `json:"peak_rss_bytes"`
+	// Tokens per record (title, summary and body) at percentiles.
+	TokensP1  int `json:"tokens_p1"`
+	TokensP50 int `json:"tokens_p50"`
+	TokensP99 int `json:"tokens_p99"`
+}
+
+func countFigures(p phaseResult) countingStats {
+	c := countingStats{Records: p.Records, Bytes: p.Bytes, Tokens: p.Tokens, Seconds: p.Seconds, PeakRSS: p.PeakRSS,
+		TokensP1: p.TokensP1, TokensP50: p.TokensP50, TokensP99: p.TokensP99}
+	if p.Seconds > 0 {
+		c.TokensPerS = float64(p.Tokens) / p.Seconds
+		c.MBPerS = float64(p.Bytes) / (1 << 20) / p.Seconds
+	}
+	if p.Records > 0 {
+		c.TokensPerRe = float64(p.Tokens) / float64(p.Records)
+	}
+	return c
+}
+
+// scaleFigures compare the largest size run with the smallest.
+type scaleFigures struct {
+	FromN, ToN int `json:"-"`
+	From       int `json:"from_n"`
+	To         int `json:"to_n"`
+	// IngestCostGrowth is per-record ingest time at To over that at From,
+	// minus one: <= 0.30 is the goal from 10k to 100k.
+	IngestCostGrowth    float64 `json:"ingest_cost_growth"`
+	IngestCPUCostGrowth float64 `json:"ingest_cpu_cost_growth"`
+	// SceneP50Growth is packet p50 at To over From: <= 2 is the goal.
+	SceneP50Growth   float64 `json:"scene_p50_growth"`
+	ChapterP50Growth float64 `json:"chapter_p50_growth"`
+}
+
+func (rep *report) derive() {
+	if len(rep.Runs) < 2 {
+		return
+	}
+	a, b := rep.Runs[0], rep.Runs[len(rep.Runs)-1]
+	s := &scaleFigures{From: a.N, To: b.N}
+	ratio := func(x, y float64) float64 {
+		if y == 0 {
+			return 0
+		}
+		return x / y
+	}
+	s.IngestCostGrowth = ratio(b.Derived.LoreUsPerRecord, a.Derived.LoreUsPerRecord) - 1
+	s.IngestCPUCostGrowth = ratio(b.Derived.LoreCPUUsPerRec, a.Derived.LoreCPUUsPerRec) - 1
+	s.SceneP50Growth = ratio(b.Packets.Latency["scene"].P50ms, a.Packets.Latency["scene"].P50ms)
+	s.ChapterP50Growth = ratio(b.Packets.Latency["chapter"].P50ms, a.Packets.Latency["chapter"].P50ms)
+	rep.Scale = s
+}
+
+const mib = 1 << 20
+
+// print writes the report as aligned tables.
+func (rep *report) print(w io.Writer) {
+	m := rep.Machine
+	fmt.Fprintf(w, "machine: %s, %d cores, %.1f GiB RAM, %s %s, load at start %s\n",
+		m.CPU, m.Cores, float64(m.MemBytes)/(1<<30), m.Go, m.OS, m.LoadAvg)
+	fmt.Fprintf(w, "seed %d, %d queries per budget, batches of %d\n\n", rep.Seed, rep.Queries, rep.Batch)
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	f1 := func(x float64) string { return fmt.Sprintf("%.1f", x) }
+	f2 := func(x float64) string { return fmt.Sprintf("%.2f", x) }
+	n0 := func(x float64) string { return fmt.Sprintf("%.0f", x) }
+	mb := func(x int64) string { return fmt.Sprintf("%.0f", float64(x)/mib) }
+
+	fmt.Fprintln(w, "INGEST (batches of PutMany vs bleve default mapping)")
+	row("N", "lore s", "bleve s", "ratio", "lore rec/s", "bleve rec/s", "lore MB/s", "bleve MB/s", "lore µs/rec", "lore cpu µs/rec", "bleve cpu µs/rec", "cpu ratio", "lore RSS MiB", "bleve RSS MiB")
+	for _, r := range rep.Runs {
+		d := r.Derived
+		row(fmt.Sprint(r.N), f1(r.IngestLore.Seconds), f1(r.IngestBleve.Seconds), f2(d.IngestTimeRatio),
+			n0(d.LoreRecordsPerS), n0(d.BleveRecordsPerS), f2(d.LoreMBPerS), f2(d.BleveMBPerS),
+			n0(d.LoreUsPerRecord), n0(d.LoreCPUUsPerRec), n0(d.BleveCPUUsPerRec), f2(d.IngestCPURatio),
+			mb(r.IngestLore.PeakRSS), mb(r.IngestBleve.PeakRSS))
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nPACKETS (warm, in process; ms) vs bleve search alone (default mapping, top 50)")
+	row("N", "budget", "lore p50", "p95", "p99", "bleve p50", "p95", "p99", "p50 ratio", "deferred", "refused", "bleve hits", "lore RSS MiB", "bleve RSS MiB")
+	for _, r := range rep.Runs {
+		base := r.SearchBleve.Latency["top50"]
+		for _, b := range packetBudgets {
+			l := r.Packets.Latency[b.scope]
+			ratio := r.Derived.SceneP50Ratio
+			if b.scope == "chapter" {
+				ratio = r.Derived.ChapterP50Ratio
+			}
+			row(fmt.Sprint(r.N), fmt.Sprintf("%s %d", b.scope, b.tokens), f2(l.P50ms), f2(l.P95ms), f2(l.P99ms),
+				f2(base.P50ms), f2(base.P95ms), f2(base.P99ms), f2(ratio),
+				fmt.Sprint(l.Deferred), fmt.Sprint(l.Refused), f1(base.Hits), mb(r.Packets.PeakRSS), mb(r.SearchBleve.PeakRSS))
+		}
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nCOLD CLI (`lore packet --scope scene`, fresh process; ms) and DISK")
+	row("N", "cold median", "cold max", "runs", "lore bytes/rec", "bleve bytes/rec", "lore MiB", "bleve MiB", "text bytes/rec")
+	for _, r := range rep.Runs {
+		d := r.Derived
+		row(fmt.Sprint(r.N), f1(r.ColdCLI.Medianms), f1(r.ColdCLI.Maxms), fmt.Sprint(r.ColdCLI.Runs),
+			n0(d.LoreBytesPerRec), n0(d.BleveBytesPerRec), mb(r.DiskLore), mb(r.DiskBleve), n0(d.AvgRecordTextByte))
+	}
+	tw.Flush()
+
+	c := rep.Counting
+	fmt.Fprintf(w, "\nCOUNTING (o200k_base, one goroutine): %d records, %.1f MiB, %d tokens (%.0f a record) in %.2f s: %.0f tokens/s, %.2f MB/s\n",
+		c.Records, float64(c.Bytes)/mib, c.Tokens, c.TokensPerRe, c.Seconds, c.TokensPerS, c.MBPerS)
+	fmt.Fprintf(w, "tokens per record: p1 %d, p50 %d, p99 %d\n", c.TokensP1, c.TokensP50, c.TokensP99)
+	if s := rep.Scale; s != nil {
+		fmt.Fprintf(w, "\nSCALE %d -> %d: per-record ingest time %+.0f%% (cpu %+.0f%%), packet p50 x%.2f (scene), x%.2f (chapter)\n",
+			s.From, s.To, 100*s.IngestCostGrowth, 100*s.IngestCPUCostGrowth, s.SceneP50Growth, s.ChapterP50Growth)
+	}
+}
