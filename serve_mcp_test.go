@@ -398,7 +398,14 @@ func TestMCPMemoryToolErrors(t *testing.T) {
 		{"neighbors", map[string]any{"id": "nope"}, "not found"},
 		{"forget", map[string]any{"id": "nope"}, "not found"},
 		{"put_record", map[string]any{"id": "x", "order": "first"}, "order"},
+		{"delete_entities", map[string]any{"entityNames": "x"}, "entityNames"},
+		{"delete_observations", map[string]any{"deletions": []map[string]any{{"entityName": "x"}}}, "observations"},
+		{"delete_relations", map[string]any{}, "relations"},
+		{"link", map[string]any{"from": "a", "rel": "", "to": "b"}, "relation"},
+		{"unlink", map[string]any{"from": "a", "rel": "r", "to": "b"}, "not found"},
+		{"stats", map[string]any{"ns": "Bad NS"}, "Bad NS"},
 		{"build_packet", map[string]any{"budget": "lots"}, "lots"},
+		{"build_packet", map[string]any{"format": "pdf"}, "pdf"},
 		{"build_packet", map[string]any{"focus": []string{"nope"}}, "nope"},
 	}
 	for _, tc := range tests {
