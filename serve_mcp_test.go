@@ -555,8 +555,8 @@ func bigGraph(t *testing.T, dir, ns string, n int) {
 func TestMCPBoundedOutput(t *testing.T) {
 	dir := srvStore(t)
 	bigGraph(t, dir, lore.DefaultMemoryNS, 2000)
-	const ceiling = 4000
-	cs := mcpClient(t, dir, &lore.ServeOptions{MaxOutput: ceiling})
+	const ceiling = lore.DefaultMaxOutput
+	cs := mcpClient(t, dir, nil) // the default ceiling
 	counter, err := budget.NewCounter("o200k_base")
 	if err != nil {
 		t.Fatal(err)
