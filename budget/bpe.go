@@ -64,10 +64,11 @@ func (c *bpeCounter) Count(text string) int {
 // count counts valid UTF-8 on one goroutine.
 func (c *bpeCounter) count(s string) int {
 	v, split := c.v, c.split
+	var sc scratch
 	n := 0
 	for i := 0; i < len(s); {
 		j := split(s, i)
-		n += v.pieceTokens(s[i:j], nil)
+		n += v.pieceTokens(s[i:j], nil, &sc)
 		i = j
 	}
 	return n
@@ -75,7 +76,7 @@ func (c *bpeCounter) count(s string) int {
 
 // pieceTokens returns the number of tokens of one piece and calls emit (if
 // not nil) with each of them.
-func (v *vocab) pieceTokens(piece string, emit func(uint32)) int {
+func (v *vocab) pieceTokens(piece string, emit func(uint32), sc *scratch) int {
 	if r := v.rank(piece); r != noRank {
 		if emit != nil {
 			emit(r)
@@ -85,7 +86,7 @@ func (v *vocab) pieceTokens(piece string, emit func(uint32)) int {
 	if len(piece) <= smallPiece {
 		return v.mergeSmall(piece, emit)
 	}
-	return v.mergeHeap(piece, emit)
+	return v.mergeHeap(piece, emit, sc)
 }
 
 // countParallel counts s in chunks cut where a piece boundary is certain,
@@ -167,9 +168,10 @@ func (c *bpeCounter) Encode(text string) []int {
 	s := sanitize(text)
 	out := make([]int, 0, len(s)/4+1)
 	emit := func(r uint32) { out = append(out, int(r)) }
+	var sc scratch
 	for i := 0; i < len(s); {
 		j := c.split(s, i)
-		c.v.pieceTokens(s[i:j], emit)
+		c.v.pieceTokens(s[i:j], emit, &sc)
 		i = j
 	}
 	return out

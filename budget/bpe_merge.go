@@ -58,13 +58,31 @@ func (v *vocab) mergeSmall(piece string, emit func(rank uint32)) int {
 	return len(parts) - 1
 }
 
-// mergeHeap merges piece (any length >= 2) like mergeSmall.
-func (v *vocab) mergeHeap(piece string, emit func(rank uint32)) int {
+// scratch holds mergeHeap's buffers, reused across the pieces of one
+// text so that long pieces do not allocate each time.
+type scratch struct {
+	next, prev []int32
+	rank       []uint32
+	heap       minHeap
+}
+
+// mergeHeap merges piece (any length >= 2) like mergeSmall. sc may be nil.
+func (v *vocab) mergeHeap(piece string, emit func(rank uint32), sc *scratch) int {
 	n := len(piece)
-	next := make([]int32, n) // start of the part after the part at i
-	prev := make([]int32, n) // start of the part before; -1 for the first
-	rank := make([]uint32, n)
-	h := make(minHeap, 0, n)
+	if sc == nil {
+		sc = new(scratch)
+	}
+	if cap(sc.next) < n {
+		sc.next = make([]int32, n)
+		sc.prev = make([]int32, n)
+		sc.rank = make([]uint32, n)
+		sc.heap = make(minHeap, 0, n)
+	}
+	next := sc.next[:n] // start of the part after the part at i
+	prev := sc.prev[:n] // start of the part before; -1 for the first
+	rank := sc.rank[:n]
+	h := sc.heap[:0]
+	defer func() { sc.heap = h[:0] }() // keep the grown capacity
 	for i := 0; i < n; i++ {
 		next[i], prev[i] = int32(i+1), int32(i-1)
 		rank[i] = noRank

@@ -130,7 +130,7 @@ func TestMergeHeapMatchesSmall(t *testing.T) {
 				}
 				var a, b []uint32
 				na := v.mergeSmall(piece, func(r uint32) { a = append(a, r) })
-				nb := v.mergeHeap(piece, func(r uint32) { b = append(b, r) })
+				nb := v.mergeHeap(piece, func(r uint32) { b = append(b, r) }, nil)
 				if na != nb || len(a) != na || len(b) != nb || !equalRanks(a, b) {
 					t.Fatalf("%s: piece %q: small %v (%d), heap %v (%d)", enc, piece, a, na, b, nb)
 				}

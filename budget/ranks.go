@@ -38,6 +38,7 @@ type vocab struct {
 	seed   maphash.Seed
 	maxLen int         // longest token, in bytes: longer strings are no token
 	single [256]uint32 // rank of each one-byte token
+	pair   []uint32    // rank of each two-byte string (noRank if none), by b0<<8|b1
 }
 
 // loadVocab parses a rank file; it copies nothing but builds the offsets
@@ -75,10 +76,17 @@ func loadVocab(file string) (*vocab, error) {
 	for i := range v.single {
 		v.single[i] = noRank
 	}
+	v.pair = make([]uint32, 1<<16)
+	for i := range v.pair {
+		v.pair[i] = noRank
+	}
 	for r := 0; r < n; r++ {
 		tok := data[v.off[r]:v.off[r+1]]
-		if len(tok) == 1 {
+		switch len(tok) {
+		case 1:
 			v.single[tok[0]] = uint32(r)
+		case 2:
+			v.pair[uint16(tok[0])<<8|uint16(tok[1])] = uint32(r)
 		}
 		h := maphash.String(v.seed, tok)
 		for i := h & v.mask; ; i = (i + 1) & v.mask {
@@ -101,8 +109,11 @@ func (v *vocab) rank(s string) uint32 {
 	if len(s) > v.maxLen {
 		return noRank
 	}
-	if len(s) == 1 {
+	switch len(s) {
+	case 1:
 		return v.single[s[0]]
+	case 2:
+		return v.pair[uint16(s[0])<<8|uint16(s[1])]
 	}
 	h := maphash.String(v.seed, s)
 	fp := h &^ 0xffffffff
