@@ -133,14 +133,16 @@ func BenchmarkRebuild(b *testing.B) {
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N*len(recs)), "cpu-µs/record")
 }
 
-// BenchmarkSearch searches an index of 20,000 records in two namespaces.
+// BenchmarkSearch searches an index of 20,100 records in three namespaces.
 func BenchmarkSearch(b *testing.B) {
 	ix, err := Open(filepath.Join(b.TempDir(), "index"), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer ix.Close()
-	if err := ix.Apply(append(benchCorpus("a", 0, 10000, 200), benchCorpus("b", 10000, 10000, 200)...), nil, 1); err != nil {
+	recs := append(benchCorpus("a", 0, 10000, 200), benchCorpus("b", 10000, 10000, 200)...)
+	recs = append(recs, benchCorpus("small", 20000, 100, 200)...)
+	if err := ix.Apply(recs, nil, 1); err != nil {
 		b.Fatal(err)
 	}
 	// Words of middling frequency, a phrase, and filters.
@@ -151,8 +153,10 @@ func BenchmarkSearch(b *testing.B) {
 		"phrase":        {NS: "a", Text: `"` + words[20] + " " + words[21] + `"`},
 		"words+filters": {NS: "a", Text: words[3] + " " + words[10], Kinds: []string{"scene"}, Tags: []string{"draft"}},
 		"list kind":     {NS: "b", Kinds: []string{"fact"}},
+		// A small namespace beside big ones: the cost of the others' matches.
+		"small ns": {NS: "small", Text: words[3] + " " + words[10] + " " + words[50]},
 	}
-	for _, name := range []string{"words", "phrase", "words+filters", "list kind"} {
+	for _, name := range []string{"words", "phrase", "words+filters", "list kind", "small ns"} {
 		q := queries[name]
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()

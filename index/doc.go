@@ -52,8 +52,9 @@
 // drift with the index's history and with the merger's timing; with these
 // statistics a score depends on the current records alone, and an index
 // built by Rebuild scores exactly like one built by years of Apply.
-// Namespace, kind and tag filters go through bleve's boolean Filter, which
-// does not score. Results sort by score descending, then document id
+// The namespace is a required clause of weight 0 (it walks only that
+// namespace's postings and adds nothing to a score); kind and tag filters
+// go through bleve's boolean Filter, which does not score. Results sort by score descending, then document id
 // ascending; the document id is ns + NUL + id, so ties come out by
 // (ns, id). Term statistics are index-wide: records of other namespaces
 // change score values, never which namespace is searched.

@@ -82,7 +82,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			// namespace wall must not depend on one query being right.
 			return nil, corrupt(ix.dir, fmt.Errorf("search in %q returned document %q", q.NS, h.ID))
 		}
-		hits = append(hits, Hit{NS: ns, ID: id, Score: h.Score})
+		score := h.Score
+		if q.Text == "" {
+			score = 1 // every record listed is as good as the next
+		}
+		hits = append(hits, Hit{NS: ns, ID: id, Score: score})
 	}
 	return hits, nil
 }
@@ -124,9 +128,9 @@ func withScoringStats(ctx context.Context, ix *Index) (context.Context, error) {
 	return context.WithValue(ctx, bsearch.BM25StatsKey, &bsearch.BM25Stats{DocCount: float64(n), FieldCardinality: card}), nil
 }
 
-// buildQuery turns q into a bleve query: the text part is scored, the
-// namespace, kind and tag filters are not (bleve's boolean Filter runs with
-// scoring off, so a filter never changes a score).
+// buildQuery turns q into a bleve query: the text part is scored; the
+// namespace, kind and tag conditions are not (the kind and tag filters go
+// through bleve's boolean Filter, which runs with scoring off).
 func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
 	if q.NS == "" {
 		return nil, 0, fmt.Errorf("search %q: namespace is empty (a search runs in one namespace): %w", q.Text, ErrInvalid)
@@ -139,7 +143,18 @@ func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
 		limit = DefaultLimit
 	}
 
-	filters := []query.Query{term(fieldNS, q.NS)}
+	// The namespace is a required clause, not a filter: the conjunction
+	// then walks the namespace's own postings and skips the other
+	// namespaces' matches instead of scoring them all. Its boost of 0 gives
+	// it a weight of 0, so it adds nothing to a score and leaves bleve's
+	// query norm unchanged: scores are the text's alone.
+	nsTerm := bleve.NewTermQuery(q.NS)
+	nsTerm.SetField(fieldNS)
+	nsTerm.SetBoost(0)
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(nsTerm)
+
+	var filters []query.Query
 	if len(q.Kinds) > 0 {
 		kinds := make([]query.Query, 0, len(q.Kinds))
 		for _, k := range q.Kinds {
@@ -156,9 +171,9 @@ func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
 		}
 		filters = append(filters, term(fieldTags, t))
 	}
-
-	bq := bleve.NewBooleanQuery()
-	bq.AddFilter(bleve.NewConjunctionQuery(filters...))
+	if len(filters) > 0 {
+		bq.AddFilter(bleve.NewConjunctionQuery(filters...))
+	}
 
 	// Text that analyses to no terms at all (only stop words or
 	// punctuation) must match nothing; bleve would drop the empty part and
@@ -167,18 +182,25 @@ func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
 	if words != "" && !hasTerms(an, words) {
 		words = ""
 	}
-	searched := words != ""
+	required := 0
 	for _, p := range phrases {
-		if !hasTerms(an, p) {
-			continue
+		if hasTerms(an, p) {
+			bq.AddMust(acrossFields(func() query.FieldableQuery { return bleve.NewMatchPhraseQuery(p) }))
+			required++
 		}
-		searched = true
-		bq.AddMust(acrossFields(func() query.FieldableQuery { return bleve.NewMatchPhraseQuery(p) }))
 	}
 	if words != "" {
-		bq.AddShould(acrossFields(func() query.FieldableQuery { return bleve.NewMatchQuery(words) }))
+		// Any one of the words must match, unless phrases are required:
+		// then the words only add to the score. (Beside the required
+		// namespace clause, a should clause is optional.)
+		wq := acrossFields(func() query.FieldableQuery { return bleve.NewMatchQuery(words) })
+		if required > 0 {
+			bq.AddShould(wq)
+		} else {
+			bq.AddMust(wq)
+		}
 	}
-	if strings.TrimSpace(q.Text) != "" && !searched {
+	if strings.TrimSpace(q.Text) != "" && words == "" && required == 0 {
 		return bleve.NewMatchNoneQuery(), limit, nil
 	}
 	return bq, limit, nil
