@@ -134,6 +134,7 @@ async function main() {
 
   // A packet with a small budget: deferral notes name what was left out.
   const [pkt, report] = await call(client, "build_packet", { query: "harbour tide lighthouse", budget: "2500" });
+  console.log(report.trimEnd().split("\n").map((l) => "   | " + l).join("\n"));
   assert.match(report, /Packed: \d+ records/);
   assert.match(report, /Deferred: \d+ records/);
   assert.match(report, /get_record/);
@@ -155,6 +156,9 @@ async function main() {
   const [graphText] = await call(client, "read_graph", {});
   const graph = JSON.parse(graphText);
   assert.ok(graph.deferred, "a graph over the ceiling carries a deferral note");
+  const d = graph.deferred;
+  console.log(`   shown ${graph.entities.length} entities; deferred ${d.entities} entities, ${d.relations} relations, ${d.tokens} tokens: ` +
+    `${d.names.slice(0, 3).join(", ")}, ... (+${d.more || 0} unlisted); fetch: ${short(d.fetch, 90)}`);
   assert.equal(graph.entities.length + graph.deferred.entities, 300 + 3 + 1 + 40, "every record is an entity");
   assert.ok(graph.deferred.names.length > 0 && /open_nodes/.test(graph.deferred.fetch));
   assert.ok(graphText.length < MAX_OUTPUT * 6, `read_graph answer of ${graphText.length} chars is far over ${MAX_OUTPUT} tokens`);
