@@ -100,3 +100,35 @@ func bigGraphB(b *testing.B, l *lore.Lore) {
 func recordN(i int) store.Record {
 	return store.Record{NS: lore.DefaultMemoryNS, ID: fmt.Sprintf("seed-%03d", i), Kind: "memory", Body: fmt.Sprintf("seed note %d about the harbour", i)}
 }
+
+// BenchmarkServeReadGraph2000 is read_graph on a 2,000-entity graph under
+// the default 20,000-token ceiling: load, rank, fit by exact counts.
+func BenchmarkServeReadGraph2000(b *testing.B) {
+	dir := b.TempDir() + "/.lore"
+	if err := lore.Init(dir); err != nil {
+		b.Fatal(err)
+	}
+	bigGraph(b, dir, lore.DefaultMemoryNS, 2000)
+	s, err := lore.NewServer(dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			b.Fatalf("read_graph: %v %+v", err, res)
+		}
+	}
+}

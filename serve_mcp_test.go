@@ -532,7 +532,7 @@ func TestMCPNamespaceScope(t *testing.T) {
 
 // bigGraph stores n entities with a few observations each and a ring of
 // relations, in one transaction.
-func bigGraph(t *testing.T, dir, ns string, n int) {
+func bigGraph(t testing.TB, dir, ns string, n int) {
 	t.Helper()
 	l, err := lore.Open(dir, nil)
 	if err != nil {
