@@ -8,6 +8,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
 	"github.com/lorekeep/lore/store"
 )
 
@@ -97,6 +100,37 @@ func TestSearchFilters(t *testing.T) {
 				t.Errorf("Search(%+v) = %v, want %v", tt.q, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestFiltersDoNotScore: a kind or tag filter changes which records come
+// back, never their scores.
+func TestFiltersDoNotScore(t *testing.T) {
+	ix, _ := openTemp(t)
+	mustApply(t, ix, genRecords("n", 40), nil, 1)
+	mustApply(t, ix, genRecords("other", 40), nil, 2)
+	all := search(t, ix, Query{NS: "n", Text: "dragon river", Limit: 100})
+	if len(all) < 5 {
+		t.Fatalf("too few hits to compare: %v", ids(all))
+	}
+	score := map[string]float64{}
+	for _, h := range all {
+		score[h.ID] = h.Score
+	}
+	for _, q := range []Query{
+		{NS: "n", Text: "dragon river", Kinds: []string{"scene"}, Limit: 100},
+		{NS: "n", Text: "dragon river", Tags: []string{"ch-3"}, Limit: 100},
+		{NS: "n", Text: "dragon river", Kinds: []string{"fact", "memory"}, Tags: []string{"draft"}, Limit: 100},
+	} {
+		hits := search(t, ix, q)
+		if len(hits) == 0 || len(hits) == len(all) {
+			t.Errorf("Search(%+v): %d hits, want a strict subset of %d", q, len(hits), len(all))
+		}
+		for _, h := range hits {
+			if want, ok := score[h.ID]; !ok || h.Score != want {
+				t.Errorf("Search(%+v): %s scored %v, unfiltered %v", q, h.ID, h.Score, want)
+			}
+		}
 	}
 }
 
@@ -219,6 +253,40 @@ func TestSplitText(t *testing.T) {
 		w, p := splitText(tt.in)
 		if w != tt.words || !slices.Equal(p, tt.phrases) {
 			t.Errorf("splitText(%q) = %q, %q; want %q, %q", tt.in, w, p, tt.words, tt.phrases)
+		}
+	}
+}
+
+// TestNamespaceClauseAddsNoScore compares Search's scores with those of the
+// bare text query run on the same index: the namespace clause must add
+// nothing and must not change bleve's query norm.
+func TestNamespaceClauseAddsNoScore(t *testing.T) {
+	ix, _ := openTemp(t)
+	mustApply(t, ix, genRecords("n", 30), nil, 1)
+	text := "castle fire"
+	hits := search(t, ix, Query{NS: "n", Text: text, Limit: 100})
+	if len(hits) == 0 {
+		t.Fatal("no hits")
+	}
+	ctx, err := withScoringStats(context.Background(), ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := acrossFields(func() query.FieldableQuery { return bleve.NewMatchQuery(text) })
+	res, err := ix.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(bare, 100, 0, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{}
+	for _, h := range res.Hits {
+		want[h.ID] = h.Score
+	}
+	if len(want) != len(hits) {
+		t.Errorf("bare query found %d records, Search %d", len(want), len(hits))
+	}
+	for _, h := range hits {
+		if w := want[docID(h.NS, h.ID)]; h.Score != w {
+			t.Errorf("%s: Search score %v, bare text query %v", h.ID, h.Score, w)
 		}
 	}
 }
