@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -145,7 +144,7 @@ func openExisting(dir string, o Options) (*Index, error) {
 	}
 	bi, err := bleve.OpenUsing(dir, cfg)
 	if err != nil {
-		if errors.Is(err, berrors.ErrTimeout) || strings.Contains(err.Error(), berrors.ErrTimeout.Error()) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("index %s: %w (waited %s)", dir, ErrLocked, o.LockTimeout)
 		}
 		return nil, corrupt(dir, err)
