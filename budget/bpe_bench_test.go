@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode"
 )
 
@@ -219,11 +220,21 @@ func BenchmarkCount(b *testing.B) {
 			b.Run(enc+"/"+kind, func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(s)))
+				cpu := cpuNow()
 				for b.Loop() {
 					c.count(sanitize(s))
 				}
+				reportCPU(b, cpu, len(s))
 			})
 		}
+	}
+}
+
+// reportCPU adds the cpu-MB/s metric: bytes counted per second of CPU time
+// used by the process since start (see cpuNow).
+func reportCPU(b *testing.B, start time.Duration, size int) {
+	if used := cpuNow() - start; start > 0 && used > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/1e6/used.Seconds(), "cpu-MB/s")
 	}
 }
 
@@ -273,9 +284,11 @@ func BenchmarkLibrary(b *testing.B) {
 			b.Run(enc+"/"+kind, func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(s)))
+				cpu := cpuNow()
 				for b.Loop() {
 					lib.EncodeOrdinary(s)
 				}
+				reportCPU(b, cpu, len(s))
 			})
 		}
 	}

@@ -39,6 +39,28 @@ type vocab struct {
 	maxLen int         // longest token, in bytes: longer strings are no token
 	single [256]uint32 // rank of each one-byte token
 	pair   []uint32    // rank of each two-byte string (noRank if none), by b0<<8|b1
+	// Tokens of 3..8 bytes, the most looked up, skip the general table:
+	// their bytes packed into a uint64 are the key, hashed by one multiply.
+	shortKeys  []uint64
+	shortVals  []uint32 // len<<24 | rank+1; 0 is empty
+	shortShift uint
+}
+
+// shortMax is the longest token kept in the short table.
+const shortMax = 8
+
+// pack returns the bytes of s (at most 8) as a little-endian uint64.
+func pack(s string) uint64 {
+	var k uint64
+	for i := 0; i < len(s); i++ {
+		k |= uint64(s[i]) << (8 * i)
+	}
+	return k
+}
+
+// shortHash returns the short-table slot of packed key k of length n.
+func (v *vocab) shortHash(k uint64, n int) uint64 {
+	return ((k ^ uint64(n)<<61) * 0x9E3779B97F4A7C15) >> v.shortShift
 }
 
 // loadVocab parses a rank file; it copies nothing but builds the offsets
@@ -70,9 +92,23 @@ func loadVocab(file string) (*vocab, error) {
 	if int(o) != len(data) {
 		return nil, fmt.Errorf("rank file: %d bytes of tokens, want %d", len(data), o)
 	}
-	size := 1 << bits.Len(uint(2*n)) // load factor at most 1/2
+	nShort, nLong := 0, 0
+	for r := 0; r < n; r++ {
+		switch l := lens[r]; {
+		case l >= 3 && l <= shortMax:
+			nShort++
+		case l > shortMax:
+			nLong++
+		}
+	}
+	size := 1 << bits.Len(uint(2*nLong)) // load factor at most 1/2
 	v.table = make([]uint64, size)
 	v.mask = uint64(size - 1)
+	shortBits := bits.Len(uint(2 * nShort))
+	v.shortKeys = make([]uint64, 1<<shortBits)
+	v.shortVals = make([]uint32, 1<<shortBits)
+	v.shortShift = uint(64 - shortBits)
+	shortMask := uint64(1)<<shortBits - 1
 	for i := range v.single {
 		v.single[i] = noRank
 	}
@@ -87,6 +123,20 @@ func loadVocab(file string) (*vocab, error) {
 			v.single[tok[0]] = uint32(r)
 		case 2:
 			v.pair[uint16(tok[0])<<8|uint16(tok[1])] = uint32(r)
+		}
+		if len(tok) <= 2 {
+			continue
+		}
+		if len(tok) <= shortMax {
+			k := pack(tok)
+			for i := v.shortHash(k, len(tok)); ; i = (i + 1) & shortMask {
+				if v.shortVals[i] == 0 {
+					v.shortKeys[i] = k
+					v.shortVals[i] = uint32(len(tok))<<24 | uint32(r+1)
+					break
+				}
+			}
+			continue
 		}
 		h := maphash.String(v.seed, tok)
 		for i := h & v.mask; ; i = (i + 1) & v.mask {
@@ -114,6 +164,19 @@ func (v *vocab) rank(s string) uint32 {
 		return v.single[s[0]]
 	case 2:
 		return v.pair[uint16(s[0])<<8|uint16(s[1])]
+	}
+	if len(s) <= shortMax {
+		k := pack(s)
+		mask := uint64(len(v.shortVals) - 1)
+		for i := v.shortHash(k, len(s)); ; i = (i + 1) & mask {
+			e := v.shortVals[i]
+			if e == 0 {
+				return noRank
+			}
+			if v.shortKeys[i] == k && int(e>>24) == len(s) {
+				return e&0xffffff - 1
+			}
+		}
 	}
 	h := maphash.String(v.seed, s)
 	fp := h &^ 0xffffffff
