@@ -26,6 +26,9 @@ type Packet struct {
 	Records []Entry
 	// Deferred are the deferral notes, in the order the ladder made them.
 	Deferred []Note
+	// Grouped counts, by kind, the notes the rendered packet does not list
+	// one by one (see NoteGroup); empty when it lists them all.
+	Grouped []NoteGroup
 	// Skipped are candidates that were not loaded at all (condition false,
 	// kind filter, story time, dangling link), sorted by id.
 	Skipped []Skip
@@ -42,6 +45,7 @@ type Packet struct {
 
 	counter  budget.Counter
 	rendered string // in Request.Format
+	listed   []Note // the notes rendered one by one
 }
 
 // Incomplete reports whether anything was deferred: the CLI exits 2.

@@ -28,6 +28,7 @@ const (
 	defaultHitLimit   = 20              // search hits considered per request
 	defaultLongProse  = 120             // body tokens above which prose counts as long
 	defaultRecentSize = 5               // recent records pulled by the agent profile
+	defaultNoteShare  = 25              // percent of the budget for notes listed one by one
 	defaultProfile    = "novel"         // profile used when the request names none
 	defaultEncoding   = "o200k_base"    // the store's default encoding
 	defaultGetCommand = "lore get --ns" // fetch handle prefix
@@ -100,6 +101,10 @@ type Config struct {
 	// TimelineKinds bound the focus by order and are the "history" that
 	// step 4 collapses. Default ["timeline"].
 	TimelineKinds []string `json:"timeline_kinds,omitempty"`
+	// NoteShare is the percentage of the budget the deferral notes may
+	// take one by one; beyond it, the least important notes are grouped
+	// by kind in the rendered packet. Default 25.
+	NoteShare int `json:"note_share,omitempty"`
 	// InPlayKinds are the kinds whose links an "in-play" rule follows from
 	// the POV and the one-hop neighbours of a focus (the characters in
 	// the scene). Default ["character"].
@@ -155,6 +160,7 @@ func DefaultConfig() Config {
 		ObligationKinds: []string{"obligation"},
 		TimelineKinds:   []string{"timeline"},
 		InPlayKinds:     []string{"character"},
+		NoteShare:       defaultNoteShare,
 	}
 }
 
@@ -195,6 +201,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.InPlayKinds == nil {
 		c.InPlayKinds = d.InPlayKinds
+	}
+	if c.NoteShare == 0 {
+		c.NoteShare = d.NoteShare
 	}
 	return c
 }
@@ -250,6 +259,9 @@ func (c Config) Validate() error {
 	}
 	if c.HitLimit < 0 {
 		return invalidf("hit_limit %d: want 0 or more", c.HitLimit)
+	}
+	if c.NoteShare < 0 || c.NoteShare > 100 {
+		return invalidf("note_share %d: want a percentage from 1 to 100 (0 for the default)", c.NoteShare)
 	}
 	if c.LongProse < 0 {
 		return invalidf("long_prose %d: want 0 or more", c.LongProse)

@@ -54,6 +54,14 @@
 // candidate, and an item costs what its entry costs beyond its note.
 // Records shown by their summary keep their note (it says what was saved).
 //
+// A note costs about 35 tokens, so a request with hundreds of candidates
+// could spend the whole budget on notes. When a note for every candidate
+// leaves only the frame, or cannot fit, and the notes are more than
+// Config.NoteShare (25%) of the budget, the ladder runs again with the
+// notes grouped: the most important are listed one by one within the
+// share, the rest counted by kind with a `lore ls --ns NS --kind K` line
+// (Packet.Grouped). Packet.Deferred and the report still list every note.
+//
 // # Ranks
 //
 // The novel profile is the context-budget skill's table: 1 focus, POV

@@ -34,11 +34,18 @@ type builder struct {
 	bodies map[string]string // loaded bodies by id
 	warns  []string
 
-	cost  [][3]int // per candidate: entry cost by form (full, summary, title)
-	note  []int    // per candidate: cost of its deferral note
-	base  int      // the frame without notes
-	step  []int    // per candidate: the ladder step that reduced it
-	forms []form
+	cost [][3]int // per candidate: entry cost by form (full, summary, title)
+	note []int    // per candidate: cost of its deferral note
+	base int      // the frame without notes
+	// Notes beyond a share of the budget are grouped by kind instead of
+	// listed one by one (a store with hundreds of candidates would
+	// otherwise spend the budget on notes).
+	grouping  bool
+	canGroup  bool  // the notes exceed the share: grouping can help
+	noteShare int   // tokens the listed notes may take when grouping
+	groupCost int   // the group lines, one per kind, when grouping
+	step      []int // per candidate: the ladder step that reduced it
+	forms     []form
 }
 
 // measure fills token counts from the cache, counting (and caching) the
@@ -103,7 +110,36 @@ func (b *builder) measure() error {
 	}
 	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns}
 	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format))
+	sum := 0
+	for i := range b.cands {
+		sum += b.note[i]
+	}
+	b.noteShare = b.req.Budget * b.cfg.NoteShare / 100
+	if sum > b.noteShare {
+		b.canGroup = true
+		var kinds []string
+		for _, c := range b.cands {
+			if !slices.Contains(kinds, c.rec.Kind) {
+				kinds = append(kinds, c.rec.Kind)
+			}
+		}
+		for _, k := range kinds {
+			b.groupCost += count(b.groupFragment(NoteGroup{Kind: k, Count: len(b.cands), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
+				Fetch: listCmd(b.req.NS, k)}))
+		}
+	}
 	return nil
+}
+
+func (b *builder) groupFragment(g NoteGroup) string {
+	switch b.req.Format {
+	case "xml":
+		return xmlGroup(g)
+	case "json":
+		return jsonFragment(g)
+	default:
+		return mdGroup(g)
+	}
 }
 
 // sectionFrame is the text of the sections that appear once a packet has
@@ -188,8 +224,12 @@ func (b *builder) loadBodies(ids []string) error {
 func (b *builder) fixed(i int) bool { return b.cands[i].protected || b.cands[i].pinned }
 
 // frame is the fixed part as Fit sees it: the frame plus a note for every
-// candidate (each one appears either as an entry or as a note).
+// candidate (each one appears either as an entry or as a note); when notes
+// are grouped, the share they may take plus the group lines.
 func (b *builder) frame() int {
+	if b.grouping {
+		return b.base + b.noteShare + b.groupCost
+	}
 	f := b.base
 	for i := range b.cands {
 		f += b.note[i]
@@ -202,6 +242,9 @@ func (b *builder) frame() int {
 func (b *builder) itemTokens(i int) int {
 	switch b.forms[i] {
 	case formFull:
+		if b.grouping {
+			return b.cost[i][formFull]
+		}
 		return max(0, b.cost[i][formFull]-b.note[i])
 	case formOut:
 		return 0
@@ -341,7 +384,62 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 	for _, k := range notes {
 		p.Deferred = append(p.Deferred, k.n)
 	}
+	b.group(p)
 	return p, nil
+}
+
+// group chooses the notes the rendered packet lists one by one: all of
+// them, or when grouping, the most important ones within the note share;
+// the others are counted by kind.
+func (b *builder) group(p *Packet) {
+	p.listed = p.Deferred
+	if !b.grouping {
+		return
+	}
+	idx := make(map[string]int, len(b.cands))
+	for i, c := range b.cands {
+		idx[c.rec.ID] = i
+	}
+	order := make([]int, len(p.Deferred))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		a, c := p.Deferred[x], p.Deferred[y]
+		if r := cmp.Compare(a.Rank, c.Rank); r != 0 {
+			return r
+		}
+		return strings.Compare(a.ID, c.ID)
+	})
+	listed := make([]bool, len(p.Deferred))
+	used := 0
+	for _, k := range order {
+		cost := b.note[idx[p.Deferred[k].ID]]
+		if used+cost > b.noteShare {
+			break
+		}
+		used += cost
+		listed[k] = true
+	}
+	p.listed = nil
+	groups := map[string]*NoteGroup{}
+	for k, n := range p.Deferred {
+		if listed[k] {
+			p.listed = append(p.listed, n)
+			continue
+		}
+		g, ok := groups[n.Kind]
+		if !ok {
+			g = &NoteGroup{Kind: n.Kind, MinRank: n.Rank, MaxRank: n.Rank, Fetch: listCmd(b.req.NS, n.Kind)}
+			groups[n.Kind] = g
+		}
+		g.Count++
+		g.Tokens += n.Tokens
+		g.MinRank, g.MaxRank = min(g.MinRank, n.Rank), max(g.MaxRank, n.Rank)
+	}
+	for _, k := range sortedKeys(groups) {
+		p.Grouped = append(p.Grouped, *groups[k])
+	}
 }
 
 // keptAll is every candidate kept in full, for the case where everything
@@ -354,10 +452,27 @@ func (b *builder) keptAll() []budget.Fitted {
 	return out
 }
 
-// fit runs the ladder, renders and re-counts the whole packet; while the
-// real count is over the budget it fits again against a limit lowered by
-// the excess.
+// fit runs the ladder with every note listed; when that leaves only the
+// frame or cannot fit, and the notes are more than Config.NoteShare of the
+// budget, it runs again with the least important notes grouped by kind,
+// and keeps that packet if it holds records.
 func (b *builder) fit() (*Packet, error) {
+	p, err := b.fitWith(false)
+	if (err == nil && !p.FrameOnly) || !b.canGroup || (err != nil && !errors.Is(err, ErrCannotFit)) {
+		return p, err
+	}
+	if g, gerr := b.fitWith(true); gerr == nil && !g.FrameOnly {
+		return g, nil
+	}
+	b.grouping = false
+	return p, err
+}
+
+// fitWith runs the ladder, renders and re-counts the whole packet; while
+// the real count is over the budget it fits again against a limit lowered
+// by the excess.
+func (b *builder) fitWith(grouping bool) (*Packet, error) {
+	b.grouping = grouping
 	limit := b.req.Budget
 	for range 10 {
 		p, err := b.ladder(limit)

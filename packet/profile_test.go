@@ -1,7 +1,9 @@
 package packet
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -205,5 +207,43 @@ func TestRelationshipsInPlay(t *testing.T) {
 	}
 	if slices.ContainsFunc(p.Skipped, func(s Skip) bool { return s.ID == "anvil" || s.ID == "cy" }) {
 		t.Errorf("records reached only through characters in play reported: %+v", p.Skipped)
+	}
+}
+
+// TestNotesGrouped: when a note for every candidate would not fit, the
+// packet lists the most important notes within Config.NoteShare of the
+// budget and groups the rest by kind, instead of writing only the frame.
+func TestNotesGrouped(t *testing.T) {
+	ns := "big"
+	recs := []store.Record{{NS: ns, ID: "hub", Kind: "scene", Order: 5, Body: fxProse(1, 200), Meta: map[string]string{"pov": "c-0"}}}
+	var links []store.Link
+	for i := range 10 {
+		id := fmt.Sprintf("c-%d", i)
+		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "character", Body: fxProse(uint64(i), 60)})
+		links = append(links, store.Link{NS: ns, From: id, Rel: "appears_in", To: "hub"})
+	}
+	for i := range 150 {
+		recs = append(recs, store.Record{NS: ns, ID: fmt.Sprintf("style-%03d", i), Kind: "style", Body: fxProse(uint64(100+i), 30)})
+	}
+	env := fxOpen(t, recs, links, true)
+	for _, format := range validFormats {
+		req := Request{NS: ns, Focus: []string{"hub"}, Budget: 4000, Task: "draft", Format: format}
+		p, out := fxBuild(t, env, req)
+		if p.FrameOnly || len(p.Records) < 11 {
+			t.Fatalf("%s: frame only %v, %d records; want the scene and its characters\n%s", format, p.FrameOnly, len(p.Records), p.Report())
+		}
+		if len(p.Grouped) != 1 || p.Grouped[0].Kind != "style" || len(p.listed)+p.Grouped[0].Count != len(p.Deferred) {
+			t.Errorf("%s: groups %+v, %d listed, %d deferred", format, p.Grouped, len(p.listed), len(p.Deferred))
+		}
+		if !bytes.Contains(out, []byte("lore ls --ns big --kind style")) {
+			t.Errorf("%s: no fetch command for the grouped notes", format)
+		}
+		if got := fxCounter(t).Count(string(out)); got > req.Budget {
+			t.Errorf("%s: %d tokens over the budget %d", format, got, req.Budget)
+		}
+		// The report on stderr still lists every deferred record.
+		if n := strings.Count(p.Report(), "(rank 8, dropped"); n != len(p.Deferred) {
+			t.Errorf("%s: report lists %d of %d deferred records", format, n, len(p.Deferred))
+		}
 	}
 }

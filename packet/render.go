@@ -60,6 +60,40 @@ type Note struct {
 	Fetch string `json:"fetch"`
 }
 
+// NoteGroup counts the deferral notes of one kind that the rendered
+// packet does not list one by one: when the notes would take more than
+// Config.NoteShare percent of the budget, the most important are listed
+// and the rest are grouped. Packet.Deferred still holds every note.
+type NoteGroup struct {
+	Kind  string `json:"kind"`
+	Count int    `json:"count"`
+	// Tokens is what the records would have cost in full.
+	Tokens           int `json:"tokens"`
+	MinRank, MaxRank int `json:"-"`
+	// Fetch is the command that lists the records of the kind.
+	Fetch string `json:"fetch"`
+}
+
+// MarshalJSON keeps the rank range readable: "ranks": "4" or "4-6".
+func (g NoteGroup) MarshalJSON() ([]byte, error) {
+	type plain NoteGroup
+	return json.Marshal(struct {
+		plain
+		Ranks string `json:"ranks"`
+	}{plain(g), g.ranks()})
+}
+
+func (g NoteGroup) ranks() string {
+	if g.MinRank == g.MaxRank {
+		return strconv.Itoa(g.MinRank)
+	}
+	return fmt.Sprintf("%d-%d", g.MinRank, g.MaxRank)
+}
+
+func listCmd(ns, kind string) string {
+	return "lore ls --ns " + ns + " --kind " + shellQuote(kind)
+}
+
 // freed is the tokens a note gave back to the budget.
 func (n Note) freed() int {
 	if n.Action == "summary" || n.Action == "collapsed" {
@@ -237,8 +271,11 @@ func renderMD(v view) string {
 	}
 	if len(p.Deferred) > 0 {
 		fmt.Fprintf(&b, "\n## Deferred\n\n%s left out or shortened; fetch any with the command shown.\n\n", records(len(p.Deferred)))
-		for _, n := range p.Deferred {
+		for _, n := range p.listed {
 			b.WriteString(mdNote(n))
+		}
+		for _, g := range p.Grouped {
+			b.WriteString(mdGroup(g))
 		}
 	}
 	return b.String()
@@ -341,6 +378,11 @@ func code(s string) string {
 	return fence + " " + s + " " + fence
 }
 
+func mdGroup(g NoteGroup) string {
+	return fmt.Sprintf("- %d more %s · rank %s · %s tokens · not listed one by one · %s\n",
+		g.Count, g.Kind, g.ranks(), thousands(g.Tokens), code(g.Fetch))
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
@@ -395,8 +437,11 @@ func renderXML(v view) string {
 	}
 	if len(p.Deferred) > 0 {
 		b.WriteString("<deferred>\n")
-		for _, n := range p.Deferred {
+		for _, n := range p.listed {
 			b.WriteString(xmlNote(n))
+		}
+		for _, g := range p.Grouped {
+			b.WriteString(xmlGroup(g))
 		}
 		b.WriteString("</deferred>\n")
 	}
@@ -433,6 +478,10 @@ func xmlEntry(e Entry) string {
 func xmlNote(n Note) string {
 	return fmt.Sprintf("<note id=%s kind=%s rank=\"%d\" step=\"%d\" action=%s tokens=\"%d\" reason=%s fetch=%s/>\n",
 		xattr(n.ID), xattr(n.Kind), n.Rank, n.Step, xattr(n.Action), n.Tokens, xattr(n.Reason), xattr(n.Fetch))
+}
+
+func xmlGroup(g NoteGroup) string {
+	return fmt.Sprintf("<more kind=%s count=\"%d\" ranks=\"%s\" tokens=\"%d\" fetch=%s/>\n", xattr(g.Kind), g.Count, g.ranks(), g.Tokens, xattr(g.Fetch))
 }
 
 var xmlTextEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
@@ -473,17 +522,20 @@ func badXMLChar(r rune) bool {
 //	           truncated, tokens, fetch
 //	deferred   deferral notes: id, kind, rank, step, action, tokens, saves,
 //	           reason, fetch
+//	deferred_more  notes not listed one by one, by kind: kind, count,
+//	           tokens, ranks, fetch (absent when every note is listed)
 type jsonPacket struct {
-	Request   Request  `json:"request"`
-	FrameOnly bool     `json:"frame_only"`
-	Warnings  []string `json:"warnings"`
-	Records   []Entry  `json:"records"`
-	Deferred  []Note   `json:"deferred"`
+	Request      Request     `json:"request"`
+	FrameOnly    bool        `json:"frame_only"`
+	Warnings     []string    `json:"warnings"`
+	Records      []Entry     `json:"records"`
+	Deferred     []Note      `json:"deferred"`
+	DeferredMore []NoteGroup `json:"deferred_more,omitempty"`
 }
 
 func renderJSON(v view) string {
 	p := v.p
-	jp := jsonPacket{Request: p.Request, FrameOnly: p.FrameOnly, Warnings: p.Warnings, Records: p.Records, Deferred: p.Deferred}
+	jp := jsonPacket{Request: p.Request, FrameOnly: p.FrameOnly, Warnings: p.Warnings, Records: p.Records, Deferred: p.listed, DeferredMore: p.Grouped}
 	if jp.Warnings == nil {
 		jp.Warnings = []string{}
 	}
