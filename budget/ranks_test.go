@@ -1,11 +1,17 @@
 package budget
 
 import (
+	"fmt"
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/lorekeep/lore/budget/internal/gen"
+	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
@@ -92,4 +98,50 @@ func BenchmarkLoadVocab(b *testing.B) {
 // offlineRanks parses the loader's .tiktoken file as the library does.
 func offlineRanks(enc string) (map[string]int, error) {
 	return tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(enc + ".tiktoken")
+}
+
+// TestLoadTimeFreshProcess measures how long NewCounter takes for each
+// encoding in a fresh process (a child running this test binary), best of
+// five, beside the library's GetEncoding with the offline loader, and logs
+// it (go test -v; run.sh prints it). It asserts nothing about time, only
+// that the child worked.
+func TestLoadTimeFreshProcess(t *testing.T) {
+	if name := os.Getenv("LORE_LOAD_CHILD"); name != "" {
+		t0 := time.Now()
+		if lib, ok := strings.CutPrefix(name, "tiktoken-go/"); ok {
+			tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+			if _, err := tiktoken.GetEncoding(lib); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := NewCounter(name); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("load-ms %s %.3f\n", name, float64(time.Since(t0).Microseconds())/1000)
+		return
+	}
+	if testing.Short() || raceEnabled {
+		t.Skip("measurement only")
+	}
+	for _, name := range []string{"cl100k_base", "o200k_base", "tiktoken-go/cl100k_base", "tiktoken-go/o200k_base"} {
+		best := math.Inf(1)
+		for range 5 {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestLoadTimeFreshProcess$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "LORE_LOAD_CHILD="+name)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("child for %s: %v\n%s", name, err, out)
+			}
+			var got string
+			var ms float64
+			for l := range strings.Lines(string(out)) {
+				if _, err := fmt.Sscanf(l, "load-ms %s %f", &got, &ms); err == nil && got == name {
+					best = min(best, ms)
+				}
+			}
+		}
+		if math.IsInf(best, 1) {
+			t.Fatalf("child for %s printed no load time", name)
+		}
+		t.Logf("%s: ready in a fresh process: %.2f ms (best of 5)", name, best)
+	}
 }

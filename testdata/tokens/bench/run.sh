@@ -19,7 +19,13 @@ go test ./budget/ -run TestWriteBenchCorpus -count 1 -corpus "$work/corpus" -cor
 go test ./budget/ -run '^$' -bench 'BenchmarkCount$|BenchmarkCountParallel|BenchmarkLibrary' \
 	-benchtime "${BENCHTIME:-5x}" -count "${COUNT:-3}" >"$work/go.txt"
 node "$here/bench.mjs" "$work"/corpus/*.txt >"$work/node.jsonl"
+go test ./budget/ -run '^TestLoadTimeFreshProcess$' -count 1 -v >"$work/load.txt"
 grep -E '^(goos|goarch|cpu):' "$work/go.txt" | sort -u
 echo "go: $(go version | cut -d' ' -f3)  node: $(node --version)  GOMAXPROCS: $(nproc)"
 echo
 node "$here/table.mjs" "$work/go.txt" "$work/node.jsonl" "$work/counts.jsonl"
+echo
+echo "Loading (first use in a fresh process, best of 5):"
+grep 'ready in a fresh process' "$work/load.txt" | sed 's/^.*\.go:[0-9]*: /- /'
+echo
+echo "npm tiktoken loads its WASM and tables when get_encoding is called; see bench.mjs."
