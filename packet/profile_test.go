@@ -3,8 +3,8 @@ package packet
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
