@@ -42,6 +42,8 @@ type Lore struct {
 	cfg     Config
 	st      *store.Store
 	counter budget.Counter
+	// lockTimeout bounds the wait for the index's own lock too.
+	lockTimeout time.Duration
 
 	// mu serialises index maintenance: the index is brought up to the
 	// store's change log after every write, by one goroutine at a time.
@@ -98,7 +100,7 @@ func Open(dir string, opts *Options) (*Lore, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lore{dir: dir, cfg: cfg, st: st, counter: counter}
+	l := &Lore{dir: dir, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout}
 	if err := l.openIndex(opts.ReadOnly); err != nil {
 		st.Close()
 		return nil, err
@@ -111,24 +113,43 @@ func Open(dir string, opts *Options) (*Lore, error) {
 // a read-only open works without one, flagging results as unchecked.
 func (l *Lore) openIndex(readOnly bool) error {
 	dir := filepath.Join(l.dir, IndexDir)
-	ix, err := index.Open(dir, &index.Options{ReadOnly: readOnly})
-	if err != nil {
-		if readOnly {
-			l.stale = true
-			return nil
-		}
+	ix, err := index.Open(dir, &index.Options{ReadOnly: readOnly, LockTimeout: l.lockTimeout})
+	switch {
+	case err == nil:
+	case errors.Is(err, index.ErrLocked):
+		return err
+	case readOnly:
+		// Reads work without an index; search and queries say so.
+		l.stale = true
+		return nil
+	case errors.Is(err, index.ErrNotFound), errors.Is(err, index.ErrCorrupt):
 		if rerr := l.rebuildIndex(); rerr != nil {
 			return fmt.Errorf("index %s could not be opened (%v) nor rebuilt: %w", dir, err, rerr)
 		}
 		return nil
+	default:
+		return err
 	}
 	l.ix = ix
-	if readOnly {
-		wm, err := ix.Watermark()
-		last, lerr := l.st.LastSeq()
-		if err != nil || lerr != nil || wm != last {
+	wm, err := ix.Watermark()
+	if err != nil {
+		return err
+	}
+	last, err := l.st.LastSeq()
+	if err != nil {
+		return err
+	}
+	if wm > last {
+		// The index is ahead of the store: the store was restored from an
+		// older backup. The index may hold records the store lacks.
+		if readOnly {
 			l.stale = true
+			return nil
 		}
+		return l.rebuildIndex()
+	}
+	if readOnly {
+		l.stale = wm != last
 		return nil
 	}
 	return l.syncIndex()
