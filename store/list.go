@@ -45,6 +45,12 @@ func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) 
 			k, v = c.Next()
 		}
 		for ; k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
+			// Listing by kind skips other kinds without decoding them:
+			// packets list a few rare kinds (obligations, timeline) of a
+			// whole namespace on every build.
+			if kind, ok := headKind(v); ok && opts.Kind != "" && string(kind) != opts.Kind {
+				continue
+			}
 			id := string(k[len(pre):])
 			r, err := decodeHead(opts.NS, id, v)
 			if err != nil {
@@ -303,4 +309,18 @@ func countPrefix(b *bolt.Bucket, pre []byte) int {
 		n++
 	}
 	return n
+}
+
+// headKind returns the kind of an encoded head (the first field after the
+// format byte) without decoding the rest. ok is false when v is not a
+// well-formed head start; decodeHead then reports the corruption.
+func headKind(v []byte) (kind []byte, ok bool) {
+	if len(v) == 0 || v[0] != formatV1 {
+		return nil, false
+	}
+	n, w := binary.Uvarint(v[1:])
+	if w <= 0 || n > uint64(len(v)-1-w) {
+		return nil, false
+	}
+	return v[1+w : 1+w+int(n)], true
 }
