@@ -123,7 +123,15 @@ func (b *builder) measure() error {
 				kinds = append(kinds, c.rec.Kind)
 			}
 		}
-		for _, k := range kinds {
+		// One line per kind, at most maxGroups of them and a line for
+		// the other kinds: price the longest lines that can occur.
+		slices.SortFunc(kinds, func(x, y string) int { return cmp.Compare(len(y), len(x)) })
+		for i, k := range kinds {
+			if i == maxGroups {
+				b.groupCost += count(b.groupFragment(NoteGroup{Count: len(b.cands), Kinds: len(kinds), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
+					Fetch: listCmd(b.req.NS, "")}))
+				break
+			}
 			b.groupCost += count(b.groupFragment(NoteGroup{Kind: k, Count: len(b.cands), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
 				Fetch: listCmd(b.req.NS, k)}))
 		}
@@ -437,10 +445,32 @@ func (b *builder) group(p *Packet) {
 		g.Tokens += n.Tokens
 		g.MinRank, g.MaxRank = min(g.MinRank, n.Rank), max(g.MaxRank, n.Rank)
 	}
-	for _, k := range sortedKeys(groups) {
+	// The kinds with the most notes get a line each; the rest share one.
+	kinds := sortedKeys(groups)
+	slices.SortStableFunc(kinds, func(x, y string) int { return cmp.Compare(groups[y].Count, groups[x].Count) })
+	var other *NoteGroup
+	if len(kinds) > maxGroups+1 {
+		other = &NoteGroup{MinRank: groups[kinds[maxGroups]].MinRank, MaxRank: groups[kinds[maxGroups]].MaxRank, Fetch: listCmd(b.req.NS, "")}
+		for _, k := range kinds[maxGroups:] {
+			g := groups[k]
+			other.Count += g.Count
+			other.Kinds++
+			other.Tokens += g.Tokens
+			other.MinRank, other.MaxRank = min(other.MinRank, g.MinRank), max(other.MaxRank, g.MaxRank)
+		}
+		kinds = kinds[:maxGroups]
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
 		p.Grouped = append(p.Grouped, *groups[k])
 	}
+	if other != nil {
+		p.Grouped = append(p.Grouped, *other)
+	}
 }
+
+// maxGroups is how many kinds get a group line of their own.
+const maxGroups = 5
 
 // keptAll is every candidate kept in full, for the case where everything
 // fits.
@@ -455,14 +485,15 @@ func (b *builder) keptAll() []budget.Fitted {
 // fit runs the ladder with every note listed; when that leaves only the
 // frame or cannot fit, and the notes are more than Config.NoteShare of the
 // budget, it runs again with the least important notes grouped by kind,
-// and keeps that packet if it holds records.
+// and keeps that packet if it holds records (or is a smaller frame).
 func (b *builder) fit() (*Packet, error) {
 	p, err := b.fitWith(false)
 	if (err == nil && !p.FrameOnly) || !b.canGroup || (err != nil && !errors.Is(err, ErrCannotFit)) {
 		return p, err
 	}
-	if g, gerr := b.fitWith(true); gerr == nil && !g.FrameOnly {
-		return g, nil
+	g, gerr := b.fitWith(true)
+	if gerr == nil && (!g.FrameOnly || (p != nil && p.FrameOnly && g.Tokens < p.Tokens)) {
+		return g, nil // records fit once notes are grouped, or a smaller frame
 	}
 	b.grouping = false
 	return p, err

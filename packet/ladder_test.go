@@ -219,6 +219,11 @@ func TestFrameOnly(t *testing.T) {
 	if !strings.Contains(p.Report(), "Warning:") {
 		t.Errorf("report lacks the warning:\n%s", p.Report())
 	}
+	// Twelve kinds of notes beyond the note share: five kinds get a line,
+	// the other seven share one.
+	if len(p.Grouped) != maxGroups+1 || !strings.Contains(string(out), "- 7 more records of 7 other kinds · ") {
+		t.Errorf("grouped notes %+v; want %d lines, the last for 7 other kinds\n%s", p.Grouped, maxGroups+1, out)
+	}
 }
 
 // TestNeverOverBudget: the whole rendered packet, counted again with the

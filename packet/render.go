@@ -65,7 +65,10 @@ type Note struct {
 // Config.NoteShare percent of the budget, the most important are listed
 // and the rest are grouped. Packet.Deferred still holds every note.
 type NoteGroup struct {
+	// Kind is the kind of the records; "" for the line that gathers the
+	// kinds beyond the first five (Kinds says how many).
 	Kind  string `json:"kind"`
+	Kinds int    `json:"kinds,omitempty"`
 	Count int    `json:"count"`
 	// Tokens is what the records would have cost in full.
 	Tokens           int `json:"tokens"`
@@ -91,7 +94,18 @@ func (g NoteGroup) ranks() string {
 }
 
 func listCmd(ns, kind string) string {
+	if kind == "" {
+		return "lore ls --ns " + ns
+	}
 	return "lore ls --ns " + ns + " --kind " + shellQuote(kind)
+}
+
+// what names the records of a group: "style" or "records of 4 other kinds".
+func (g NoteGroup) what() string {
+	if g.Kind == "" {
+		return fmt.Sprintf("records of %d other kinds", g.Kinds)
+	}
+	return g.Kind
 }
 
 // freed is the tokens a note gave back to the budget.
@@ -380,7 +394,7 @@ func code(s string) string {
 
 func mdGroup(g NoteGroup) string {
 	return fmt.Sprintf("- %d more %s · rank %s · %s tokens · not listed one by one · %s\n",
-		g.Count, g.Kind, g.ranks(), thousands(g.Tokens), code(g.Fetch))
+		g.Count, g.what(), g.ranks(), thousands(g.Tokens), code(g.Fetch))
 }
 
 func oneLine(s string) string {
@@ -481,7 +495,11 @@ func xmlNote(n Note) string {
 }
 
 func xmlGroup(g NoteGroup) string {
-	return fmt.Sprintf("<more kind=%s count=\"%d\" ranks=\"%s\" tokens=\"%d\" fetch=%s/>\n", xattr(g.Kind), g.Count, g.ranks(), g.Tokens, xattr(g.Fetch))
+	kind := "kind=" + xattr(g.Kind)
+	if g.Kind == "" {
+		kind = fmt.Sprintf("kinds=\"%d\"", g.Kinds)
+	}
+	return fmt.Sprintf("<more %s count=\"%d\" ranks=\"%s\" tokens=\"%d\" fetch=%s/>\n", kind, g.Count, g.ranks(), g.Tokens, xattr(g.Fetch))
 }
 
 var xmlTextEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
