@@ -388,7 +388,11 @@ func (g *gatherer) readHeads() error {
 	for _, id := range sortedKeys(g.cands) {
 		h, ok := g.heads[id]
 		if !ok || (h.NS != "" && h.NS != g.req.NS) {
-			g.skips = append(g.skips, Skip{ID: id, Reason: "no such record (dangling link)"})
+			reason := "no such record (dangling link)"
+			if slices.ContainsFunc(g.cands[id].rels, func(r relation) bool { return r.match == MatchPOV }) {
+				reason = "no such record (dangling link or meta.pov of " + g.cands[id].rels[0].from + ")"
+			}
+			g.skips = append(g.skips, Skip{ID: id, Reason: reason})
 			delete(g.cands, id)
 			continue
 		}
