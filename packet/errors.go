@@ -45,7 +45,8 @@ type Protected struct {
 type SplitError struct {
 	NS     string
 	Budget int
-	// Frame is the fixed part of the packet (heading, request, notes).
+	// Frame is the rest of the packet: heading, request, and the notes of
+	// what was deferred. Frame plus the Tokens of Protected is Need.
 	Frame int
 	// Protected lists what could not be trimmed, most important first.
 	Protected []Protected

@@ -682,21 +682,26 @@ func (b *builder) frameOnly(limit int) (*Packet, error) {
 
 // splitError is ladder step 5: what could not be trimmed, and a split.
 func (b *builder) splitError(limit int, cause error) error {
-	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Frame: b.frame(), Cause: cause}
+	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
 	e.Need = b.fixedTotal()
+	// Each protected record at what its entry costs in its last form; the
+	// frame is the rest (heading, and the notes of what was deferred).
+	e.Frame = e.Need
 	byOrigin := map[string]int{}
 	var movable []int
 	for i, c := range b.cands {
 		if !b.fixed(i) || b.forms[i] == formOut {
 			continue
 		}
-		t := b.itemTokens(i)
+		t := b.cost[i][b.forms[i]]
+		e.Frame -= t
 		e.Protected = append(e.Protected, Protected{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Why: c.why, Form: b.forms[i].String(), Tokens: t})
 		byOrigin[c.origin] += t
 		if c.rank != 1 && !c.pinned {
 			movable = append(movable, i)
 		}
 	}
+	e.Frame = max(e.Frame, 0)
 	if len(b.req.Focus) > 1 {
 		var parts []string
 		for _, f := range b.req.Focus {
@@ -707,7 +712,7 @@ func (b *builder) splitError(limit int, cause error) error {
 	// Split off the largest protected records into a second packet until
 	// the first one fits.
 	slices.SortFunc(movable, func(x, y int) int {
-		if r := cmp.Compare(b.itemTokens(y), b.itemTokens(x)); r != 0 {
+		if r := cmp.Compare(b.cost[y][b.forms[y]], b.cost[x][b.forms[x]]); r != 0 {
 			return r
 		}
 		return strings.Compare(b.cands[x].rec.ID, b.cands[y].rec.ID)
@@ -719,8 +724,8 @@ func (b *builder) splitError(limit int, cause error) error {
 		if need <= limit {
 			break
 		}
-		need -= b.itemTokens(i)
-		moving += b.itemTokens(i)
+		need -= b.cost[i][b.forms[i]]
+		moving += b.cost[i][b.forms[i]]
 		moved = append(moved, b.cands[i].rec.ID)
 	}
 	if len(moved) > 0 && need <= limit && len(b.req.Focus) > 0 {

@@ -378,7 +378,7 @@ func buildOrErr(t *testing.T, env fxEnv, req Request) []byte {
 	p, err := Build(context.Background(), env.st, env.ix, req)
 	var split *SplitError
 	if errors.As(err, &split) {
-		return []byte(split.Report())
+		return []byte("-- exit 3 --\n" + split.Report())
 	}
 	if err != nil {
 		t.Fatalf("Build: %v", err)
@@ -387,7 +387,7 @@ func buildOrErr(t *testing.T, env fxEnv, req Request) []byte {
 	if err != nil {
 		t.Fatalf("Render: %v", err)
 	}
-	return append(out, p.Report()...)
+	return []byte("-- stdout --\n" + string(out) + "-- stderr --\n" + p.Report())
 }
 
 func TestXMLCarriesAnyBody(t *testing.T) {
