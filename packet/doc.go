@@ -71,11 +71,13 @@
 // (two-hop ones are what step 3 removes); 4 open obligations due; 5
 // bounding timeline entries; 6 relationships in play (linked to the scene,
 // or to the POV or a character one hop from the scene), and search hits
-// that no structural rule claims; 7 power rules if --when power; 8 style if the
-// task is draft or revise; 9 reader knowledge if --when info-control; 10
-// themes, motifs, tropes if --when thematic; 11 other branches and novels:
-// never, unless the request lists the kind. Ranks 1 to 5 are protected.
-// Query hits rank 6 so that a broad query cannot grow the protected set.
+// that no structural rule claims; 7 power rules if --when power; 8 style
+// if the task is draft or revise; 9 reader knowledge if --when
+// info-control; 10 themes, motifs, tropes if --when thematic; 11 other
+// branches and novels: never, unless the request lists the kind. Ranks 1
+// to 5 are protected. Query hits rank 6 so that a broad query cannot grow
+// the protected set. Within a rank: focus records first (in the order
+// asked), then higher search score, story order, id.
 //
 // The agent profile: 1 focus and pinned records, 2 core memories, 3 hits by
 // relevance, 4 one-hop neighbours of the focus and of hits, 5 two-hop
@@ -93,15 +95,21 @@
 // # Output
 //
 // Packet.Render gives markdown, XML or JSON, byte-identical for the same
-// store and request: no timestamps, everything sorted. Each carries its
-// token total (the real count of the whole output) and a content hash:
-// sha256 of the rendered bytes without the hash line (ContentHash checks
-// it). Packet.Report is the stderr summary, Packet.Explain the why table,
+// store and request: no timestamps, everything sorted. Each carries one
+// line with its token total (the count of the whole output; when stating
+// the number changes the count, a token or two over it, never under) and
+// a content hash: sha256 of the rendered bytes without that line, so the
+// hash and the total do not depend on each other (ContentHash checks it). Packet.Report is the stderr summary, Packet.Explain the why table,
 // ExitCode the CLI's exit code (0 complete, 2 something deferred or frame
 // only, 3 ErrCannotFit, 1 other errors).
 //
 // A budget below the frame (heading and notes) cannot be met: the packet
 // is the frame with a warning and every record deferred (FrameOnly), and
-// it is then larger than the budget; with pinned records Build fails with
-// ErrCannotFit instead.
+// it may then be larger than the budget; with pinned records Build fails
+// with ErrCannotFit instead. Protected content that does not fit in a
+// budget above the frame is ErrCannotFit (exit 3), never a frame-only
+// packet.
+//
+// Safe for concurrent use: Build keeps no state between calls, and a
+// Packet is read-only once built.
 package packet
