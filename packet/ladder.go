@@ -732,6 +732,16 @@ func (b *builder) splitError(limit int, cause error) error {
 		e.Proposals = append(e.Proposals, fmt.Sprintf("two packets: --focus %s without %s (about %s tokens), then --focus %s (about %s tokens)",
 			strings.Join(b.req.Focus, ","), strings.Join(moved, ", "), thousands(need), strings.Join(moved, ","), thousands(b.base+moving)))
 	}
+	// A smaller scope: the scenes the focus holds, one packet each.
+	var scenes []string
+	for i, c := range b.cands {
+		if b.fixed(i) && b.forms[i] != formOut && c.rank > 1 && c.rec.Kind == "scene" {
+			scenes = append(scenes, fmt.Sprintf("--focus %s (about %s tokens)", c.rec.ID, thousands(b.base+b.cost[i][formFull])))
+		}
+	}
+	if len(scenes) >= 2 {
+		e.Proposals = append(e.Proposals, "a smaller scope, one packet per scene: "+strings.Join(scenes, "; "))
+	}
 	if b.req.Hops > 1 {
 		e.Proposals = append(e.Proposals, "narrow the walk: --hops 1")
 	}

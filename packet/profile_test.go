@@ -247,3 +247,34 @@ func TestNotesGrouped(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitProposals: a chapter that cannot fit proposes one packet per
+// scene, and a request with two focus records one packet per focus.
+func TestSplitProposals(t *testing.T) {
+	ns := "n"
+	recs := []store.Record{{NS: ns, ID: "ch-1", Kind: "chapter", Body: fxProse(1, 50)}}
+	var links []store.Link
+	for i := range 3 {
+		id := fmt.Sprintf("s-%d", i)
+		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "scene", Order: int64(i + 1), Body: fxProse(uint64(10+i), 400)})
+		links = append(links, store.Link{NS: ns, From: "ch-1", Rel: "contains", To: id})
+	}
+	env := fxOpen(t, recs, links, true)
+	req := Request{NS: ns, Focus: []string{"ch-1"}, Budget: 900, Counter: fxCounter(t)}
+	_, err := Build(context.Background(), env.st, env.ix, req)
+	var split *SplitError
+	if !errors.As(err, &split) {
+		t.Fatalf("Build: %v; want a SplitError", err)
+	}
+	joined := strings.Join(split.Proposals, "\n")
+	for _, want := range []string{"one packet per scene: --focus s-0", "--focus s-1", "--focus s-2", "a larger budget: at least"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("proposals lack %q:\n%s", want, joined)
+		}
+	}
+	req.Focus = []string{"s-0", "s-1"}
+	_, err = Build(context.Background(), env.st, env.ix, req)
+	if !errors.As(err, &split) || !strings.Contains(strings.Join(split.Proposals, "\n"), "one packet per focus: --focus s-0") {
+		t.Errorf("two focus records: %v; want a per-focus proposal", err)
+	}
+}
