@@ -86,7 +86,10 @@ type Config struct {
 	// the same name. Built in: "novel" and "agent".
 	Profiles map[string]Profile `json:"profiles,omitempty"`
 	// Overflow is the overflow action per kind: "drop" (default),
-	// "truncate" or "fail".
+	// "truncate" (cut the body at a token boundary, keeping at least 32
+	// tokens, with a marker and a fetch handle) or "fail" (the packet is
+	// refused with ErrCannotFit). Protected and pinned records are never
+	// cut: the action applies to the ranks step 1 may drop.
 	Overflow map[string]budget.Action `json:"overflow,omitempty"`
 	// Scopes are the named budgets offered in split proposals. Default
 	// scene 8000, chapter 20000, arc 60000, novel 120000.
