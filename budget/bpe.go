@@ -43,16 +43,17 @@ func (c *bpeCounter) Name() string { return c.name }
 // Exact reports that the counts are the tokenizer's own.
 func (c *bpeCounter) Exact() bool { return true }
 
-// parallelMin is the smallest text Count splits across goroutines; below
-// it the goroutines cost more than they save.
-const parallelMin = 1 << 20
+// parallelMin is the smallest text Count splits across goroutines (a few
+// milliseconds of work); below it the goroutines cost more than they save.
+const parallelMin = 256 << 10
 
 // Count returns the number of tokens of text. Invalid UTF-8 is first
 // replaced per maximal ill-formed subsequence; text that looks like a
 // special token counts as the characters it is made of. Time is linear in
 // the length of text (up to a log factor for very long pieces); texts of
-// a megabyte or more are counted on all cores where they can be split
-// between pieces.
+// 256 KiB or more are counted on all cores where they can be split
+// between pieces. Memory is constant but for the longest piece (a run of
+// letters, spaces or punctuation): about 20 bytes per byte of it.
 func (c *bpeCounter) Count(text string) int {
 	text = sanitize(text)
 	if len(text) >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
@@ -92,7 +93,7 @@ func (v *vocab) pieceTokens(piece string, emit func(uint32), sc *scratch) int {
 // countParallel counts s in chunks cut where a piece boundary is certain,
 // on up to procs goroutines; the sum equals count(s).
 func (c *bpeCounter) countParallel(s string, procs int) int {
-	cuts := chunkCuts(s, procs*4, parallelMin/8)
+	cuts := chunkCuts(s, procs*4, parallelMin/4)
 	if len(cuts) <= 2 {
 		return c.count(s)
 	}

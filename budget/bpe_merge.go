@@ -9,7 +9,7 @@ package budget
 // (rank, start) pairs, so one long piece (a megabyte of '=') cannot stall.
 
 // smallPiece is the longest piece mergeSmall handles.
-const smallPiece = 48
+const smallPiece = 24
 
 type smallPart struct {
 	start int32

@@ -141,7 +141,7 @@ func contraction(s string, i int) int {
 }
 
 // longSFolds says whether (?i:'s) matches "'ſ"; see contraction.
-var longSFolds = true
+const longSFolds = true
 
 // scan returns the end of the run of runes whose class has a bit of mask,
 // starting at i.
