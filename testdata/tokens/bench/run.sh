@@ -27,5 +27,3 @@ node "$here/table.mjs" "$work/go.txt" "$work/node.jsonl" "$work/counts.jsonl"
 echo
 echo "Loading (first use in a fresh process, best of 5):"
 grep 'ready in a fresh process' "$work/load.txt" | sed 's/^.*\.go:[0-9]*: /- /'
-echo
-echo "npm tiktoken loads its WASM and tables when get_encoding is called; see bench.mjs."

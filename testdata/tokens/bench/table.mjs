@@ -23,7 +23,7 @@ for (const line of readFileSync(countsFile, "utf8").split("\n")) {
   if (line) { const r = JSON.parse(line); counts[`${r.encoding}/${r.file}`] = r; }
 }
 const kinds = ["prose", "code", "cjk", "json", "golden", "mixed", "run-a", "run-space", "run-equals", "run-emoji"];
-const f = (x) => (x === undefined ? "-" : x.toFixed(1));
+const f = (x) => (x === undefined ? "-" : x < 1 ? x.toFixed(3) : x.toFixed(1));
 console.log("Wall-clock MB/s, then MB per CPU-second in parentheses (user + system time of the process: robust when other processes share the cores). Ratio: Lore single goroutine / npm tiktoken, by CPU time (by wall time in parentheses).");
 console.log();
 console.log("| text | encoding | npm tiktoken 1.0.22 (WASM) | Lore `count`, 1 goroutine | ratio | Lore `Count` (parallel) | pkoukk/tiktoken-go | same count |");
