@@ -140,7 +140,7 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b := &builder{req: req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{}}
+	b := &builder{req: g.req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{}}
 	if err := b.measure(); err != nil {
 		return nil, err
 	}

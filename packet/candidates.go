@@ -121,8 +121,16 @@ func (g *gatherer) gather() error {
 			}
 		}
 	}
+	// Story time: the request's position, else the focus's own, so that a
+	// scene's packet does not see facts that only hold from later scenes.
+	switch {
+	case req.AsOf == NoStoryTime:
+		g.req.AsOf = 0
+	case req.AsOf == 0:
+		g.req.AsOf = g.pos
+	}
 	if g.pos == 0 {
-		g.pos = req.AsOf
+		g.pos = g.req.AsOf
 	}
 	isFocus := func(id string) bool { return slices.Contains(req.Focus, id) }
 	// Graph neighbours and POV characters of each focus.

@@ -86,11 +86,13 @@
 //
 // # Story time
 //
-// With Request.AsOf, a record is loaded only while meta.from <= AsOf <=
-// meta.until (both inclusive); positions are numbers or ids of records
-// with an order. A fact that changes at scene 30 is not leaked into scene
-// 12. Without AsOf there is no story time: the focus's own order does not
-// filter anything.
+// A record is loaded only while meta.from <= AsOf <= meta.until (both
+// inclusive); positions are numbers or ids of records with an order. A
+// fact that changes at scene 30 is not leaked into scene 12. Request.AsOf
+// 0 takes the focus's position (the smallest order among the focus
+// records; none when no focus has one), so a scene packet never sees what
+// only holds later; NoStoryTime turns story time off. The packet's request
+// line shows the position used.
 //
 // # Output
 //

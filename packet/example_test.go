@@ -54,7 +54,7 @@ func Example() {
 	fmt.Print(p.Report())
 	fmt.Println("exit", packet.ExitCode(p, nil))
 	// Output:
-	// Packed: 3 records, 291 tokens (72% of budget 400)
+	// Packed: 3 records, 298 tokens (74% of budget 400)
 	// Deferred: 1 record, 331 tokens freed:
 	//      331  style  (rank 8, dropped: over budget)
 	// exit 2

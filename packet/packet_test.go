@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -78,7 +79,8 @@ func TestStoryTime(t *testing.T) {
 		asOf          int64
 		secret, named bool // mara-secret (from 30) and old-name (until scene-11 = 11)
 	}{
-		{asOf: 0, secret: true},
+		{asOf: NoStoryTime, secret: true},
+		{asOf: 0, secret: false}, // the focus's position: 12
 		{asOf: 12, secret: false},
 		{asOf: 30, secret: true},
 		{asOf: 40, secret: true},
@@ -136,7 +138,7 @@ func TestConditionFalseNotLoaded(t *testing.T) {
 	if i < 0 || !strings.Contains(p.Skipped[i].Reason, "--when thematic") {
 		t.Errorf("theme-ash not reported as skipped: %+v", p.Skipped)
 	}
-	if !strings.Contains(p.Report(), "Not loaded: 1 record ") {
+	if !strings.Contains(p.Report(), fmt.Sprintf("Not loaded: %s (", records(len(p.Skipped)))) || len(p.Skipped) != 2 {
 		t.Errorf("report does not count the record not loaded:\n%s", p.Report())
 	}
 	if bytes.Contains(out, []byte("Style DNA")) {
@@ -336,7 +338,7 @@ func TestRequestValidation(t *testing.T) {
 		{"task", func(r *Request) { r.Task = "write" }, `"write"`, ErrInvalidRequest},
 		{"when", func(r *Request) { r.When = []string{"power,magic"} }, `"magic"`, ErrInvalidRequest},
 		{"hops", func(r *Request) { r.Hops = 3 }, "hops 3", ErrInvalidRequest},
-		{"as-of", func(r *Request) { r.AsOf = -1 }, "-1", ErrInvalidRequest},
+		{"as-of", func(r *Request) { r.AsOf = -2 }, "-2", ErrInvalidRequest},
 		{"profile", func(r *Request) { r.Profile = "poem" }, `"poem"`, ErrInvalidRequest},
 		{"format", func(r *Request) { r.Format = "html" }, `"html"`, ErrInvalidRequest},
 		{"encoding", func(r *Request) { r.Counter, r.Encoding = nil, "p50k" }, `"p50k"`, ErrInvalidRequest},

@@ -8,6 +8,10 @@ import (
 	"github.com/lorekeep/lore/store"
 )
 
+// NoStoryTime as Request.AsOf turns story time off: every record is
+// loaded whatever its meta.from and meta.until.
+const NoStoryTime int64 = -1
+
 // Task modes a Request may name.
 var validTasks = []string{"draft", "revise", "plan", "audit"}
 
@@ -39,7 +43,10 @@ type Request struct {
 	// Hops is the graph walk from each focus: 1 (default) or 2.
 	Hops int `json:"hops,omitempty"`
 	// AsOf is a story position: records whose meta.from/meta.until
-	// exclude it are not loaded. 0 means no story time.
+	// exclude it are not loaded. 0 means the position of the focus (the
+	// smallest order among the focus records), so that a scene's packet
+	// does not see what only holds later; with no ordered focus, no story
+	// time. NoStoryTime turns story time off.
 	AsOf int64 `json:"as_of,omitempty"`
 	// Profile names the rank table; empty means Config.DefaultProfile.
 	Profile string `json:"profile,omitempty"`
@@ -111,8 +118,8 @@ func (r Request) normalize() (Request, Config, error) {
 	default:
 		return r, cfg, invalidf("hops %d: want 1 or 2", r.Hops)
 	}
-	if r.AsOf < 0 {
-		return r, cfg, invalidf("as-of %d: want a story position of 1 or more (0 for none)", r.AsOf)
+	if r.AsOf < NoStoryTime {
+		return r, cfg, invalidf("as-of %d: want a story position of 1 or more (0 for the focus's, %d for none)", r.AsOf, NoStoryTime)
 	}
 	if r.Profile == "" {
 		r.Profile = cfg.DefaultProfile
