@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -16,6 +17,9 @@ type ListOptions struct {
 	Tag   string // only records with this tag, when set
 	After string // paging cursor: start after this id (the next of the previous page)
 	Limit int    // at most this many; 0 means no limit
+	// Pinned, when set, keeps only pinned records. Like Kind, it is read
+	// without decoding the other heads.
+	Pinned bool
 }
 
 // List returns the heads (no bodies) of one namespace's records, sorted
@@ -48,15 +52,22 @@ func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) 
 			// Listing by kind skips other kinds without decoding them:
 			// packets list a few rare kinds (obligations, timeline) of a
 			// whole namespace on every build.
-			if kind, ok := headKind(v); ok && opts.Kind != "" && string(kind) != opts.Kind {
-				continue
+			if opts.Kind != "" {
+				if kind, ok := headKind(v); ok && string(kind) != opts.Kind {
+					continue
+				}
+			}
+			if opts.Pinned {
+				if p, ok := peekHead(v); ok && !p.pinned {
+					continue
+				}
 			}
 			id := string(k[len(pre):])
 			r, err := decodeHead(opts.NS, id, v)
 			if err != nil {
 				return err
 			}
-			if opts.Kind != "" && r.Kind != opts.Kind || opts.Tag != "" && !slices.Contains(r.Tags, opts.Tag) {
+			if opts.Kind != "" && r.Kind != opts.Kind || opts.Tag != "" && !slices.Contains(r.Tags, opts.Tag) || opts.Pinned && !r.Pinned {
 				continue
 			}
 			if opts.Limit > 0 && len(heads) == opts.Limit {
@@ -323,4 +334,152 @@ func headKind(v []byte) (kind []byte, ok bool) {
 		return nil, false
 	}
 	return v[1+w : 1+w+int(n)], true
+}
+
+// headPeek is what peekHead reads of an encoded head.
+type headPeek struct {
+	pinned  bool
+	updated int64 // UnixNano; 0 for the zero time
+}
+
+// peekHead reads the pinned flag and the update time of an encoded head,
+// skipping the fields before them without allocating. ok is false when v
+// is not well formed; decodeHead then reports the corruption.
+func peekHead(v []byte) (p headPeek, ok bool) {
+	if len(v) == 0 || v[0] != formatV1 {
+		return p, false
+	}
+	b := v[1:]
+	uv := func() (uint64, bool) {
+		x, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return x, true
+	}
+	skipStr := func() bool {
+		n, ok := uv()
+		if !ok || n > uint64(len(b)) {
+			return false
+		}
+		b = b[n:]
+		return true
+	}
+	for range 3 { // kind, title, summary
+		if !skipStr() {
+			return p, false
+		}
+	}
+	tags, ok := uv()
+	if !ok || tags > uint64(len(b)) {
+		return p, false
+	}
+	for range tags {
+		if !skipStr() {
+			return p, false
+		}
+	}
+	meta, ok := uv()
+	if !ok || meta > uint64(len(b)) {
+		return p, false
+	}
+	for range 2 * meta {
+		if !skipStr() {
+			return p, false
+		}
+	}
+	sv := func() (int64, bool) {
+		x, n := binary.Varint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return x, true
+	}
+	if _, ok := sv(); !ok { // order
+		return p, false
+	}
+	if len(b) == 0 {
+		return p, false
+	}
+	p.pinned = b[0]&flagPinned != 0
+	b = b[1:]
+	if _, ok := sv(); !ok { // created
+		return p, false
+	}
+	p.updated, ok = sv()
+	return p, ok
+}
+
+// Recent returns the heads of the n most recently updated records of ns,
+// newest first (equal times by id). It reads only the update time of the
+// heads it passes over, so it costs a walk over the namespace's keys, not
+// a decode of every record.
+func (s *Store) Recent(ns string, n int) ([]Record, error) {
+	if err := ValidNamespace(ns); err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("%w: recent count %d is negative; want 0 or more", ErrInvalid, n)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	type entry struct {
+		updated int64
+		id      string
+		v       []byte
+	}
+	// newer orders entries newest first, then by id.
+	newer := func(a, b entry) int {
+		if a.updated != b.updated {
+			if a.updated > b.updated {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.id, b.id)
+	}
+	var out []Record
+	err := s.db.View(func(tx *bolt.Tx) error {
+		pre := prefix(ns)
+		top := make([]entry, 0, n+1) // sorted by newer; at most n kept
+		c := tx.Bucket(bucketHeads).Cursor()
+		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
+			p, ok := peekHead(v)
+			if !ok {
+				_, err := decodeHead(ns, string(k[len(pre):]), v)
+				if err == nil {
+					err = fmt.Errorf("%w: head of %q in namespace %q", ErrCorrupt, k[len(pre):], ns)
+				}
+				return err
+			}
+			if len(top) == n {
+				last := top[n-1]
+				if p.updated < last.updated || p.updated == last.updated && string(k[len(pre):]) > last.id {
+					continue
+				}
+			}
+			e := entry{updated: p.updated, id: string(k[len(pre):]), v: v}
+			i, _ := slices.BinarySearchFunc(top, e, newer)
+			top = slices.Insert(top, i, e)
+			if len(top) > n {
+				top = top[:n]
+			}
+		}
+		out = make([]Record, 0, len(top))
+		for _, e := range top {
+			r, err := decodeHead(ns, e.id, e.v)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
