@@ -332,20 +332,28 @@ type query struct {
 	Text    string
 }
 
-// queries returns q seeded queries over the first n records: in novel
-// namespaces a scene as focus (the active scene) and two or three words;
-// in agent namespaces the words alone.
+// queries returns q seeded queries over the n records, alternately novel
+// and agent: in novel namespaces a scene as focus (the active scene) and
+// two or three words; in agent namespaces the words alone.
 func (c corpus) queries(q int) []query {
 	rng := rand.New(rand.NewPCG(c.seed, 0x9e3779b9))
 	out := make([]query, 0, q)
-	for len(out) < q {
+	for tries := 0; len(out) < q; tries++ {
 		i := rng.IntN(c.n)
 		ns := recordNS(i)
+		want := "novel"
+		if len(out)%2 == 1 {
+			want = "agent"
+		}
+		scene := c.kindOf(i) == "scene"
+		// A tiny corpus may lack a profile or a scene: after enough
+		// tries, take what there is.
+		if (ns.profile != want || ns.profile == "novel" && !scene) && tries < 1000 {
+			continue
+		}
+		tries = 0
 		qr := query{NS: ns.name, Profile: ns.profile}
-		if ns.profile == "novel" {
-			if c.kindOf(i) != "scene" {
-				continue
-			}
+		if ns.profile == "novel" && scene {
 			qr.Focus = recordID(i)
 		}
 		// Words of middling frequency: ranks 60..3000 of the vocabulary.

@@ -256,3 +256,20 @@ func TestRunSmall(t *testing.T) {
 		t.Error("the index lags the store after the ingest phase")
 	}
 }
+
+func TestQueriesAlternateAndTinyCorpus(t *testing.T) {
+	qs := corpus{seed: 2, n: 5000}.queries(40)
+	for i, q := range qs {
+		want := "novel"
+		if i%2 == 1 {
+			want = "agent"
+		}
+		if q.Profile != want || (want == "novel") != (q.Focus != "") {
+			t.Errorf("query %d = %+v, want profile %s (novel with a focus)", i, q, want)
+		}
+	}
+	// One record: no scene, no agent namespace; queries still come.
+	if qs := (corpus{seed: 2, n: 1}).queries(4); len(qs) != 4 {
+		t.Errorf("%d queries over one record, want 4", len(qs))
+	}
+}
