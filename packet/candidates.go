@@ -78,12 +78,19 @@ func (g *gatherer) uses(match string) bool {
 
 // list pages through every head of kind (all kinds when kind is "").
 func (g *gatherer) list(kind string) ([]store.Record, error) {
+	return g.listWith(store.ListOptions{NS: g.req.NS, Kind: kind})
+}
+
+// listWith pages through every head opts selects.
+func (g *gatherer) listWith(opts store.ListOptions) ([]store.Record, error) {
 	var out []store.Record
 	after := ""
 	for {
-		page, next, err := g.src.List(store.ListOptions{NS: g.req.NS, Kind: kind, After: after, Limit: 1000})
+		o := opts
+		o.After, o.Limit = after, 1000
+		page, next, err := g.src.List(o)
 		if err != nil {
-			return nil, fmt.Errorf("list kind %q in ns %q: %w", kind, g.req.NS, err)
+			return nil, fmt.Errorf("list kind %q in ns %q: %w", opts.Kind, g.req.NS, err)
 		}
 		for _, h := range page {
 			if h.NS != "" && h.NS != g.req.NS {
@@ -341,36 +348,53 @@ func (g *gatherer) timeline() error {
 }
 
 func (g *gatherer) pinnedAndRecent(isFocus func(string) bool) error {
-	all, err := g.list("")
-	if err != nil {
-		return err
-	}
 	if g.uses(MatchPinned) {
-		for _, h := range all {
+		pinned, err := g.listWith(store.ListOptions{NS: g.req.NS, Pinned: true})
+		if err != nil {
+			return err
+		}
+		for _, h := range pinned {
+			// A source that ignores the filter still gets it right.
 			if h.Pinned && !isFocus(h.ID) {
 				g.add(h.ID, relation{match: MatchPinned, why: "pinned"})
 			}
 		}
 	}
-	if g.uses(MatchRecent) && g.prof.Recent > 0 {
-		recent := slices.Clone(all)
-		slices.SortFunc(recent, func(a, b store.Record) int {
-			if c := b.Updated.Compare(a.Updated); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.ID, b.ID)
-		})
-		n := 0
-		for _, h := range recent {
-			if n == g.prof.Recent {
-				break
-			}
-			if isFocus(h.ID) {
-				continue
-			}
-			g.add(h.ID, relation{match: MatchRecent, why: "recently updated"})
-			n++
+	if !g.uses(MatchRecent) || g.prof.Recent <= 0 {
+		return nil
+	}
+	var recent []store.Record
+	if r, ok := g.src.(Recenter); ok {
+		heads, err := r.Recent(g.req.NS, g.prof.Recent+len(g.req.Focus))
+		if err != nil {
+			return fmt.Errorf("recent records of ns %q: %w", g.req.NS, err)
 		}
+		recent = heads
+	} else {
+		all, err := g.list("")
+		if err != nil {
+			return err
+		}
+		recent = all
+	}
+	recent = slices.Clone(recent)
+	slices.SortStableFunc(recent, func(a, b store.Record) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	n := 0
+	for _, h := range recent {
+		if n == g.prof.Recent {
+			break
+		}
+		if isFocus(h.ID) || (h.NS != "" && h.NS != g.req.NS) {
+			continue
+		}
+		g.heads[h.ID] = h
+		g.add(h.ID, relation{match: MatchRecent, why: "recently updated"})
+		n++
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 var (
 	_ Source      = (*store.Store)(nil)
 	_ TokenSetter = (*store.Store)(nil)
+	_ Recenter    = (*store.Store)(nil)
 	_ Searcher    = (*index.Index)(nil)
 )
 

@@ -88,6 +88,18 @@ func TestAgentProfile(t *testing.T) {
 		t.Errorf("m1 loaded although it is neither recent nor related: %v", entryIDs(p))
 	}
 
+	// A source without Recent lists the namespace instead: same packet.
+	plain := struct{ Source }{env.st}
+	q, err := Build(context.Background(), plain, env.ix, Request{NS: "agent-x", Query: "coffee", Budget: 8000, Profile: "agent", Counter: fxCounter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := p.Render("md")
+	b, _ := q.Render("md")
+	if !bytes.Equal(a, b) {
+		t.Errorf("packet through a plain Source differs from the store's:\n%s\n---\n%s", a, b)
+	}
+
 	// Tight budget: pinned and core stay whole, hits go first from rank 6 up.
 	tight, _ := fxBuild(t, env, Request{NS: "agent-x", Query: "coffee", Budget: 500, Profile: "agent"})
 	for _, id := range []string{"persona", "user-prefs"} {

@@ -28,6 +28,15 @@ type TokenSetter interface {
 	SetTokens(ns, id, counter string, tc store.TokenCount) error
 }
 
+// Recenter is implemented by a Source that can list the most recently
+// updated records without reading every head (*store.Store does); the
+// agent profile's "recent" rule uses it, else it lists the namespace.
+type Recenter interface {
+	// Recent returns the heads of the n most recently updated records,
+	// newest first, equal times by id.
+	Recent(ns string, n int) ([]store.Record, error)
+}
+
 // Searcher finds records by full text within one namespace. *index.Index
 // satisfies it.
 type Searcher interface {
