@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -62,6 +63,13 @@ type phaseResult struct {
 	Seconds    float64 `json:"seconds"`
 	CPUSeconds float64 `json:"cpu_seconds"`
 	PeakRSS    int64   `json:"peak_rss_bytes"`
+	// At the end of the phase: resident anonymous memory (the Go heap and
+	// stacks) and resident file pages (the mmapped bbolt file and index
+	// segments, which the kernel can drop at will), and the most heap the
+	// Go runtime obtained from the OS.
+	RSSAnon int64 `json:"rss_anon_bytes"`
+	RSSFile int64 `json:"rss_file_bytes"`
+	HeapSys int64 `json:"go_heap_sys_bytes"`
 
 	// Ingest and count.
 	Records int   `json:"records,omitempty"`
@@ -147,7 +155,11 @@ func runPhase(a phaseArgs) (phaseResult, error) {
 		return res, fmt.Errorf("phase %q: want one of %s: %w", a.Phase, strings.Join(phaseNames, ", "), errUsage)
 	}
 	res.Phase = a.Phase
-	res.PeakRSS = vmHWM()
+	st := procStatus()
+	res.PeakRSS, res.RSSAnon, res.RSSFile = st["VmHWM"], st["RssAnon"], st["RssFile"]
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	res.HeapSys = int64(ms.HeapSys)
 	return res, err
 }
 
@@ -381,24 +393,32 @@ func count(c corpus, a phaseArgs) (phaseResult, error) {
 
 // vmHWM returns this process's peak resident set size in bytes, from
 // /proc/self/status (0 where there is no /proc).
-func vmHWM() int64 {
+func vmHWM() int64 { return procStatus()["VmHWM"] }
+
+// procStatus returns the sizes (in bytes) that /proc/self/status gives in
+// kB, by name: VmHWM, VmRSS, RssAnon, RssFile... Empty without /proc.
+func procStatus() map[string]int64 {
+	out := map[string]int64{}
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
-		return 0
+		return out
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		v, ok := strings.CutSuffix(strings.TrimSpace(rest), " kB")
+		if !ok {
+			continue
+		}
+		if kb, err := strconv.ParseInt(v, 10, 64); err == nil {
+			out[name] = kb << 10
 		}
 	}
-	return 0
+	return out
 }
 
 // dirBytes sums the sizes of the regular files under dir.

@@ -174,6 +174,11 @@ func (rep *report) print(w io.Writer) {
 	f2 := func(x float64) string { return fmt.Sprintf("%.2f", x) }
 	n0 := func(x float64) string { return fmt.Sprintf("%.0f", x) }
 	mb := func(x int64) string { return fmt.Sprintf("%.0f", float64(x)/mib) }
+	// Peak RSS, then the anonymous part at the end (the rest is mmapped
+	// store and index pages).
+	rss := func(p phaseResult) string {
+		return fmt.Sprintf("%.0f (anon %.0f)", float64(p.PeakRSS)/mib, float64(p.RSSAnon)/mib)
+	}
 
 	fmt.Fprintln(w, "INGEST (batches of PutMany vs bleve default mapping)")
 	row("N", "lore s", "bleve s", "ratio", "lore rec/s", "bleve rec/s", "lore MB/s", "bleve MB/s", "lore µs/rec", "lore cpu µs/rec", "bleve cpu µs/rec", "cpu ratio", "lore RSS MiB", "bleve RSS MiB")
@@ -182,7 +187,7 @@ func (rep *report) print(w io.Writer) {
 		row(fmt.Sprint(r.N), f1(r.IngestLore.Seconds), f1(r.IngestBleve.Seconds), f2(d.IngestTimeRatio),
 			n0(d.LoreRecordsPerS), n0(d.BleveRecordsPerS), f2(d.LoreMBPerS), f2(d.BleveMBPerS),
 			n0(d.LoreUsPerRecord), n0(d.LoreCPUUsPerRec), n0(d.BleveCPUUsPerRec), f2(d.IngestCPURatio),
-			mb(r.IngestLore.PeakRSS), mb(r.IngestBleve.PeakRSS))
+			rss(r.IngestLore), rss(r.IngestBleve))
 	}
 	tw.Flush()
 
@@ -198,7 +203,7 @@ func (rep *report) print(w io.Writer) {
 			}
 			row(fmt.Sprint(r.N), fmt.Sprintf("%s %d", b.scope, b.tokens), f2(l.P50ms), f2(l.P95ms), f2(l.P99ms),
 				f2(base.P50ms), f2(base.P95ms), f2(base.P99ms), f2(ratio),
-				fmt.Sprint(l.Deferred), fmt.Sprint(l.Refused), f1(base.Hits), mb(r.Packets.PeakRSS), mb(r.SearchBleve.PeakRSS))
+				fmt.Sprint(l.Deferred), fmt.Sprint(l.Refused), f1(base.Hits), rss(r.Packets), rss(r.SearchBleve))
 		}
 	}
 	tw.Flush()
