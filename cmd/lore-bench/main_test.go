@@ -217,6 +217,9 @@ func TestRunSmall(t *testing.T) {
 			t.Errorf("packet latency %s = %+v, want 12 samples with p99 >= p50 > 0", scope, l)
 		}
 	}
+	if own := r.Packets.Latency["search"]; own.Count != 12 || own.Hits == 0 {
+		t.Errorf("Lore search = %+v, want 12 queries that find something", own)
+	}
 	if base := r.SearchBleve.Latency["top50"]; base.Count != 12 || base.Hits == 0 {
 		t.Errorf("baseline search = %+v, want 12 queries that find something", base)
 	}
@@ -232,7 +235,7 @@ func TestRunSmall(t *testing.T) {
 		t.Errorf("counting = %+v, want 100 records of 40+ tokens", rep.Counting)
 	}
 	// The table carries the same figures.
-	for _, want := range []string{"INGEST", "PACKETS", "COLD CLI", "COUNTING", "scene 8000", "chapter 20000"} {
+	for _, want := range []string{"INGEST", "PACKETS", "SEARCH ALONE", "COLD CLI", "COUNTING", "scene 8000", "chapter 20000"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

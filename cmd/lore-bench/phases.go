@@ -20,6 +20,7 @@ import (
 
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/packet"
 )
 
@@ -309,6 +310,25 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		}
 		res.Latency[b.scope] = s
 	}
+	// Lore's search alone (its own mapping, the same words, top 50, each
+	// hit checked against the store), to compare index with index.
+	ds := make([]time.Duration, 0, len(qs))
+	hits := 0
+	for k, q := range qs {
+		t := time.Now()
+		h, err := l.Search(ctx, index.Query{NS: q.NS, Text: q.Text, Limit: 50})
+		d := time.Since(t)
+		if err != nil {
+			return res, fmt.Errorf("search ns %q query %q: %w", q.NS, q.Text, err)
+		}
+		if k >= warmup || len(qs) <= warmup {
+			ds = append(ds, d)
+		}
+		hits += len(h)
+	}
+	s := summarize(ds)
+	s.Hits = float64(hits) / float64(len(qs))
+	res.Latency["search"] = s
 	res.Seconds = total.Seconds()
 	return res, nil
 }

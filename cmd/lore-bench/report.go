@@ -208,6 +208,18 @@ func (rep *report) print(w io.Writer) {
 	}
 	tw.Flush()
 
+	fmt.Fprintln(w, "\nSEARCH ALONE (top 50, same words; ms): Lore's index (hits checked against the store) vs bleve default mapping")
+	row("N", "lore p50", "p95", "p99", "lore hits", "bleve p50", "p95", "p99", "bleve hits", "p50 ratio")
+	for _, r := range rep.Runs {
+		l, base := r.Packets.Latency["search"], r.SearchBleve.Latency["top50"]
+		ratio := 0.0
+		if base.P50ms > 0 {
+			ratio = l.P50ms / base.P50ms
+		}
+		row(fmt.Sprint(r.N), f2(l.P50ms), f2(l.P95ms), f2(l.P99ms), f1(l.Hits), f2(base.P50ms), f2(base.P95ms), f2(base.P99ms), f1(base.Hits), f2(ratio))
+	}
+	tw.Flush()
+
 	fmt.Fprintln(w, "\nCOLD CLI (`lore packet --scope scene`, fresh process; ms) and DISK")
 	row("N", "cold median", "cold max", "runs", "lore bytes/rec", "bleve bytes/rec", "lore MiB", "bleve MiB", "text bytes/rec")
 	for _, r := range rep.Runs {
