@@ -7,8 +7,11 @@ import (
 
 // The splitters below cut text into the pieces that the encodings' regular
 // expressions match, without a regex engine: each piece is found by looking
-// at a few characters, so splitting is linear in the text (the backtracking
-// regexp2 engine the library uses is not, on long runs of spaces).
+// at its characters once (the whitespace alternatives back off at most to
+// the last line break or the last space of the run), so splitting is linear
+// in the text. The library's regexp2 is linear on these patterns too
+// (8, 16, 32 KB of spaces: 0.25, 0.5, 0.94 ms) but slow: about 5 MB/s on
+// short pieces, against several hundred here.
 //
 // cl100k_base: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|
 //   \p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
