@@ -24,7 +24,7 @@ for (const line of readFileSync(countsFile, "utf8").split("\n")) {
 }
 const kinds = ["prose", "code", "cjk", "json", "golden", "mixed", "run-a", "run-space", "run-equals", "run-emoji"];
 const f = (x) => (x === undefined ? "-" : x < 1 ? x.toFixed(3) : x.toFixed(1));
-console.log("Wall-clock MB/s, then MB per CPU-second in parentheses (user + system time of the process: robust when other processes share the cores). Ratio: Lore single goroutine / npm tiktoken, by CPU time (by wall time in parentheses).");
+console.log("Wall-clock MB/s, then MB per CPU-second in parentheses (user + system time of the process: robust when other processes share the cores). Ratio: Lore single goroutine / npm tiktoken, by wall time (by CPU time in parentheses).");
 console.log();
 console.log("| text | encoding | npm tiktoken 1.0.22 (WASM) | Lore `count`, 1 goroutine | ratio | Lore `Count` (parallel) | pkoukk/tiktoken-go | same count |");
 console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |");
@@ -40,7 +40,7 @@ for (const enc of ["cl100k_base", "o200k_base"]) {
     if (n) {
       nodeCell = `${f(n.mbps)} (${f(n.cpu_mbps)})`;
       if (kind.startsWith("run-")) nodeCell += ` on ${(n.bytes / 1024).toFixed(0)} KB: ${(n.cpu_ms / 1000).toFixed(2)} s`;
-      if (ours && oursCPU) ratio = `${(oursCPU / n.cpu_mbps).toFixed(1)}x (${(ours / n.mbps).toFixed(1)}x)`;
+      if (ours && oursCPU) ratio = `${(ours / n.mbps).toFixed(1)}x (${(oursCPU / n.cpu_mbps).toFixed(1)}x)`;
       if (c) {
         const mine = kind.startsWith("run-") ? c.prefixTokens : c.tokens;
         same = mine === n.tokens ? `yes (${n.tokens})` : `NO (${mine} vs ${n.tokens})`;
