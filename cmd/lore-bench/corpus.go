@@ -1,11 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
+
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/lorekeep/lore/store"
 )
@@ -55,11 +59,15 @@ var profileKinds = map[string][]weighted{
 
 var relations = []string{"appears_in", "knows", "located_at", "mentions", "part_of", "precedes", "relates_to", "pov"}
 
-// vocabulary is the word list, most frequent first: real English words
+// vocabulary is the word list, most frequent first: common English words
 // for the head of the Zipf curve (so stop words and common words behave as
-// in prose), then pronounceable made-up words for the long tail.
+// in prose), then English words in the order a byte-pair tokenizer learnt
+// them (cl100k_base merge ranks, a fair proxy for frequency), so most words
+// are one token as in real prose. Made-up proper names (characters, places)
+// are mixed in by the text generator.
 type vocabulary struct {
 	words []string
+	names []string
 }
 
 // headWords are common English words in rough frequency order.
@@ -81,37 +89,85 @@ closed broke burned fell rose ran remembered forgot answered followed
 quiet dark cold bright sudden small heavy empty broken distant ancient
 strange hidden careful bitter gentle narrow deep grey green red white black`)
 
-// syllables build the tail words.
+// syllables build the made-up names.
 var syllables = strings.Fields(`ka ren tho mal is ven dor ul sa mir ath el gor bri an cor
 dun fal har ith jor kel lun mor nes ol per quin ras sel tar ur vin wes yl zan
 bel cas dre fen gil hol ing lor mer nor pal rin sor tev ver`)
 
-func newVocabulary(size int) *vocabulary {
-	v := &vocabulary{words: make([]string, 0, size)}
+// newVocabulary builds size words and names made-up names.
+func newVocabulary(size, names int) (*vocabulary, error) {
+	v := &vocabulary{}
 	seen := map[string]bool{}
-	for _, w := range headWords {
-		if !seen[w] {
+	add := func(w string) {
+		if !seen[w] && len(v.words) < size {
 			seen[w] = true
 			v.words = append(v.words, w)
 		}
 	}
+	for _, w := range headWords {
+		add(w)
+	}
+	ranks, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe("cl100k_base.tiktoken")
+	if err != nil {
+		return nil, fmt.Errorf("load the word list from cl100k_base: %w", err)
+	}
+	type ranked struct {
+		word string
+		rank int
+	}
+	var tokens []ranked
+	for tok, rank := range ranks {
+		if w, ok := strings.CutPrefix(tok, " "); ok && len(w) >= 3 && len(w) <= 12 && isLower(w) {
+			tokens = append(tokens, ranked{w, rank})
+		}
+	}
+	slices.SortFunc(tokens, func(a, b ranked) int { return cmp.Compare(a.rank, b.rank) })
+	for _, t := range tokens {
+		add(t.word)
+	}
+	if len(v.words) < size {
+		return nil, fmt.Errorf("cl100k_base gave %d words, want %d", len(v.words), size)
+	}
 	rng := rand.New(rand.NewPCG(0x10e, 0xb0c))
-	for len(v.words) < size {
+	nameSeen := map[string]bool{}
+	for len(v.names) < names {
 		var b strings.Builder
-		for range 2 + rng.IntN(3) {
+		for range 2 + rng.IntN(2) {
 			b.WriteString(syllables[rng.IntN(len(syllables))])
 		}
 		w := b.String()
-		if !seen[w] {
-			seen[w] = true
-			v.words = append(v.words, w)
+		if !nameSeen[w] && !seen[w] {
+			nameSeen[w] = true
+			v.names = append(v.names, strings.ToUpper(w[:1])+w[1:])
 		}
 	}
-	return v
+	return v, nil
 }
 
-// vocab is shared by every generator: it depends on nothing but its size.
-var vocab = newVocabulary(20000)
+func isLower(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// vocab is shared by every generator: it depends on nothing but its sizes.
+var vocab = func() *vocabulary {
+	v, err := newVocabulary(vocabSize, nameCount)
+	if err != nil {
+		panic(err) // the word list is embedded: this cannot fail at run time
+	}
+	return v
+}()
+
+// Vocabulary sizes, and the share of words that are names (1 in nameEvery).
+const (
+	vocabSize = 16000
+	nameCount = 1500
+	nameEvery = 30
+)
 
 // corpus generates the records and links of one benchmark run.
 type corpus struct {
@@ -123,10 +179,10 @@ type corpus struct {
 // clamped so a record has about 50 to 2,000 tokens (English prose runs
 // about 1.3 tokens a word; the made-up tail words run higher).
 const (
-	medianWords = 170
+	medianWords = 240
 	sigmaWords  = 0.8
-	minWords    = 30
-	maxWords    = 950
+	minWords    = 42
+	maxWords    = 1500
 )
 
 // recordNS returns the namespace of record i: round robin, so record i's
@@ -174,6 +230,9 @@ func text(rng *rand.Rand, zipf *rand.Zipf, words int) string {
 	sentence := 0
 	for w := range words {
 		word := vocab.words[zipf.Uint64()]
+		if rng.IntN(nameEvery) == 0 {
+			word = vocab.names[rng.IntN(len(vocab.names))]
+		}
 		if sentence == 0 {
 			if w > 0 {
 				if rng.IntN(6) == 0 {
