@@ -115,6 +115,14 @@ func TestDifferentialRandom(t *testing.T) {
 			return
 		}
 	}
+	// Long pieces, merged by the heap (the library is quadratic: keep
+	// them short enough).
+	for range n / 50 {
+		diffLibrary(t, longPiece(r, 25+r.IntN(1500)))
+		if t.Failed() {
+			return
+		}
+	}
 }
 
 func FuzzEncodeMatchesLibrary(f *testing.F) {

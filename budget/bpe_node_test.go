@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -25,8 +26,18 @@ func TestDifferentialNode(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	var texts []string
 	var in bytes.Buffer
-	for range 20000 {
-		s := randomText(r, 40)
+	for k := range 23000 {
+		// Mostly short texts, some long ones, and long pieces of a few
+		// letters, spaces or symbols (the heap merge's ground).
+		var s string
+		switch {
+		case k < 20000:
+			s = randomText(r, 40)
+		case k < 22000:
+			s = randomText(r, 1500)
+		default:
+			s = longPiece(r, 100+r.IntN(5000))
+		}
 		texts = append(texts, s)
 		b, _ := json.Marshal(map[string]string{"text": s})
 		in.Write(b)
@@ -60,4 +71,16 @@ func TestDifferentialNode(t *testing.T) {
 	if i != len(texts) {
 		t.Fatalf("node gave %d counts for %d texts", i, len(texts))
 	}
+}
+
+// longPiece returns n bytes drawn from one small alphabet: DNA letters,
+// two letters, spaces and tabs, '=' and '-', Han, or emoji.
+func longPiece(r *rand.Rand, n int) string {
+	sets := [][]string{{"A", "C", "G", "T"}, {"a", "b"}, {"a", "b", "c", "d", "e"}, {" ", "\t"}, {"=", "-"}, {"中", "文", "字"}, {"😀", "👍"}, {"x", "X"}}
+	set := sets[r.IntN(len(sets))]
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString(set[r.IntN(len(set))])
+	}
+	return b.String()
 }
