@@ -293,3 +293,19 @@ func BenchmarkLibrary(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSplit measures the splitters alone (no merging).
+func BenchmarkSplit(b *testing.B) {
+	texts := benchCorpus(b)
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		c := mustCounter(b, enc)
+		s := texts["mixed"]
+		b.Run(enc+"/mixed", func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				for i := 0; i < len(s); i = c.split(s, i) {
+				}
+			}
+		})
+	}
+}
