@@ -205,7 +205,7 @@ func punctEnd(s string, i int, slash bool) int {
 	return j
 }
 
-// scanNot returns the end of the run of runes whose class has no bit of
+// scanNotClass returns the end of the run of runes whose class has no bit of
 // mask, starting at i.
 func scanNotClass(s string, i int, mask uint8) int {
 	for i < len(s) {
