@@ -19,7 +19,7 @@ go test ./budget/ -run TestWriteBenchCorpus -count 1 -corpus "$work/corpus" -cor
 go test ./budget/ -run '^$' -bench 'BenchmarkCount$|BenchmarkCountParallel|BenchmarkLibrary' \
 	-benchtime "${BENCHTIME:-5x}" -count "${COUNT:-3}" >"$work/go.txt"
 node "$here/bench.mjs" "$work"/corpus/*.txt >"$work/node.jsonl"
-go test ./budget/ -run '^TestLoadTimeFreshProcess$' -count 1 -v >"$work/load.txt"
+LORE_MEASURE_LOAD=1 go test ./budget/ -run '^TestLoadTimeFreshProcess$' -count 1 -v >"$work/load.txt"
 grep -E '^(goos|goarch|cpu):' "$work/go.txt" | sort -u
 echo "go: $(go version | cut -d' ' -f3)  node: $(node --version)  GOMAXPROCS: $(nproc)"
 echo
