@@ -684,6 +684,11 @@ func (b *builder) frameOnly(limit int) (*Packet, error) {
 func (b *builder) splitError(limit int, cause error) error {
 	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
 	e.Need = b.fixedTotal()
+	if e.Need <= e.Budget {
+		// The estimate fitted but the rendered whole did not (tokens do
+		// not add up across boundaries): the real need is above the budget.
+		e.Need = e.Budget + 1
+	}
 	// Each protected record at what its entry costs in its last form; the
 	// frame is the rest (heading, and the notes of what was deferred).
 	e.Frame = e.Need
