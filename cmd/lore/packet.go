@@ -321,7 +321,7 @@ That was: lore packet --ns %s --focus %s --budget %d --task draft "second light"
 Try next:
   lore init && lore import --ns %s testdata/demo/%s
   lore packet --ns %s --focus %s --scope scene        # a roomier budget: fewer deferrals
-  lore packet --ns %s --focus scene-06 --budget 1500 --when power --explain
+  lore packet --ns %s --focus scene-06 --budget 5000 --when power --explain
   lore --store %s get --ns %s <id from a deferral note>
 `, lore.DemoNS, lore.DemoFocus, budgetTokens, lore.DemoNS, lore.DemoNS, lore.DemoNS, lore.DemoFocus, lore.DemoNS, store, lore.DemoNS)
 			}
