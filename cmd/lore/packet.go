@@ -41,7 +41,7 @@ deferred (the notes at its end say what, why, and how to fetch it); 3 the
 budget cannot hold the protected content: nothing on stdout, and stderr lists
 the protected records and a proposed split; 1 any other error.`,
 		Example: `  lore packet --ns tidewater-lamp --focus scene-03 --scope scene
-  lore packet --ns tidewater-lamp --focus scene-06 --budget 2k --task draft --when power "the false fire"
+  lore packet --ns tidewater-lamp --focus scene-06 --budget 5k --task draft --when power "the false fire"
   lore packet --ns memory --profile agent --budget 4k "what does the user prefer?"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
