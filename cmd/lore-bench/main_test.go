@@ -228,6 +228,11 @@ func TestRunSmall(t *testing.T) {
 			t.Errorf("phase %s: %+v, want its name, RSS, CPU and time", name, p)
 		}
 	}
+	for _, p := range []phaseResult{r.IngestLore, r.IngestBleve} {
+		if p.GenCPUSeconds <= 0 || p.GenCPUSeconds >= p.CPUSeconds {
+			t.Errorf("phase %s: generation CPU %.3f s of %.3f s, want a positive part of it", p.Phase, p.GenCPUSeconds, p.CPUSeconds)
+		}
+	}
 	if r.DiskLore <= 0 || r.DiskBleve <= 0 || r.Derived.IngestTimeRatio <= 0 || r.Derived.SceneP50Ratio <= 0 {
 		t.Errorf("disk %d/%d, ratios %+v: want all positive", r.DiskLore, r.DiskBleve, r.Derived)
 	}

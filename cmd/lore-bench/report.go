@@ -60,8 +60,8 @@ type derived struct {
 	BleveUsPerRecord  float64 `json:"bleve_us_per_record"`
 	BleveCPUUsPerRec  float64 `json:"bleve_cpu_us_per_record"`
 	IngestTimeRatio   float64 `json:"ingest_time_ratio"` // Lore / bleve: <= 0.5 is the goal
-	IngestCPURatio    float64 `json:"ingest_cpu_ratio"`
-	SceneP50Ratio     float64 `json:"scene_p50_ratio"` // Lore packet / bleve search: <= 1.2 is the goal
+	IngestCPURatio    float64 `json:"ingest_cpu_ratio"`  // CPU less corpus generation, Lore / bleve
+	SceneP50Ratio     float64 `json:"scene_p50_ratio"`   // Lore packet / bleve search: <= 1.2 is the goal
 	ChapterP50Ratio   float64 `json:"chapter_p50_ratio"`
 	LoreBytesPerRec   float64 `json:"lore_disk_bytes_per_record"`
 	BleveBytesPerRec  float64 `json:"bleve_disk_bytes_per_record"`
@@ -76,17 +76,17 @@ func (r *sizeRun) derive() {
 		d.LoreRecordsPerS = n / s
 		d.LoreMBPerS = float64(r.IngestLore.Bytes) / mb / s
 		d.LoreUsPerRecord = s * 1e6 / n
-		d.LoreCPUUsPerRec = r.IngestLore.CPUSeconds * 1e6 / n
+		d.LoreCPUUsPerRec = (r.IngestLore.CPUSeconds - r.IngestLore.GenCPUSeconds) * 1e6 / n
 	}
 	if s := r.IngestBleve.Seconds; s > 0 {
 		d.BleveRecordsPerS = n / s
 		d.BleveMBPerS = float64(r.IngestBleve.Bytes) / mb / s
 		d.BleveUsPerRecord = s * 1e6 / n
-		d.BleveCPUUsPerRec = r.IngestBleve.CPUSeconds * 1e6 / n
+		d.BleveCPUUsPerRec = (r.IngestBleve.CPUSeconds - r.IngestBleve.GenCPUSeconds) * 1e6 / n
 		d.IngestTimeRatio = r.IngestLore.Seconds / s
 	}
-	if r.IngestBleve.CPUSeconds > 0 {
-		d.IngestCPURatio = r.IngestLore.CPUSeconds / r.IngestBleve.CPUSeconds
+	if d.BleveCPUUsPerRec > 0 {
+		d.IngestCPURatio = d.LoreCPUUsPerRec / d.BleveCPUUsPerRec
 	}
 	if base := r.SearchBleve.Latency["top50"].P50ms; base > 0 {
 		d.SceneP50Ratio = r.Packets.Latency["scene"].P50ms / base
