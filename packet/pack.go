@@ -82,7 +82,8 @@ type FilePack struct {
 	Budget int
 	// Tokens is the whole rendered pack (in Format), counted again.
 	Tokens int
-	// Hash identifies the packed content ("sha256:" and 16 hex digits):
+	// Hash identifies the packed content ("sha256:" and the 64 hex digits
+	// of the full digest, as a packet's Hash):
 	// the same files, deferrals and omissions give the same hash in every
 	// format.
 	Hash string
@@ -632,7 +633,7 @@ func packHash(p *FilePack) string {
 	for _, n := range p.NotPacked {
 		fmt.Fprintf(h, "notpacked\x00%s\x00%s\x00", n.Path, n.Reason)
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // ExitCode is the exit code of `lore pack` for this pack: 2 when a file

@@ -414,6 +414,10 @@ func TestPackFormats(t *testing.T) {
 	if hashes["md"] != hashes["xml"] || hashes["md"] != hashes["json"] || !strings.HasPrefix(hashes["md"], "sha256:") {
 		t.Errorf("the content hash must not depend on the format: %v", hashes)
 	}
+	// The pack hash is the full digest, as long as a packet's.
+	if h := hashes["md"]; !regexp.MustCompile(`^sha256:[0-9a-f]{64}$`).MatchString(h) {
+		t.Errorf("pack hash %q: want sha256: and 64 hex digits", h)
+	}
 	// Rendering a pack in another format than it was fitted in works too.
 	p := packMust(t, root, PackOptions{Counter: c})
 	other, err := p.Render("json")
