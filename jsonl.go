@@ -37,6 +37,20 @@ func (e InputError) Error() string {
 // store's validation errors wrap store.ErrInvalid).
 func (e InputError) Unwrap() error { return e.Err }
 
+// MarshalJSON writes {"file","line","error"}: the shape `lore --json
+// import` documents (an error value has no JSON form of its own).
+func (e InputError) MarshalJSON() ([]byte, error) {
+	msg := ""
+	if e.Err != nil {
+		msg = e.Err.Error()
+	}
+	return json.Marshal(struct {
+		File  string `json:"file"`
+		Line  int    `json:"line,omitempty"`
+		Error string `json:"error"`
+	}{e.File, e.Line, msg})
+}
+
 // jsonlLine is the shape of one JSONL line: a record (store.Record's JSON
 // field names) with optional embedded outgoing links, or a bare link.
 // Bookkeeping fields are accepted so an export reads back, and ignored:

@@ -63,7 +63,7 @@ func Init(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("init: %w", err)
 	}
-	l, err := Open(dir, nil)
+	l, err := open(dir, nil, true)
 	if err != nil {
 		return err
 	}
@@ -71,16 +71,29 @@ func Init(dir string) error {
 }
 
 // Open opens the store in dir (a folder holding lore.bolt, usually named
-// .lore). A writable open creates the bbolt file and the index when they
-// are missing and brings the index up to the store's change log, so a
-// crash between a commit and its index write loses nothing.
+// .lore; Init creates one). A writable open rebuilds a missing or corrupt
+// index and brings the index up to the store's change log, so a crash
+// between a commit and its index write loses nothing.
 func Open(dir string, opts *Options) (*Lore, error) {
+	return open(dir, opts, false)
+}
+
+// open opens a store; only Init may create its bbolt file, so a --store
+// that names the wrong folder fails instead of starting a second store.
+func open(dir string, opts *Options, create bool) (*Lore, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("open store %q: no such directory (run `lore init` or pass --store): %w", dir, ErrNoStore)
+	}
+	if _, err := os.Stat(filepath.Join(dir, BoltFile)); err != nil && !create {
+		hint := "run `lore init` there, or point --store at the folder that holds " + BoltFile
+		if _, err := os.Stat(filepath.Join(dir, DirName, BoltFile)); err == nil {
+			hint = "did you mean --store " + filepath.Join(dir, DirName) + "?"
+		}
+		return nil, fmt.Errorf("open store %q: no %s in it (%s): %w", dir, BoltFile, hint, ErrNoStore)
 	}
 	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/packet"
@@ -38,6 +39,9 @@ func (l *Lore) ResolveBudget(spec BudgetSpec) (ResolvedBudget, error) {
 	out := ResolvedBudget{Encoding: l.counter.Name()}
 	scopes := l.cfg.Packet.Scopes
 	given := budget.NoBudget
+	if spec.Budget != "" && spec.Scope != "" {
+		return out, fmt.Errorf("both a budget (%q) and a scope (%q) given: give one: %w", spec.Budget, spec.Scope, budget.ErrInvalid)
+	}
 	switch {
 	case spec.Budget != "":
 		n, err := budget.ParseBudget(spec.Budget, scopes)
@@ -64,7 +68,11 @@ func (l *Lore) ResolveBudget(spec BudgetSpec) (ResolvedBudget, error) {
 	}
 	m, ok := budget.LookupModel(spec.Model)
 	if !ok {
-		return out, fmt.Errorf("model %q is not in the table (see `lore packet --help` for the list): %w", spec.Model, budget.ErrInvalid)
+		var names []string
+		for _, m := range budget.Models() {
+			names = append(names, m.Name)
+		}
+		return out, fmt.Errorf("model %q is not in the table; known: %s: %w", spec.Model, strings.Join(names, ", "), budget.ErrInvalid)
 	}
 	n, err := budget.Limit(given, m, spec.Reserve)
 	if err != nil {

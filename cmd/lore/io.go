@@ -63,10 +63,13 @@ good ones and lists the rest.`,
 			}
 			sum.Errors = bad
 			if a.jsonOut {
-				return a.printJSON(sum)
+				if err := a.printJSON(sum); err != nil {
+					return err
+				}
+			} else {
+				a.note("imported: %d added, %d updated, %d unchanged, %d links, %d errors\n",
+					sum.Added, sum.Updated, sum.Unchanged, sum.Links, len(bad))
 			}
-			a.note("imported: %d added, %d updated, %d unchanged, %d links, %d errors\n",
-				sum.Added, sum.Updated, sum.Unchanged, sum.Links, len(bad))
 			if len(bad) > 0 {
 				return &exitStatus{code: exitError, err: fmt.Errorf("%d bad input(s) skipped", len(bad))}
 			}

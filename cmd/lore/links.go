@@ -95,6 +95,13 @@ func newNeighborsCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if len(ns2) == 0 {
+				// Nothing linked: say so when the record itself is missing
+				// too, since that is most likely a typo.
+				if _, err := l.Get(ns, args[0]); err != nil {
+					return err
+				}
+			}
 			if a.jsonOut {
 				if ns2 == nil {
 					ns2 = []store.Neighbor{}

@@ -61,7 +61,7 @@ the protected records and a proposed split; 1 any other error.`,
 	f.StringVar(&pf.req.Task, "task", "", "task mode: draft, revise, plan or audit")
 	f.StringSliceVar(&pf.req.When, "when", nil, "conditions that hold: power, info-control, thematic")
 	f.IntVar(&pf.req.Hops, "hops", 1, "graph walk from the focus: 1 or 2")
-	f.Int64Var(&pf.req.AsOf, "as-of", 0, "story position: leave out what is not true yet (or any more) there")
+	f.Int64Var(&pf.req.AsOf, "as-of", 0, "story position: leave out what is not true yet (or any more) there (default: the focus's order; -1: no story time)")
 	f.StringVar(&pf.req.Profile, "profile", "", "rank table: novel or agent (default from lore.json, else novel)")
 	f.StringSliceVar(&pf.req.Kinds, "kind", nil, "only these kinds (focus records always stay)")
 	f.StringSliceVar(&pf.req.ExcludeKinds, "exclude-kind", nil, "leave out these kinds")
@@ -109,6 +109,9 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 	}
 	if pf.explain {
 		a.printf("%s", p.Explain())
+		if p.Incomplete() {
+			return errDeferred
+		}
 		return nil
 	}
 	out, err := p.Render(pf.req.Format)
@@ -159,10 +162,13 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if budgetText != "" {
+			if c.Flags().Changed("budget") {
 				n, err := budget.ParseBudget(budgetText, nil)
 				if err != nil {
 					return usageError(c, err)
+				}
+				if n == 0 {
+					return usageError(c, fmt.Errorf("--budget %q: a pack needs at least one token (leave --budget out for no budget)", budgetText))
 				}
 				opts.Budget = n
 			}
@@ -312,6 +318,9 @@ outside the temporary directory (unless --keep).`,
 			}
 			if !a.quiet {
 				fmt.Fprintf(a.streams.err, "\n%s", p.Report())
+				if p.Incomplete() {
+					fmt.Fprintf(a.streams.err, "\nExit status 2: the packet was written, and the notes at its end say what was deferred and why.\n")
+				}
 				store := "<a store>"
 				if keep {
 					store = dir
@@ -324,6 +333,9 @@ Try next:
   lore packet --ns %s --focus scene-06 --budget 5000 --when power --explain
   lore --store %s get --ns %s <id from a deferral note>
 `, lore.DemoNS, lore.DemoFocus, budgetTokens, lore.DemoNS, lore.DemoNS, lore.DemoNS, lore.DemoFocus, lore.DemoNS, store, lore.DemoNS)
+			}
+			if p.Incomplete() {
+				return errDeferred
 			}
 			return nil
 		},

@@ -154,6 +154,9 @@ lists the kept versions.`,
 				}
 				return nil
 			}
+			if version < 0 {
+				return usageError(c, fmt.Errorf("--version %d: want a version number from 1 (see --history)", version))
+			}
 			var r store.Record
 			if version > 0 {
 				r, err = l.GetVersion(ns, id, version)
