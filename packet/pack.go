@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -66,6 +67,11 @@ type PackOptions struct {
 	// MaxFileBytes lists bigger files without packing them; 0 means
 	// PackDefaultMaxFileBytes, negative means no limit.
 	MaxFileBytes int64
+	// Exclude lists files or directories the walk skips, as paths
+	// relative to DIR or absolute (the CLI passes its -o file, so a pack
+	// never packs its own earlier output). Paths outside DIR are ignored;
+	// a symbolic link to an excluded file is skipped too.
+	Exclude []string
 }
 
 // FilePack is a directory packed into a Context Packet (the files
@@ -198,7 +204,7 @@ func PackDir(ctx context.Context, dir string, opts PackOptions) (*FilePack, erro
 		maxBytes = PackDefaultMaxFileBytes
 	}
 
-	entries, err := fileWalk(ctx, dir, maxBytes)
+	entries, err := fileWalk(ctx, dir, maxBytes, opts.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -565,6 +571,9 @@ func packCompileCategories(cats []PackCategory) ([]packCompiled, error) {
 		if strings.HasPrefix(c.Pattern, "!") {
 			return nil, fmt.Errorf("pack category pattern %q: negation means nothing here; give the files the category should match: %w", c.Pattern, ErrPackInvalid)
 		}
+		if err := packCheckGlob(c.Pattern); err != nil {
+			return nil, err
+		}
 		pat, ok := gitignoreCompile("", c.Pattern)
 		if !ok {
 			return nil, fmt.Errorf("pack category pattern %q: not a pattern (want e.g. %q or %q): %w", c.Pattern, "docs/", "*.test.ts", ErrPackInvalid)
@@ -572,6 +581,19 @@ func packCompileCategories(cats []PackCategory) ([]packCompiled, error) {
 		out = append(out, packCompiled{pat: pat, category: c.Category})
 	}
 	return out, nil
+}
+
+// packCheckGlob rejects a category pattern with a malformed glob segment
+// (an unclosed "[", a trailing backslash): in a .gitignore such a line is
+// taken literally, but a category pattern is typed on purpose, and one
+// that silently matches nothing is a mistake to report.
+func packCheckGlob(pattern string) error {
+	for _, seg := range strings.Split(strings.TrimSuffix(pattern, "/"), "/") {
+		if _, err := path.Match(seg, ""); err != nil {
+			return fmt.Errorf("pack category pattern %q: malformed glob %q (close every \"[\", escape a literal one as \"\\[\"): %w", pattern, seg, ErrPackInvalid)
+		}
+	}
+	return nil
 }
 
 // packCategory is the first matching category, else the top-level

@@ -6,7 +6,8 @@ import "errors"
 // value quoted; test them with errors.Is.
 var (
 	// ErrPackInvalid reports a bad PackOptions value: a negative budget, an
-	// unknown format, an empty priority name or category pattern.
+	// unknown format, an empty priority name or category pattern, a
+	// malformed category glob (an unclosed "[").
 	ErrPackInvalid = errors.New("invalid pack option")
 	// ErrPackGit reports that PackOptions.GitDiff was asked for but git
 	// could not say which files changed (git missing, or DIR is not inside

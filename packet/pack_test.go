@@ -290,6 +290,9 @@ func TestPackErrors(t *testing.T) {
 		{"empty category", root, PackOptions{Categories: []PackCategory{{Pattern: "*.md"}}}, ErrPackInvalid, `"*.md"`},
 		{"negated category", root, PackOptions{Categories: []PackCategory{{"!x", "c"}}}, ErrPackInvalid, `"!x"`},
 		{"comment category", root, PackOptions{Categories: []PackCategory{{"#x", "c"}}}, ErrPackInvalid, `"#x"`},
+		{"unclosed class", root, PackOptions{Categories: []PackCategory{{"[", "c"}}}, ErrPackInvalid, `"["`},
+		{"unclosed class in a segment", root, PackOptions{Categories: []PackCategory{{"docs/a[b/*.md", "c"}}}, ErrPackInvalid, `"docs/a[b/*.md"`},
+		{"trailing backslash", root, PackOptions{Categories: []PackCategory{{`src\`, "c"}}}, ErrPackInvalid, `"src\\"`},
 		{"not a directory", file, PackOptions{}, ErrPackInvalid, "a.txt"},
 		{"missing", filepath.Join(root, "nope"), PackOptions{}, fs.ErrNotExist, "nope"},
 	}
@@ -695,5 +698,64 @@ func TestPackIgnoreAbove(t *testing.T) {
 		if got := packPaths(p.Files); !slices.Equal(got, want) {
 			t.Errorf("work tree %v: packed\n got %q\nwant %q", repo, got, want)
 		}
+	}
+}
+
+// TestPackExclude packs a directory into a file inside it, twice: the
+// second pack must not hold the first one's output (lore pack . -o
+// pack.md), whether the path is given relative to DIR or absolute.
+func TestPackExclude(t *testing.T) {
+	root := t.TempDir()
+	packWriteTree(t, root, map[string]string{"a.txt": "alpha\n", "sub/b.txt": "beta\n", "sub/c.txt": "gamma\n"})
+	c := packRealCounter(t)
+	first := packMust(t, root, PackOptions{Counter: c, Exclude: []string{"pack.md"}}) // not written yet
+	out, err := first.Render("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "pack.md"), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("pack.md", filepath.Join(root, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	paths := func(p *FilePack) []string {
+		var out []string
+		for _, f := range p.Files {
+			out = append(out, f.Path)
+		}
+		for _, n := range p.NotPacked {
+			out = append(out, n.Path)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := paths(packMust(t, root, PackOptions{Counter: c})); !slices.Contains(got, "pack.md") {
+		t.Fatalf("without Exclude the earlier output is packed (the bug this guards): %v", got)
+	}
+	tests := []struct {
+		name    string
+		exclude []string
+		want    []string
+	}{
+		{"relative", []string{"pack.md"}, []string{"a.txt", "sub/b.txt", "sub/c.txt"}},
+		{"absolute", []string{filepath.Join(root, "pack.md")}, []string{"a.txt", "sub/b.txt", "sub/c.txt"}},
+		{"dot slash", []string{"./pack.md"}, []string{"a.txt", "sub/b.txt", "sub/c.txt"}},
+		{"directory", []string{"sub", "pack.md"}, []string{"a.txt"}},
+		{"file in a directory", []string{"sub/b.txt", "pack.md"}, []string{"a.txt", "sub/c.txt"}},
+		{"outside and empty", []string{"", "../elsewhere.md", filepath.Join(t.TempDir(), "x")}, []string{"a.txt", "link.md", "pack.md", "sub/b.txt", "sub/c.txt"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := paths(packMust(t, root, PackOptions{Counter: c, Exclude: tt.exclude}))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Exclude %q: packed %v, want %v", tt.exclude, got, tt.want)
+			}
+		})
+	}
+	// The same pack, twice: the second run does not grow.
+	again := packMust(t, root, PackOptions{Counter: c, Exclude: []string{"pack.md", "link.md"}})
+	if again.Hash != first.Hash {
+		t.Errorf("second pack hash %s differs from the first %s: it packed something new", again.Hash, first.Hash)
 	}
 }

@@ -37,7 +37,7 @@ const (
 // a git work tree, the .gitignore files above it (up to the work tree's
 // top) and .git/info/exclude apply too, as they do for git. Symbolic links
 // are followed only to regular files inside root.
-func fileWalk(ctx context.Context, root string, maxBytes int64) ([]fileEntry, error) {
+func fileWalk(ctx context.Context, root string, maxBytes int64, exclude []string) ([]fileEntry, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("pack %q: %w", root, err)
@@ -53,12 +53,48 @@ func fileWalk(ctx context.Context, root string, maxBytes int64) ([]fileEntry, er
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("pack %q: not a directory (give the directory to pack): %w", root, ErrPackInvalid)
 	}
-	w := fileWalker{ctx: ctx, root: resolved, maxBytes: maxBytes}
+	w := fileWalker{ctx: ctx, root: resolved, maxBytes: maxBytes, exclude: fileExcludes(abs, resolved, exclude)}
 	w.ancestors()
 	if err := w.dir(""); err != nil {
 		return nil, err
 	}
 	return w.out, nil
+}
+
+// fileExcludes turns the paths to skip (relative to the root as given, or
+// absolute) into walk paths; paths outside the root are left out.
+func fileExcludes(abs, resolved string, paths []string) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(abs, p)
+		}
+		p = filepath.Clean(p)
+		// The file may not exist yet (the first run writes it): resolve
+		// the deepest existing parent, as the walk sees the resolved root.
+		tail := ""
+		for d := p; ; {
+			if r, err := filepath.EvalSymlinks(d); err == nil {
+				p = filepath.Join(r, tail)
+				break
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			tail = filepath.Join(filepath.Base(d), tail)
+			d = parent
+		}
+		r, err := filepath.Rel(resolved, p)
+		if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			continue
+		}
+		out[filepath.ToSlash(r)] = true
+	}
+	return out
 }
 
 // ancestors loads the ignore rules that apply to the root from above it:
@@ -103,6 +139,7 @@ type fileWalker struct {
 	root     string
 	maxBytes int64
 	ignore   gitignoreMatcher
+	exclude  map[string]bool // walk paths PackOptions.Exclude names
 	out      []fileEntry
 }
 
@@ -133,6 +170,9 @@ func (w *fileWalker) dir(rel string) error {
 		p := name
 		if rel != "" {
 			p = rel + "/" + name
+		}
+		if w.exclude[p] {
+			continue
 		}
 		switch t := e.Type(); {
 		case t.IsDir():
@@ -187,6 +227,9 @@ func (w *fileWalker) symlink(p string) error {
 	}
 	if !fi.Mode().IsRegular() {
 		return nil
+	}
+	if w.exclude[filepath.ToSlash(r)] {
+		return nil // a link to an excluded file
 	}
 	// A link into .git or .lore would smuggle in what the walk skips.
 	for _, seg := range strings.Split(filepath.ToSlash(r), "/") {
