@@ -120,6 +120,14 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/stats", s.httpStats)
 	mux.HandleFunc("GET /v1/namespaces", s.httpNamespaces)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		// The catch-all shadows the mux's own 405, so tell a wrong
+		// method on a known endpoint apart from an unknown path here.
+		for _, prefix := range []string{"/v1/records", "/v1/links", "/v1/neighbors/", "/v1/search", "/v1/packet", "/v1/stats", "/v1/namespaces"} {
+			if r.URL.Path == prefix || strings.HasPrefix(r.URL.Path, strings.TrimSuffix(prefix, "/")+"/") {
+				httpError(w, http.StatusMethodNotAllowed, fmt.Errorf("%s %s: method not allowed on this endpoint (see docs/SERVER.md for the API)", r.Method, r.URL.Path))
+				return
+			}
+		}
 		httpError(w, http.StatusNotFound, fmt.Errorf("%s %s: no such endpoint (see docs/SERVER.md for the API)", r.Method, r.URL.Path))
 	})
 	return s.auth(mux)

@@ -478,3 +478,23 @@ func TestHTTPPacketBounded(t *testing.T) {
 		t.Errorf("pinned content over the budget: %d %s, want 422 naming the record and the budget", status, body)
 	}
 }
+
+// A wrong method on a known endpoint is 405; an unknown path is 404.
+func TestHTTPMethodNotAllowed(t *testing.T) {
+	url := httpServer(t, srvStore(t), nil)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/v1/records", 405},
+		{"PUT", "/v1/records/memory/x", 405},
+		{"GET", "/v1/packet", 405},
+		{"POST", "/v1/stats", 405},
+		{"GET", "/v1/nothing", 404},
+		{"GET", "/v1/recordsx", 404},
+	} {
+		if got, body := do(t, tc.method, url+tc.path, "", nil); got != tc.status {
+			t.Errorf("%s %s: status %d, want %d (%s)", tc.method, tc.path, got, tc.status, body)
+		}
+	}
+}
