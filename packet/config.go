@@ -211,65 +211,84 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Validate reports the first bad value of c, quoted, wrapping
-// ErrInvalidRequest.
+// Validate reports the first bad value of c, quoted, with what would be
+// right. The error matches ErrInvalidConfig, and ErrInvalidRequest too (a
+// request carrying a bad Config cannot be served).
 func (c Config) Validate() error {
 	c = c.withDefaults()
 	if _, ok := c.Profiles[c.DefaultProfile]; !ok {
-		return invalidf("default_profile %q: want one of %s", c.DefaultProfile, strings.Join(profileNames(c), ", "))
+		return configf("default_profile %q: want one of %s", c.DefaultProfile, strings.Join(profileNames(c), ", "))
 	}
 	for _, name := range profileNames(c) {
 		p := c.Profiles[name]
 		if len(p.Rules) == 0 {
-			return invalidf("profile %q has no rules: give at least one rank rule", name)
+			return configf("profile %q has no rules: give at least one rank rule", name)
 		}
 		for i, r := range p.Rules {
 			if r.Rank < 1 {
-				return invalidf("profile %q rule %d: rank %d: want 1 or more", name, i+1, r.Rank)
+				return configf("profile %q rule %d: rank %d: want 1 or more", name, i+1, r.Rank)
 			}
 			if !slices.Contains(validMatches, r.Match) {
-				return invalidf("profile %q rule %d: match %q: want one of %s", name, i+1, r.Match, strings.Join(validMatches, ", "))
+				return configf("profile %q rule %d: match %q: want one of %s", name, i+1, r.Match, strings.Join(validMatches, ", "))
 			}
 			for _, w := range splitWhen(r.When) {
 				if !slices.Contains(validConditions, w) {
-					return invalidf("profile %q rule %d: when %q: want %s, joined by |", name, i+1, r.When, strings.Join(validConditions, ", "))
+					return configf("profile %q rule %d: when %q: want %s, joined by |", name, i+1, r.When, strings.Join(validConditions, ", "))
 				}
 			}
 			if r.Pull && len(r.Kinds) == 0 {
-				return invalidf("profile %q rule %d: pull needs kinds: list the kinds to pull", name, i+1)
+				return configf("profile %q rule %d: pull needs kinds: list the kinds to pull", name, i+1)
 			}
 		}
 		for _, pr := range p.Protected {
 			if pr < 1 {
-				return invalidf("profile %q: protected rank %d: want 1 or more", name, pr)
+				return configf("profile %q: protected rank %d: want 1 or more", name, pr)
 			}
 		}
 		if p.Recent < 0 {
-			return invalidf("profile %q: recent %d: want 0 or more", name, p.Recent)
+			return configf("profile %q: recent %d: want 0 or more", name, p.Recent)
 		}
 	}
 	for _, kind := range sortedKeys(c.Overflow) {
 		switch a := c.Overflow[kind]; a {
 		case budget.Drop, budget.Truncate, budget.Fail, "":
 		default:
-			return invalidf("overflow action %q for kind %q: want drop, truncate or fail", a, kind)
+			return configf("overflow action %q for kind %q: want drop, truncate or fail", a, kind)
 		}
 	}
 	for _, name := range sortedKeys(c.Scopes) {
-		if c.Scopes[name] <= 0 {
-			return invalidf("scope %q budget %d: want a positive number of tokens", name, c.Scopes[name])
+		if numericScope(name) {
+			return configf("scope name %q reads as a budget number: name scopes with a word, like %q", name, "act")
+		}
+		if n := c.Scopes[name]; n <= 0 || n > budget.MaxBudget {
+			return configf("scope %q budget %d: want 1 to %d tokens", name, n, budget.MaxBudget)
 		}
 	}
 	if c.HitLimit < 0 {
-		return invalidf("hit_limit %d: want 0 or more", c.HitLimit)
+		return configf("hit_limit %d: want 0 or more", c.HitLimit)
 	}
 	if c.NoteShare < 0 || c.NoteShare > 100 {
-		return invalidf("note_share %d: want a percentage from 1 to 100 (0 for the default)", c.NoteShare)
+		return configf("note_share %d: want a percentage from 1 to 100 (0 for the default)", c.NoteShare)
 	}
 	if c.LongProse < 0 {
-		return invalidf("long_prose %d: want 0 or more", c.LongProse)
+		return configf("long_prose %d: want 0 or more", c.LongProse)
 	}
 	return nil
+}
+
+// numericScope reports whether a scope name would be taken for a budget
+// number ("8k", "100", "1.5m"): budget.ParseBudget looks scope names up
+// first, so such a scope would silently change what a number means.
+func numericScope(name string) bool {
+	t := strings.TrimSpace(name)
+	if t == "" || strings.ContainsAny(t[:1], "0123456789+-._") {
+		return true
+	}
+	if _, ok := budget.DefaultScopes()[strings.ToLower(t)]; ok {
+		return false
+	}
+	_, err := budget.ParseBudget(t, map[string]int{})
+	return err == nil
 }
 
 func profileNames(c Config) []string { return sortedKeys(c.Profiles) }

@@ -62,6 +62,12 @@ func TestConfigValidate(t *testing.T) {
 		{"overflow", Config{Overflow: map[string]budget.Action{"scene": "shrink"}}, `"shrink"`},
 		{"scope", Config{Scopes: map[string]int{"act": -1}}, `"act"`},
 		{"hit limit", Config{HitLimit: -3}, "-3"},
+		{"overflow message", Config{Overflow: map[string]budget.Action{"scene": "explode"}}, `overflow action "explode" for kind "scene": want drop, truncate or fail`},
+		{"scope named like a budget", Config{Scopes: map[string]int{"8k": 5000}}, `scope name "8k" reads as a budget number`},
+		{"scope named a number", Config{Scopes: map[string]int{"100": 5000}}, `"100"`},
+		{"scope named a fraction", Config{Scopes: map[string]int{"1.5m": 5000}}, `"1.5m"`},
+		{"scope named blank", Config{Scopes: map[string]int{" ": 5000}}, `" "`},
+		{"scope over the maximum", Config{Scopes: map[string]int{"saga": budget.MaxBudget + 1}}, `"saga"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,9 +75,22 @@ func TestConfigValidate(t *testing.T) {
 			if !errors.Is(err, ErrInvalidRequest) {
 				t.Fatalf("Validate: %v; want ErrInvalidRequest", err)
 			}
+			if !errors.Is(err, ErrInvalidConfig) || !strings.HasPrefix(err.Error(), "invalid packet configuration: ") {
+				t.Errorf("Validate: %v; want ErrInvalidConfig, said as %q", err, "invalid packet configuration: ...")
+			}
 			if !strings.Contains(err.Error(), tt.quote) {
 				t.Errorf("error %q does not quote %s", err, tt.quote)
 			}
 		})
+	}
+}
+
+// TestConfigScopeNames keeps word-named scopes valid, overrides of the
+// built-in ones included.
+func TestConfigScopeNames(t *testing.T) {
+	for _, name := range []string{"act", "scene", "Chapter", "novel", "k", "m", "book-2"} {
+		if err := (Config{Scopes: map[string]int{name: 9000}}).Validate(); err != nil {
+			t.Errorf("scope %q: %v; want valid", name, err)
+		}
 	}
 }

@@ -8,10 +8,15 @@ import (
 
 // Sentinel errors of the packet package; test them with errors.Is.
 var (
-	// ErrInvalidRequest reports a Request or Config value that cannot be
-	// used; the wrapping error quotes the value and says what would be
+	// ErrInvalidRequest reports a Request value that cannot be used (and,
+	// through ErrInvalidConfig, a bad Config); the wrapping error quotes the value and says what would be
 	// right.
 	ErrInvalidRequest = errors.New("invalid packet request")
+	// ErrInvalidConfig reports a Config value (lore.json's "packet"
+	// section) that cannot be used; the wrapping error quotes the value
+	// and says what would be right. Such errors match ErrInvalidRequest
+	// too.
+	ErrInvalidConfig = errors.New("invalid packet configuration")
 	// ErrFocusNotFound reports a focus id that names no record in the
 	// request's namespace.
 	ErrFocusNotFound = errors.New("focus record not found")
@@ -28,6 +33,19 @@ var (
 // invalidf builds an error wrapping ErrInvalidRequest.
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidRequest, fmt.Sprintf(format, args...))
+}
+
+// configError is a Config validation error: its message names the
+// configuration, and it matches both ErrInvalidConfig and
+// ErrInvalidRequest.
+type configError struct{ msg string }
+
+func (e *configError) Error() string   { return ErrInvalidConfig.Error() + ": " + e.msg }
+func (e *configError) Unwrap() []error { return []error{ErrInvalidConfig, ErrInvalidRequest} }
+
+// configf builds a configError.
+func configf(format string, args ...any) error {
+	return &configError{msg: fmt.Sprintf(format, args...)}
 }
 
 // Protected is one record the ladder may not trim, as listed by a SplitError.
