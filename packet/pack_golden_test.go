@@ -108,10 +108,11 @@ func ExamplePackDir() {
 	fmt.Print(p.PackReport())
 	fmt.Println("exit code:", p.ExitCode())
 	// Output:
-	// Packed: 5 files, 321 tokens (97% of budget 330)
-	// Dropped by budget: 2 files, 230 tokens freed:
+	// Packed: 4 files, 325 tokens (98% of budget 330)
+	// Dropped by budget: 3 files, 268 tokens freed:
 	//   202  docs/intro.md  (category docs)
 	//    28  docs/guide.md  (category docs)
+	//    38  tests/main_test.go  (category tests)
 	// Listed, not packed: 1 file:
 	//   logo.bin  (binary, 3 bytes)
 	// exit code: 2
