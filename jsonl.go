@@ -10,7 +10,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/lorekeep/lore/store"
@@ -434,51 +433,23 @@ var (
 	validID        = store.ValidID
 )
 
-// validRel checks a relation name like the store does: 1-128 bytes of
-// printable UTF-8, no control characters, no surrounding space.
-func validRel(rel string) error {
-	return validName("relation", rel, 128)
-}
+// validRel checks a relation name like the store does.
+func validRel(rel string) error { return store.ValidRel(rel) }
 
 // validFields checks kind, tags and meta keys by the store's rules.
 func validFields(kind string, tags []string, meta map[string]string) error {
 	if kind != "" {
-		if err := validName("kind", kind, 128); err != nil {
+		if err := store.ValidKind(kind); err != nil {
 			return err
 		}
 	}
 	for _, t := range tags {
-		if err := validName("tag", t, 256); err != nil {
+		if err := store.ValidTag(t); err != nil {
 			return err
 		}
 	}
 	if _, ok := meta[""]; ok {
 		return fmt.Errorf("%w: meta has an empty key; want non-empty keys", store.ErrInvalid)
-	}
-	return nil
-}
-
-// validName mirrors the store's rule for relation names, kinds and tags.
-func validName(what, s string, maxBytes int) error {
-	bad := func(why string) error {
-		return fmt.Errorf("%w: %s %q %s; want 1-%d bytes of printable UTF-8 without control characters",
-			store.ErrInvalid, what, s, why, maxBytes)
-	}
-	switch {
-	case s == "":
-		return bad("is empty")
-	case len(s) > maxBytes:
-		return bad(fmt.Sprintf("is %d bytes long", len(s)))
-	case !utf8.ValidString(s):
-		return bad("is not valid UTF-8")
-	}
-	for i, r := range s {
-		if unicode.IsControl(r) {
-			return bad(fmt.Sprintf("has control character %U at byte %d", r, i))
-		}
-	}
-	if strings.TrimSpace(s) != s {
-		return bad("has leading or trailing space")
 	}
 	return nil
 }

@@ -118,6 +118,17 @@ func validText(what, s string) error {
 	return fmt.Errorf("%w: %s is not valid UTF-8: bad byte 0x%02x at offset %d in %q", ErrInvalid, what, s[i], i, s[lo:hi])
 }
 
+// ValidKind checks a kind by the rule Put applies: 1-128 bytes of
+// printable UTF-8, no control characters, no surrounding space. With
+// ValidTag and ValidRel it lets importers list every bad input up front.
+func ValidKind(kind string) error { return validName("kind", kind, maxKindBytes) }
+
+// ValidTag checks a tag by the rule Put applies (1-256 bytes).
+func ValidTag(tag string) error { return validName("tag", tag, maxTagBytes) }
+
+// ValidRel checks a relation name by the rule Link applies (1-128 bytes).
+func ValidRel(rel string) error { return validName("relation", rel, maxRelBytes) }
+
 // validRecord checks every field a caller sets. maxBody is the body limit.
 func validRecord(r *Record, maxBody int) error {
 	if err := ValidNamespace(r.NS); err != nil {
