@@ -362,11 +362,11 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 		case b.forms[i] == formOut:
 			n.Step, n.Action, n.Reason = b.step[i], "narrowed", "dropped: beyond one hop (hops narrowed to 1)"
 		case b.forms[i] == formSummary && b.step[i] == 2:
-			n.Step, n.Action, n.Saves = 2, "summary", full-b.cost[i][formSummary]
-			n.Reason = "replaced by summary: saves " + thousands(n.Saves)
+			n.Step, n.Action, n.Saves = 2, "summary", max(0, full-b.cost[i][formSummary])
+			n.Reason = "replaced by summary" + savesText(n.Saves)
 		case b.forms[i] == formSummary || b.forms[i] == formTitle:
-			n.Step, n.Action, n.Saves = 4, "collapsed", full-b.cost[i][b.forms[i]]
-			n.Reason = fmt.Sprintf("collapsed to %s: saves %s", b.forms[i], thousands(n.Saves))
+			n.Step, n.Action, n.Saves = 4, "collapsed", max(0, full-b.cost[i][b.forms[i]])
+			n.Reason = fmt.Sprintf("collapsed to %s%s", b.forms[i], savesText(n.Saves))
 		default:
 			continue
 		}
@@ -394,6 +394,15 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 	}
 	b.group(p)
 	return p, nil
+}
+
+// savesText is ": saves N" for a note, or nothing when the shorter form
+// saves nothing (a note never claims a negative saving).
+func savesText(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return ": saves " + thousands(n)
 }
 
 // group chooses the notes the rendered packet lists one by one: all of
@@ -559,7 +568,9 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 		case 3:
 			b.reduce(limit-slack, step, func(i int, c *candidate) bool { return c.rank != 1 && c.hops >= 2 }, formOut)
 		case 4:
-			b.reduce(limit-slack, step, func(i int, c *candidate) bool { return c.rank != 1 && c.history }, formSummary)
+			b.reduce(limit-slack, step, func(i int, c *candidate) bool {
+				return c.rank != 1 && c.history && b.cost[i][b.shorter(c)] < b.cost[i][formFull]
+			}, formSummary)
 		default:
 			return nil, b.splitError(limit, nil)
 		}
@@ -610,8 +621,8 @@ func (b *builder) reduce(target, step int, ok func(int, *candidate) bool, to for
 			break
 		}
 		f := to
-		if to == formSummary && b.cands[i].rec.Summary == "" {
-			f = formTitle
+		if to == formSummary {
+			f = b.shorter(b.cands[i])
 		}
 		b.forms[i], b.step[i] = f, step
 	}
@@ -630,7 +641,7 @@ func (b *builder) reduce(target, step int, ok func(int, *candidate) bool, to for
 		if b.fixedTotal() <= target {
 			continue
 		}
-		if was == formOut && b.cands[i].rec.Summary != "" {
+		if was == formOut && b.cands[i].rec.Summary != "" && b.cost[i][formSummary] < b.cost[i][formFull] {
 			b.forms[i] = formSummary
 			if b.fixedTotal() <= target {
 				b.step[i] = 2 // back, as a summary: a step-2 replacement
@@ -639,6 +650,17 @@ func (b *builder) reduce(target, step int, ok func(int, *candidate) bool, to for
 		}
 		b.forms[i], b.step[i] = was, wasStep
 	}
+}
+
+// shorter is the form that stands for c when it is shortened: its
+// summary, or its title and a citation when it has none. A ladder step
+// uses it only where it costs less than the full form (a short record
+// with a long summary is cheaper whole).
+func (b *builder) shorter(c *candidate) form {
+	if c.rec.Summary == "" {
+		return formTitle
+	}
+	return formSummary
 }
 
 // sortLeastFirst sorts candidate indexes least important first: higher
