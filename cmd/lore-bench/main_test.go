@@ -224,7 +224,7 @@ func TestRunSmall(t *testing.T) {
 		t.Errorf("baseline search = %+v, want 12 queries that find something", base)
 	}
 	for name, p := range map[string]phaseResult{"ingest-lore": r.IngestLore, "ingest-bleve": r.IngestBleve, "packets": r.Packets, "search-bleve": r.SearchBleve} {
-		if p.Phase != name || p.PeakRSS <= 0 || p.CPUSeconds <= 0 || p.Seconds <= 0 {
+		if p.Phase != name || p.PeakRSS <= 0 || p.PeakAnon <= 0 || p.PeakAnon > p.PeakRSS || p.CPUSeconds <= 0 || p.Seconds <= 0 {
 			t.Errorf("phase %s: %+v, want its name, RSS, CPU and time", name, p)
 		}
 	}

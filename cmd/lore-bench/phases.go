@@ -70,8 +70,12 @@ type phaseResult struct {
 	// segments, which the kernel can drop at will), and the most heap the
 	// Go runtime obtained from the OS.
 	RSSAnon int64 `json:"rss_anon_bytes"`
-	RSSFile int64 `json:"rss_file_bytes"`
-	HeapSys int64 `json:"go_heap_sys_bytes"`
+	// PeakAnon is the largest RssAnon seen by a sampler polling every
+	// 100 ms: the peak of the process's own memory, without the mmapped
+	// files that VmHWM also counts.
+	PeakAnon int64 `json:"peak_rss_anon_bytes"`
+	RSSFile  int64 `json:"rss_file_bytes"`
+	HeapSys  int64 `json:"go_heap_sys_bytes"`
 
 	// Ingest and count.
 	// GenCPUSeconds is the CPU the process used while generating the
@@ -147,6 +151,9 @@ func runPhase(a phaseArgs) (phaseResult, error) {
 	c := corpus{seed: a.Seed, n: a.N}
 	var res phaseResult
 	var err error
+	stop := make(chan struct{})
+	peak := make(chan int64)
+	go sampleAnon(stop, peak)
 	switch a.Phase {
 	case phaseIngestLore:
 		res, err = ingestLore(c, a)
@@ -161,6 +168,8 @@ func runPhase(a phaseArgs) (phaseResult, error) {
 	default:
 		return res, fmt.Errorf("phase %q: want one of %s: %w", a.Phase, strings.Join(phaseNames, ", "), errUsage)
 	}
+	close(stop)
+	res.PeakAnon = <-peak
 	res.Phase = a.Phase
 	st := procStatus()
 	res.PeakRSS, res.RSSAnon, res.RSSFile = st["VmHWM"], st["RssAnon"], st["RssFile"]
@@ -483,4 +492,21 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// sampleAnon polls RssAnon until stop is closed, then sends the largest
+// value seen.
+func sampleAnon(stop <-chan struct{}, peak chan<- int64) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	high := procStatus()["RssAnon"]
+	for {
+		select {
+		case <-stop:
+			peak <- max(high, procStatus()["RssAnon"])
+			return
+		case <-tick.C:
+			high = max(high, procStatus()["RssAnon"])
+		}
+	}
 }

@@ -174,10 +174,10 @@ func (rep *report) print(w io.Writer) {
 	f2 := func(x float64) string { return fmt.Sprintf("%.2f", x) }
 	n0 := func(x float64) string { return fmt.Sprintf("%.0f", x) }
 	mb := func(x int64) string { return fmt.Sprintf("%.0f", float64(x)/mib) }
-	// Peak RSS, then the anonymous part at the end (the rest is mmapped
-	// store and index pages).
+	// Peak RSS (VmHWM), then the peak of its anonymous part (the rest is
+	// mmapped store and index pages).
 	rss := func(p phaseResult) string {
-		return fmt.Sprintf("%.0f (anon %.0f)", float64(p.PeakRSS)/mib, float64(p.RSSAnon)/mib)
+		return fmt.Sprintf("%.0f (anon %.0f)", float64(p.PeakRSS)/mib, float64(p.PeakAnon)/mib)
 	}
 
 	fmt.Fprintln(w, "INGEST (batches of PutMany vs bleve default mapping)")
