@@ -46,6 +46,10 @@ type builder struct {
 	groupCost int   // the group lines, one per kind, when grouping
 	step      []int // per candidate: the ladder step that reduced it
 	forms     []form
+	// What the last ladder run kept (with Fit's truncations) and
+	// deferred, for the final put-back.
+	kept []budget.Fitted
+	defs map[string]budget.Deferred
 }
 
 // measure fills token counts from the cache, counting (and caching) the
@@ -521,6 +525,11 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 		}
 		out, n := p.settle(b.req.Format)
 		if n <= b.req.Budget || p.FrameOnly {
+			if !p.FrameOnly && p.Incomplete() {
+				if p, out, n, err = b.restore(p, out, n); err != nil {
+					return nil, err
+				}
+			}
 			p.rendered, p.Tokens = out, n
 			p.Hash, _ = ContentHash(b.req.Format, []byte(out))
 			return p, nil
@@ -545,7 +554,8 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 	// Estimates add up a little over the whole (entries are priced
 	// alone), so near the limit the real count decides.
 	if total <= limit+limit/10 {
-		p, err := b.assemble(b.keptAll(), nil)
+		b.kept, b.defs = b.keptAll(), nil
+		p, err := b.assemble(b.kept, nil)
 		if err == nil && b.req.Counter.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})) <= limit {
 			return p, nil
 		}
@@ -556,7 +566,12 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 	if limit < b.frame() {
 		return b.frameOnly(limit)
 	}
-	slack := 0
+	// slack is how far Fit's real count ran over the fixed estimate; each
+	// step reduces against the limit less the slack seen so far. When the
+	// slack grows at the last step, steps 2 to 4 run again with it (a few
+	// passes at most) before the ladder gives up: a bigger budget must not
+	// fail where a smaller one, taking another path, fitted.
+	slack, passSlack, passes := 0, 0, 0
 	for step := 1; ; step++ {
 		switch step {
 		case 1:
@@ -572,6 +587,11 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 				return c.rank != 1 && c.history && b.cost[i][b.shorter(c)] < b.cost[i][formFull]
 			}, formSummary)
 		default:
+			if slack > passSlack && passes < 4 {
+				passes++
+				passSlack, step = slack, 1
+				continue
+			}
 			return nil, b.splitError(limit, nil)
 		}
 		res, err := b.fitOnce(limit)
@@ -580,6 +600,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 			for _, d := range res.Deferred {
 				defs[d.ID] = d
 			}
+			b.kept, b.defs = res.Kept, defs
 			p, err := b.assemble(res.Kept, defs)
 			if err != nil {
 				return nil, err
@@ -602,6 +623,112 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 			slack = max(slack, oe.Needed-est)
 		}
 	}
+}
+
+// maxRestoreTries bounds the renders of the final put-back: each try
+// renders and counts the whole packet.
+const maxRestoreTries = 200
+
+// restore is the final put-back (engine rule 5) against the real budget
+// with the real count: the ladder's steps carry their estimates' slack
+// from one to the next and put back only within a step, so a packet built
+// for a bigger budget could hold less than one built for a smaller one.
+// Walking every record not in the packet whole, most important first, it
+// tries the best form first (whole, then, for a record a ladder step
+// shortened, its shorter form) and keeps the first that leaves the
+// rendered packet within the budget. out and n are p rendered and its
+// count.
+func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, error) {
+	keep := make(map[string]budget.Fitted, len(b.kept))
+	for _, k := range b.kept {
+		keep[k.ID] = k
+	}
+	defs := make(map[string]budget.Deferred, len(b.defs))
+	for id, d := range b.defs {
+		defs[id] = d
+	}
+	order := make([]int, len(b.cands))
+	for i := range order {
+		order[i] = i
+	}
+	b.sortLeastFirst(order)
+	tries := 0
+	for k := len(order) - 1; k >= 0 && tries < maxRestoreTries; k-- {
+		i := order[k]
+		c := b.cands[i]
+		id := c.rec.ID
+		cur, kept := keep[id]
+		if kept && b.forms[i] == formFull && !cur.Truncated {
+			continue // whole already
+		}
+		now := 0 // what the record adds now, over its note
+		if kept {
+			now = cur.Tokens
+		}
+		var better []form
+		better = append(better, formFull)
+		if short := b.shorter(c); b.step[i] > 0 && (!kept || b.forms[i] == formOut) && b.cost[i][short] < b.cost[i][formFull] {
+			better = append(better, short) // the ladder shortened it: its shorter form may fit where the whole does not
+		}
+		for _, f := range better {
+			add := b.cost[i][f] - now
+			if !kept && f == formFull && !b.grouping {
+				add -= b.note[i] // its note goes
+			}
+			// Entries priced alone add up a little over the whole: leave
+			// the real count the last word within a small margin.
+			if n+add > b.req.Budget+max(2, add/20) {
+				continue
+			}
+			tries++
+			wasForm, wasStep := b.forms[i], b.step[i]
+			wasDef, hadDef := defs[id]
+			b.forms[i] = f
+			switch {
+			case f == formFull:
+				b.step[i] = 0
+			case c.history:
+				b.step[i] = 4
+			default:
+				b.step[i] = 2
+			}
+			keep[id] = budget.Fitted{Item: budget.Item{ID: id, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][f]}
+			delete(defs, id)
+			kept2 := make([]budget.Fitted, 0, len(keep))
+			for _, cc := range b.cands {
+				if k, ok := keep[cc.rec.ID]; ok {
+					kept2 = append(kept2, k)
+				}
+			}
+			q, err := b.assemble(kept2, defs)
+			if err != nil {
+				return nil, "", 0, err
+			}
+			q.Step = p.Step
+			out2, n2 := q.settle(b.req.Format)
+			if n2 <= b.req.Budget {
+				p, out, n = q, out2, n2
+				break
+			}
+			b.forms[i], b.step[i] = wasForm, wasStep
+			if kept {
+				keep[id] = cur
+			} else {
+				delete(keep, id)
+			}
+			if hadDef {
+				defs[id] = wasDef
+			}
+		}
+	}
+	b.kept = b.kept[:0]
+	for _, cc := range b.cands {
+		if k, ok := keep[cc.rec.ID]; ok {
+			b.kept = append(b.kept, k)
+		}
+	}
+	b.defs = defs
+	return p, out, n, nil
 }
 
 // reduce applies one ladder step to the fixed candidates that qualify,

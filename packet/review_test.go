@@ -62,3 +62,71 @@ func TestLadderShorterFormsCostLess(t *testing.T) {
 		}
 	}
 }
+
+// TestLadderMoreBudgetNeverWorse sweeps the demo canon over budgets and
+// checks the monotonicity the ladder guarantees (see ladder.restore):
+//   - a budget above one that fitted fits too (no ErrCannotFit where a
+//     smaller budget packed);
+//   - the final put-back is complete: no deferred or shortened record
+//     would still fit in a better form (within a note's worth of tokens,
+//     since the real count of the whole decides);
+//   - the review's case: --focus scene-06 --hops 2 at 5,200 packs at
+//     least the records and tokens it packs at 5,000, with
+//     canon-lamp-bound-mara whole and the rank-3 records of 5,000 kept.
+//
+// Tokens of packed content are not monotone, and cannot be with any
+// importance-first rule: at a bigger budget a more important record may
+// be packed whole in place of less important ones that held more tokens.
+func TestLadderMoreBudgetNeverWorse(t *testing.T) {
+	env := fxDemo(t)
+	for _, focus := range []string{"scene-01", "scene-03", "scene-06", "scene-08"} {
+		for _, hops := range []int{1, 2} {
+			ss := sweep(t, env, demoRequest(focus, hops, 0), 7000, 400, 35)
+			fitted := 0 // smallest budget seen so far (walking up) that packed records
+			for k := len(ss) - 1; k >= 0; k-- {
+				s := ss[k]
+				if s.err != nil {
+					if !errors.Is(s.err, ErrCannotFit) {
+						t.Fatalf("%s hops %d budget %d: %v", focus, hops, s.budget, s.err)
+					}
+					if fitted > 0 {
+						t.Errorf("%s hops %d: budget %d cannot fit, budget %d packed: %v", focus, hops, s.budget, fitted, s.err)
+					}
+					continue
+				}
+				if s.p.FrameOnly {
+					continue
+				}
+				if fitted == 0 {
+					fitted = s.budget
+				}
+				room := s.budget - s.p.Tokens
+				for _, n := range s.p.Deferred {
+					gain := n.Tokens // dropped or narrowed: the whole record
+					if n.Saves > 0 {
+						gain = n.Saves // shortened: back to whole
+					}
+					const noteWorth = 40
+					if n.Action != "truncated" && gain+noteWorth <= room-noteWorth {
+						t.Errorf("%s hops %d budget %d: %s (%s, %d tokens) left out with %d tokens of room", focus, hops, s.budget, n.ID, n.Action, gain, room)
+					}
+				}
+			}
+		}
+	}
+	req := demoRequest("scene-06", 2, 5000)
+	small, _ := fxBuild(t, env, req)
+	req.Budget = 5200
+	big, _ := fxBuild(t, env, req)
+	if len(big.Records) < len(small.Records) || big.Tokens < small.Tokens {
+		t.Errorf("budget 5,200 packs %d records, %d tokens; 5,000 packs %d, %d:\n%s", len(big.Records), big.Tokens, len(small.Records), small.Tokens, big.Report())
+	}
+	if e, ok := findEntry(big, "canon-lamp-bound-mara"); !ok || e.Form != "full" {
+		t.Errorf("budget 5,200: canon-lamp-bound-mara is %+v; want whole\n%s", e, big.Report())
+	}
+	for _, e := range small.Records {
+		if _, ok := findEntry(big, e.ID); !ok && e.Rank == 3 {
+			t.Errorf("budget 5,200 drops %s (rank 3), which 5,000 packs\n%s", e.ID, big.Report())
+		}
+	}
+}
