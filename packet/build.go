@@ -46,6 +46,9 @@ type Packet struct {
 	counter  budget.Counter
 	rendered string // in Request.Format
 	listed   []Note // the notes rendered one by one
+	// frameWarn is the index in Warnings of the frame-only warning that
+	// quotes the packet's size; -1 (or 0 with FrameOnly unset) for none.
+	frameWarn int
 }
 
 // Incomplete reports whether anything was deferred: the CLI exits 2.

@@ -331,7 +331,7 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 	if err := b.loadBodies(full); err != nil {
 		return nil, err
 	}
-	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.req.Counter}
+	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.req.Counter, frameWarn: -1}
 	type keyed struct {
 		n     Note
 		score float64
@@ -608,7 +608,8 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 			p.Step = step
 			if res.FrameOnly {
 				p.FrameOnly = true
-				p.Warnings = append(slices.Clone(p.Warnings), fmt.Sprintf("the budget of %s tokens is below this packet's frame: everything is deferred", thousands(b.req.Budget)))
+				p.Warnings = append(slices.Clone(p.Warnings), b.frameWarning())
+				p.frameWarn = len(p.Warnings) - 1
 			}
 			return p, nil
 		}
@@ -825,8 +826,28 @@ func (b *builder) frameOnly(limit int) (*Packet, error) {
 		return nil, err
 	}
 	p.FrameOnly = true
-	p.Warnings = append(slices.Clone(p.Warnings), fmt.Sprintf("the budget of %s tokens is below this packet's frame of %s tokens: everything is deferred", thousands(b.req.Budget), thousands(b.frame())))
+	p.Warnings = append(slices.Clone(p.Warnings), b.frameWarning())
+	p.frameWarn = len(p.Warnings) - 1
 	return p, nil
+}
+
+// frameWarning is the warning of a frame-only packet. Inside the packet
+// it points at the stated total rather than quoting a number: the warning
+// is part of what it would measure, and the content hash in the heading
+// tokenizes differently with every change, so a quoted size could not be
+// kept equal to the packet's. Report quotes the packet's total.
+func (b *builder) frameWarning() string {
+	return frameWarningText(b.req.Budget, -1)
+}
+
+// frameWarningText is the frame-only warning; size < 0 points at the
+// stated total.
+func frameWarningText(budgetTokens, size int) string {
+	frame := "frame (the total stated above)"
+	if size >= 0 {
+		frame = fmt.Sprintf("frame of %s tokens", thousands(size))
+	}
+	return fmt.Sprintf("the budget of %s tokens is below this packet's %s: everything is deferred", thousands(budgetTokens), frame)
 }
 
 // splitError is ladder step 5: what could not be trimmed, and a split.

@@ -36,7 +36,10 @@ func (p *Packet) Report() string {
 	if p.Request.Encoding == "estimate" {
 		b.WriteString("Note: token counts are estimates, not a model's tokenizer: keep a margin\n")
 	}
-	for _, w := range p.Warnings {
+	for i, w := range p.Warnings {
+		if p.FrameOnly && i == p.frameWarn {
+			w = frameWarningText(p.Budget, p.Tokens) // the size as written
+		}
 		fmt.Fprintf(&b, "Warning: %s\n", w)
 	}
 	return b.String()

@@ -130,3 +130,35 @@ func TestLadderMoreBudgetNeverWorse(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameOnlyQuotesWrittenSize: a frame-only packet's report quotes the
+// size of the packet as written (after the notes are grouped), and the
+// packet itself quotes no stale estimate.
+func TestFrameOnlyQuotesWrittenSize(t *testing.T) {
+	env := fxDemo(t)
+	seen := 0
+	for _, format := range []string{"md", "xml", "json"} {
+		for _, b := range []int{20, 150, 300} {
+			req := demoRequest("scene-06", 2, b)
+			req.Format = format
+			p, out := fxBuild(t, env, req)
+			if !p.FrameOnly {
+				continue
+			}
+			seen++
+			want := "below this packet's frame of " + thousands(p.Tokens) + " tokens"
+			if !strings.Contains(p.Report(), want) {
+				t.Errorf("%s budget %d: report does not say %q:\n%s", format, b, want, p.Report())
+			}
+			if n := fxCounter(t).Count(string(out)); n > p.Tokens {
+				t.Errorf("%s budget %d: packet counts %d, states %d", format, b, n, p.Tokens)
+			}
+			if strings.Contains(string(out), "frame of ") {
+				t.Errorf("%s budget %d: the packet quotes a frame size of its own: %s", format, b, out)
+			}
+		}
+	}
+	if seen < 6 {
+		t.Errorf("only %d frame-only packets: the test lost its cases", seen)
+	}
+}
