@@ -351,6 +351,10 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 		}
 		n := Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Tokens: full, Fetch: fetchCmd(b.req.NS, c.rec.ID)}
 		switch {
+		case ok && k.Truncated:
+			// Kept, but shortened: every shortened record gets a note.
+			n.Step, n.Action, n.Saves = 1, "truncated", max(0, full-k.Tokens)
+			n.Reason = "truncated" + savesText(n.Saves)
 		case !ok && b.forms[i] != formOut:
 			n.Step, n.Action, n.Reason = 1, "dropped", "dropped: over budget"
 			if d, ok := deferred[c.rec.ID]; ok {

@@ -37,8 +37,9 @@ type Entry struct {
 	Fetch string `json:"fetch,omitempty"`
 }
 
-// Note is a deferral note: a record left out of the packet, or shown only
-// by its summary, and how to fetch it.
+// Note is a deferral note: a record left out of the packet, or shown
+// shortened (its summary, its title, or its body truncated), and how to
+// fetch it.
 type Note struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind,omitempty"`
@@ -47,12 +48,14 @@ type Note struct {
 	// narrow hops, 4 summarise history; 0 when the budget is below the
 	// frame.
 	Step int `json:"step"`
-	// Action is "dropped", "summary", "narrowed" or "collapsed".
+	// Action is "dropped", "summary", "narrowed", "collapsed" or
+	// "truncated" (kept, cut at a token boundary: its kind's overflow
+	// action is truncate).
 	Action string `json:"action"`
 	// Tokens is what the record would have cost in full.
 	Tokens int `json:"tokens"`
-	// Saves is what the packet saved by showing a shorter form (summary
-	// and collapsed notes); the tokens freed.
+	// Saves is what the packet saved by showing a shorter form (summary,
+	// collapsed and truncated notes); the tokens freed.
 	Saves int `json:"saves,omitempty"`
 	// Reason says why, in the words of the report.
 	Reason string `json:"reason"`
@@ -110,7 +113,7 @@ func (g NoteGroup) what() string {
 
 // freed is the tokens a note gave back to the budget.
 func (n Note) freed() int {
-	if n.Action == "summary" || n.Action == "collapsed" {
+	if n.Action == "summary" || n.Action == "collapsed" || n.Action == "truncated" {
 		return n.Saves
 	}
 	return n.Tokens

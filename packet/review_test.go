@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/lorekeep/lore/budget"
 )
 
 // demoFullCosts builds req with a budget that holds everything and
@@ -160,5 +162,37 @@ func TestFrameOnlyQuotesWrittenSize(t *testing.T) {
 	}
 	if seen < 6 {
 		t.Errorf("only %d frame-only packets: the test lost its cases", seen)
+	}
+}
+
+// TestTruncatedRecordsGetNotes: a record of a kind whose overflow action is
+// truncate, kept but cut, gets a note (action truncated, the tokens
+// saved, a fetch handle) and a line in the report.
+func TestTruncatedRecordsGetNotes(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	req := fxSceneRequest(3300)
+	req.Config = &Config{Overflow: map[string]budget.Action{"theme": budget.Truncate}}
+	p, out := fxBuild(t, env, req)
+	e, ok := findEntry(p, "theme-ash")
+	if !ok || e.Truncated == 0 {
+		t.Fatalf("theme-ash %+v: want it kept and cut\n%s", e, p.Explain())
+	}
+	n, ok := findNote(p, "theme-ash")
+	if !ok {
+		t.Fatalf("truncated theme-ash has no note:\n%s", p.Report())
+	}
+	full := demoFullCosts(t, env, fxSceneRequest(0))["theme-ash"]
+	if n.Action != "truncated" || n.Tokens != full || n.Saves != full-e.Tokens || n.Saves <= 0 || n.Fetch != fetchCmd("novel-a", "theme-ash") {
+		t.Errorf("note %+v; want action truncated, tokens %d, saves %d, fetch %q", n, full, full-e.Tokens, fetchCmd("novel-a", "theme-ash"))
+	}
+	if !strings.Contains(p.Report(), "theme-ash  (rank 10, truncated: saves "+thousands(n.Saves)+")") {
+		t.Errorf("report does not list the truncated record:\n%s", p.Report())
+	}
+	if !strings.Contains(string(out), "theme-ash") || !strings.Contains(string(out), "## Deferred") {
+		t.Errorf("packet has no deferral note for theme-ash:\n%s", out)
+	}
+	if p.Tokens > 3300 {
+		t.Errorf("packet counts %d tokens over 3,300", p.Tokens)
 	}
 }
