@@ -144,7 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "building %s ...\n", loreBin)
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", loreBin, "github.com/lorekeep/lore/cmd/lore")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build of the lore CLI: %v: %s", err, out)
+			return fmt.Errorf("go build of the lore CLI (run lore-bench from inside the lore module, or give -lore-bin, or -cold-runs 0): %v: %s", err, out)
 		}
 	}
 
