@@ -68,10 +68,12 @@ type SplitError struct {
 	Frame int
 	// Protected lists what could not be trimmed, most important first.
 	Protected []Protected
-	// Need is Frame plus the tokens of Protected: the smallest budget that
-	// would have worked for this request.
+	// Need is Frame plus the tokens of Protected: the protected records
+	// alone, rendered and counted whole (never under the estimate).
 	Need int
-	// Proposals are splits that would fit, in words, most useful first.
+	// Proposals are splits that would fit, most useful first: a line in
+	// words, then (indented, one a line) the `lore packet` commands that
+	// carry it out, using only flags the command has.
 	Proposals []string
 	// Cause is a more specific reason, for instance a kind whose overflow
 	// action is "fail"; it may be nil.

@@ -854,6 +854,61 @@ func frameWarningText(budgetTokens, size int) string {
 	return fmt.Sprintf("the budget of %s tokens is below this packet's %s: everything is deferred", thousands(budgetTokens), frame)
 }
 
+// command is the `lore packet` line for this request with another focus
+// and extra flags, at the request's budget.
+func (b *builder) command(focus, extra []string) string {
+	return b.commandFor(b.req, focus, extra)
+}
+
+// commandFor is the `lore packet` line of r with focus and extra flags
+// (a "--scope" among them stands for the budget). It uses only flags the
+// command has; story time follows the focus, as it does by default.
+func (b *builder) commandFor(r Request, focus, extra []string) string {
+	args := []string{"lore", "packet", "--ns", shellQuote(r.NS)}
+	if len(focus) > 0 {
+		args = append(args, "--focus", shellQuote(strings.Join(focus, ",")))
+	}
+	set := func(flag string) bool { return slices.Contains(extra, flag) }
+	if r.Hops > 1 && !set("--hops") {
+		args = append(args, "--hops", fmt.Sprint(r.Hops))
+	}
+	if r.Task != "" {
+		args = append(args, "--task", shellQuote(r.Task))
+	}
+	if len(r.When) > 0 {
+		args = append(args, "--when", shellQuote(strings.Join(r.When, ",")))
+	}
+	if r.Profile != "" && r.Profile != b.cfg.DefaultProfile {
+		args = append(args, "--profile", shellQuote(r.Profile))
+	}
+	if len(r.Kinds) > 0 && !set("--kind") {
+		args = append(args, "--kind", shellQuote(strings.Join(r.Kinds, ",")))
+	}
+	if len(r.ExcludeKinds) > 0 && !set("--exclude-kind") {
+		args = append(args, "--exclude-kind", shellQuote(strings.Join(r.ExcludeKinds, ",")))
+	}
+	for k := 0; k+1 < len(extra); k += 2 {
+		v := extra[k+1]
+		if extra[k] == "--exclude-kind" && len(r.ExcludeKinds) > 0 {
+			v = strings.Join(append(slices.Clone(r.ExcludeKinds), v), ",")
+		}
+		args = append(args, extra[k], shellQuote(v))
+	}
+	if r.Format != "" && r.Format != "md" {
+		args = append(args, "--format", r.Format)
+	}
+	if r.Encoding != "" && r.Encoding != defaultEncoding {
+		args = append(args, "--encoding", shellQuote(r.Encoding))
+	}
+	if !set("--scope") {
+		args = append(args, "--budget", fmt.Sprint(r.Budget))
+	}
+	if r.Query != "" {
+		args = append(args, shellQuote(r.Query))
+	}
+	return strings.Join(args, " ")
+}
+
 // splitError is ladder step 5: what could not be trimmed, and a split.
 func (b *builder) splitError(limit int, cause error) error {
 	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
@@ -862,6 +917,18 @@ func (b *builder) splitError(limit int, cause error) error {
 		// The estimate fitted but the rendered whole did not (tokens do
 		// not add up across boundaries): the real need is above the budget.
 		e.Need = e.Budget + 1
+	}
+	// The real need: the packet of the protected records alone, in their
+	// last forms, rendered and counted whole (estimates add up under it).
+	var kept []budget.Fitted
+	for i, c := range b.cands {
+		if b.fixed(i) && b.forms[i] != formOut {
+			kept = append(kept, budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][b.forms[i]]})
+		}
+	}
+	if p, err := b.assemble(kept, nil); err == nil {
+		_, n := p.settle(b.req.Format)
+		e.Need = max(e.Need, n)
 	}
 	// Each protected record at what its entry costs in its last form; the
 	// frame is the rest (heading, and the notes of what was deferred).
@@ -881,48 +948,79 @@ func (b *builder) splitError(limit int, cause error) error {
 		}
 	}
 	e.Frame = max(e.Frame, 0)
+	// Every proposal ends with the command lines that carry it out, with
+	// flags `lore packet` has.
+	cmds := func(lines ...string) string { return ":\n      " + strings.Join(lines, "\n      ") }
 	if len(b.req.Focus) > 1 {
-		var parts []string
+		var parts, lines []string
 		for _, f := range b.req.Focus {
 			parts = append(parts, fmt.Sprintf("--focus %s (about %s tokens)", f, thousands(e.Frame+byOrigin[f])))
+			lines = append(lines, b.command([]string{f}, nil))
 		}
-		e.Proposals = append(e.Proposals, "one packet per focus: "+strings.Join(parts, "; "))
+		e.Proposals = append(e.Proposals, "one packet per focus: "+strings.Join(parts, "; ")+cmds(lines...))
 	}
-	// Split off the largest protected records into a second packet until
-	// the first one fits.
-	slices.SortFunc(movable, func(x, y int) int {
-		if r := cmp.Compare(b.cost[y][b.forms[y]], b.cost[x][b.forms[x]]); r != 0 {
-			return r
-		}
-		return strings.Compare(b.cands[x].rec.ID, b.cands[y].rec.ID)
-	})
-	need := e.Need
-	var moved []string
-	moving := 0
+	// Set whole kinds of protected records apart in a second packet (the
+	// largest first) until the first one fits: --exclude-kind leaves them
+	// out of the first, and the second takes them as its focus.
+	byKind := map[string]int{}
 	for _, i := range movable {
-		if need <= limit {
+		byKind[b.cands[i].rec.Kind] += b.cost[i][b.forms[i]]
+	}
+	// A kind that holds a rank-1 or pinned record besides the focus stays:
+	// excluding it would lose that record.
+	for _, c := range b.cands {
+		if c.fidx == len(b.req.Focus) && (c.rank == 1 || c.pinned) {
+			delete(byKind, c.rec.Kind)
+		}
+	}
+	kinds := sortedKeys(byKind)
+	slices.SortStableFunc(kinds, func(x, y string) int { return cmp.Compare(byKind[y], byKind[x]) })
+	need := e.Need
+	var moved, movedKinds []string
+	moving := 0
+	// Estimates add up a little under the rendered whole: keep a margin.
+	target := limit - limit/20
+	for _, k := range kinds {
+		if need <= target {
 			break
 		}
-		need -= b.cost[i][b.forms[i]]
-		moving += b.cost[i][b.forms[i]]
-		moved = append(moved, b.cands[i].rec.ID)
+		movedKinds = append(movedKinds, k)
+		for i, c := range b.cands {
+			if c.rec.Kind != k || c.fidx < len(b.req.Focus) {
+				continue
+			}
+			if b.fixed(i) && b.forms[i] != formOut {
+				need -= b.itemTokens(i)
+				if slices.Contains(movable, i) {
+					moved = append(moved, c.rec.ID)
+					moving += b.cost[i][b.forms[i]]
+				}
+			}
+			if !b.grouping {
+				need -= b.note[i] // not loaded at all: no note either
+			}
+		}
 	}
-	if len(moved) > 0 && need <= limit && len(b.req.Focus) > 0 {
-		e.Proposals = append(e.Proposals, fmt.Sprintf("two packets: --focus %s without %s (about %s tokens), then --focus %s (about %s tokens)",
-			strings.Join(b.req.Focus, ","), strings.Join(moved, ", "), thousands(need), strings.Join(moved, ","), thousands(b.base+moving)))
+	if len(moved) > 0 && need <= target && len(b.req.Focus) > 0 {
+		slices.Sort(moved)
+		e.Proposals = append(e.Proposals, fmt.Sprintf("two packets, the %s records apart (about %s tokens, then about %s)", strings.Join(movedKinds, ", "),
+			thousands(max(need, 0)), thousands(b.base+moving))+cmds(
+			b.command(b.req.Focus, []string{"--exclude-kind", strings.Join(movedKinds, ",")}),
+			b.command(moved, []string{"--kind", strings.Join(movedKinds, ",")})))
 	}
 	// A smaller scope: the scenes the focus holds, one packet each.
-	var scenes []string
+	var scenes, sceneCmds []string
 	for i, c := range b.cands {
 		if b.fixed(i) && b.forms[i] != formOut && c.rank > 1 && c.rec.Kind == "scene" {
 			scenes = append(scenes, fmt.Sprintf("--focus %s (about %s tokens)", c.rec.ID, thousands(b.base+b.cost[i][formFull])))
+			sceneCmds = append(sceneCmds, b.command([]string{c.rec.ID}, nil))
 		}
 	}
 	if len(scenes) >= 2 {
-		e.Proposals = append(e.Proposals, "a smaller scope, one packet per scene: "+strings.Join(scenes, "; "))
+		e.Proposals = append(e.Proposals, "a smaller scope, one packet per scene: "+strings.Join(scenes, "; ")+cmds(sceneCmds...))
 	}
 	if b.req.Hops > 1 {
-		e.Proposals = append(e.Proposals, "narrow the walk: --hops 1")
+		e.Proposals = append(e.Proposals, "narrow the walk"+cmds(b.command(b.req.Focus, []string{"--hops", "1"})))
 	}
 	scope, size := "", 0
 	for _, name := range sortedKeys(b.cfg.Scopes) {
@@ -930,10 +1028,13 @@ func (b *builder) splitError(limit int, cause error) error {
 			scope, size = name, s
 		}
 	}
+	larger := b.req
+	larger.Budget = e.Need
 	if scope != "" {
-		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens (--scope %s is %s)", thousands(e.Need), scope, thousands(size)))
+		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens (--scope %s is %s)", thousands(e.Need), scope, thousands(size))+
+			cmds(b.commandFor(larger, b.req.Focus, nil), b.commandFor(larger, b.req.Focus, []string{"--scope", scope})))
 	} else {
-		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", thousands(e.Need)))
+		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", thousands(e.Need))+cmds(b.commandFor(larger, b.req.Focus, nil)))
 	}
 	return e
 }
