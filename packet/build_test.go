@@ -13,6 +13,7 @@ func TestBuildEverythingFits(t *testing.T) {
 		"scene-12": 1, "mara": 1, "curfew": 1, "tomas": 2, "mill": 2, "scene-11": 3,
 		"oath": 4, "tl-10": 5, "tl-13": 5, "mara-tomas": 6, "fire-magic": 7, "voice": 8,
 		"reader-ash": 9, "theme-ash": 10,
+		"old-debt": 4, // open and due at 5: overdue at scene 12, still owed
 	}
 	for id, rank := range wantRank {
 		e, ok := findEntry(p, id)
@@ -26,7 +27,10 @@ func TestBuildEverythingFits(t *testing.T) {
 	}
 	// mara-secret holds from scene 30: story time defaults to the focus's
 	// position (12) and leaves it out.
-	for _, id := range []string{"old-debt", "paid-debt", "tl-05", "miller", "mara-secret"} {
+	if e, _ := findEntry(p, "old-debt"); e.Why != "overdue since 5" {
+		t.Errorf("old-debt why %q; want %q", e.Why, "overdue since 5")
+	}
+	for _, id := range []string{"paid-debt", "tl-05", "miller", "mara-secret"} {
 		if _, ok := findEntry(p, id); ok {
 			t.Errorf("record %q should not be loaded", id)
 		}

@@ -278,8 +278,13 @@ func (g *gatherer) inPlay(isFocus func(string) bool) error {
 	return nil
 }
 
-// obligations pulls open obligations due at or after the focus position.
+// obligations pulls the open obligations due within the scope: those due
+// from the focus position up to the scope's horizon
+// (Config.ObligationHorizon), those already overdue, and those without a
+// due position.
 func (g *gatherer) obligations() error {
+	horizon, bounded := g.cfg.ObligationHorizon[g.req.Scope]
+	bounded = bounded && horizon >= 0
 	for _, kind := range g.cfg.ObligationKinds {
 		heads, err := g.list(kind)
 		if err != nil {
@@ -295,8 +300,11 @@ func (g *gatherer) obligations() error {
 				why = "obligation due by " + due
 				if g.pos > 0 {
 					at, ok := g.position(due)
-					if ok && at < g.pos {
-						continue // due before this point: not in this scope
+					switch {
+					case ok && at < g.pos:
+						why = "overdue since " + due // still owed: the scene must not forget it
+					case ok && bounded && at > g.pos+int64(horizon):
+						continue // due beyond this scope's horizon
 					}
 				}
 			}

@@ -101,6 +101,13 @@ type Config struct {
 	LongProse int `json:"long_prose,omitempty"`
 	// ObligationKinds are pulled as obligations. Default ["obligation"].
 	ObligationKinds []string `json:"obligation_kinds,omitempty"`
+	// ObligationHorizon is, per scope, how many story positions past the
+	// focus an open obligation may be due and still be pulled; -1 means
+	// no limit. A request whose Scope is empty or not listed has no
+	// limit. Open obligations already due before the focus are pulled
+	// whatever the horizon ("overdue since N"). Default scene 2, chapter
+	// 10, arc 40, novel -1.
+	ObligationHorizon map[string]int `json:"obligation_horizon,omitempty"`
 	// TimelineKinds bound the focus by order and are the "history" that
 	// step 4 collapses. Default ["timeline"].
 	TimelineKinds []string `json:"timeline_kinds,omitempty"`
@@ -155,15 +162,16 @@ func DefaultConfig() Config {
 		},
 	}
 	return Config{
-		DefaultProfile:  defaultProfile,
-		Profiles:        map[string]Profile{"novel": novel, "agent": agent},
-		Scopes:          map[string]int{"scene": 8000, "chapter": 20000, "arc": 60000, "novel": 120000},
-		HitLimit:        defaultHitLimit,
-		LongProse:       defaultLongProse,
-		ObligationKinds: []string{"obligation"},
-		TimelineKinds:   []string{"timeline"},
-		InPlayKinds:     []string{"character"},
-		NoteShare:       defaultNoteShare,
+		DefaultProfile:    defaultProfile,
+		Profiles:          map[string]Profile{"novel": novel, "agent": agent},
+		Scopes:            map[string]int{"scene": 8000, "chapter": 20000, "arc": 60000, "novel": 120000},
+		HitLimit:          defaultHitLimit,
+		LongProse:         defaultLongProse,
+		ObligationKinds:   []string{"obligation"},
+		ObligationHorizon: map[string]int{"scene": 2, "chapter": 10, "arc": 40, "novel": -1},
+		TimelineKinds:     []string{"timeline"},
+		InPlayKinds:       []string{"character"},
+		NoteShare:         defaultNoteShare,
 	}
 }
 
@@ -198,6 +206,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ObligationKinds == nil {
 		c.ObligationKinds = d.ObligationKinds
+	}
+	if c.ObligationHorizon == nil {
+		c.ObligationHorizon = d.ObligationHorizon
 	}
 	if c.TimelineKinds == nil {
 		c.TimelineKinds = d.TimelineKinds
@@ -262,6 +273,14 @@ func (c Config) Validate() error {
 		}
 		if n := c.Scopes[name]; n <= 0 || n > budget.MaxBudget {
 			return configf("scope %q budget %d: want 1 to %d tokens", name, n, budget.MaxBudget)
+		}
+	}
+	for _, name := range sortedKeys(c.ObligationHorizon) {
+		if strings.TrimSpace(name) == "" {
+			return configf("obligation_horizon: scope name %q is empty: name a scope, like %q", name, "scene")
+		}
+		if h := c.ObligationHorizon[name]; h < -1 {
+			return configf("obligation_horizon for scope %q: %d: want 0 or more story positions, or -1 for no limit", name, h)
 		}
 	}
 	if c.HitLimit < 0 {

@@ -205,8 +205,8 @@ func TestFrameOnly(t *testing.T) {
 	if ExitCode(p, nil) != 2 {
 		t.Errorf("ExitCode = %d; want 2", ExitCode(p, nil))
 	}
-	if len(p.Deferred) != 14 {
-		t.Errorf("deferred %d notes; want all 14 candidates", len(p.Deferred))
+	if len(p.Deferred) != 15 {
+		t.Errorf("deferred %d notes; want all 15 candidates", len(p.Deferred))
 	}
 	for _, n := range p.Deferred {
 		if n.Step != 0 || n.Fetch == "" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/store"
 )
 
 // demoFullCosts builds req with a budget that holds everything and
@@ -303,5 +304,57 @@ func TestSplitProposalsRunnable(t *testing.T) {
 	}
 	if splits == 0 {
 		t.Error("no two-packet or larger-budget proposal was checked")
+	}
+}
+
+// TestObligationScope: open obligations are pulled when due within the
+// scope's horizon past the focus, or overdue; not when due far later.
+func TestObligationScope(t *testing.T) {
+	ns := "n"
+	recs := []store.Record{{NS: ns, ID: "scene-10", Kind: "scene", Order: 10, Body: "The tenth scene."}}
+	for _, due := range []string{"5", "10", "12", "13", "40", "1000"} {
+		recs = append(recs, store.Record{NS: ns, ID: "owed-" + due, Kind: "obligation", Body: "Something owed by " + due + ".",
+			Meta: map[string]string{"due": due, "status": "open"}})
+	}
+	recs = append(recs, store.Record{NS: ns, ID: "paid-5", Kind: "obligation", Body: "Paid.", Meta: map[string]string{"due": "5", "status": "paid"}},
+		store.Record{NS: ns, ID: "owed-sometime", Kind: "obligation", Body: "Owed, no date.", Meta: map[string]string{"status": "open"}})
+	env := fxOpen(t, recs, nil, true)
+	tests := []struct {
+		scope string
+		cfg   *Config
+		want  []string
+	}{
+		{"scene", nil, []string{"owed-10", "owed-12", "owed-5", "owed-sometime"}},
+		{"chapter", nil, []string{"owed-10", "owed-12", "owed-13", "owed-5", "owed-sometime"}},
+		{"arc", nil, []string{"owed-10", "owed-12", "owed-13", "owed-40", "owed-5", "owed-sometime"}},
+		{"novel", nil, []string{"owed-10", "owed-1000", "owed-12", "owed-13", "owed-40", "owed-5", "owed-sometime"}},
+		{"", nil, []string{"owed-10", "owed-1000", "owed-12", "owed-13", "owed-40", "owed-5", "owed-sometime"}},
+		{"scene", &Config{ObligationHorizon: map[string]int{"scene": 0}}, []string{"owed-10", "owed-5", "owed-sometime"}},
+	}
+	for _, tt := range tests {
+		req := Request{NS: ns, Focus: []string{"scene-10"}, Budget: 8000, Scope: tt.scope, Config: tt.cfg}
+		p, _ := fxBuild(t, env, req)
+		var got []string
+		for _, e := range p.Records {
+			if e.Kind == "obligation" {
+				got = append(got, e.ID)
+				if e.Rank != 4 {
+					t.Errorf("scope %q: %s rank %d; want 4", tt.scope, e.ID, e.Rank)
+				}
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("scope %q: obligations %v; want %v", tt.scope, got, tt.want)
+		}
+		if p.Incomplete() {
+			t.Errorf("scope %q: incomplete at 8,000 tokens (exit %d):\n%s", tt.scope, ExitCode(p, nil), p.Report())
+		}
+		if e, ok := findEntry(p, "owed-5"); !ok || e.Why != "overdue since 5" {
+			t.Errorf("scope %q: owed-5 %+v; want why %q", tt.scope, e, "overdue since 5")
+		}
+	}
+	if err := (Config{ObligationHorizon: map[string]int{"scene": -2}}).Validate(); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "-2") {
+		t.Errorf("horizon -2: %v; want ErrInvalidConfig quoting -2", err)
 	}
 }
