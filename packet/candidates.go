@@ -19,6 +19,7 @@ type relation struct {
 	from  string  // the focus (or hit) it relates to
 	score float64 // search score for hits
 	why   string  // for the reader: "touches scene-12 via appears_in"
+	via   string  // the record the relation passes through (a bridge), or ""
 }
 
 // candidate is a record that may enter the packet.
@@ -157,6 +158,8 @@ func (g *gatherer) gather() error {
 					mid = n.Via.To
 				}
 				why = fmt.Sprintf("%d hops from %s via %s (%s)", n.Hops, f, mid, n.Via.Rel)
+				g.add(n.ID, relation{match: MatchNeighbor, hops: n.Hops, from: f, why: why, via: mid})
+				continue
 			}
 			g.add(n.ID, relation{match: MatchNeighbor, hops: n.Hops, from: f, why: why})
 		}
@@ -201,7 +204,7 @@ func (g *gatherer) gather() error {
 				}
 				for _, n := range ns {
 					if !isFocus(n.ID) {
-						g.add(n.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, why: fmt.Sprintf("linked to hit %s via %s", h.ID, n.Via.Rel)})
+						g.add(n.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID, why: fmt.Sprintf("linked to hit %s via %s", h.ID, n.Via.Rel)})
 					}
 				}
 			}
@@ -250,9 +253,107 @@ func (g *gatherer) gather() error {
 		if err := g.inPlay(isFocus); err != nil {
 			return err
 		}
-		return g.readHeads()
+		if err := g.readHeads(); err != nil {
+			return err
+		}
+	}
+	return g.dropHiddenBridges()
+}
+
+// hiddenBridge reports whether the record id, met on the way to another,
+// is outside story time (a focus never is), and why.
+func (g *gatherer) hiddenBridge(id string) (string, bool) {
+	if slices.Contains(g.req.Focus, id) {
+		return "", false
+	}
+	h, ok := g.heads[id]
+	if !ok {
+		return "", false
+	}
+	why, visible := g.storyTime(h)
+	return why, !visible
+}
+
+// dropHiddenBridges walks hop by hop: a relation that passes through a
+// record story time hides (a second hop, a hit's neighbour, a link of a
+// character in play) does not count, since that record is not loaded. A
+// second-hop neighbour keeps another path through a visible first-hop
+// neighbour when it has one; a candidate left with no relation is
+// skipped, with the reason.
+func (g *gatherer) dropHiddenBridges() error {
+	alt := map[string]map[string]relation{} // per focus: second hop -> a path through a visible neighbour
+	for _, id := range sortedKeys(g.cands) {
+		c := g.cands[id]
+		var kept []relation
+		lost, lostWhy := "", ""
+		for _, r := range c.rels {
+			why, hidden := g.hiddenBridge(r.via)
+			if r.via == "" || !hidden {
+				kept = append(kept, r)
+				continue
+			}
+			if r.match == MatchNeighbor && r.hops == 2 {
+				paths, ok := alt[r.from]
+				if !ok {
+					var err error
+					if paths, err = g.secondHops(r.from); err != nil {
+						return err
+					}
+					alt[r.from] = paths
+				}
+				if a, ok := paths[id]; ok {
+					kept = append(kept, a)
+					continue
+				}
+			}
+			if lost == "" {
+				lost, lostWhy = r.via, why
+			}
+		}
+		c.rels = kept
+		if len(kept) == 0 {
+			g.skips = append(g.skips, Skip{ID: id, Kind: c.rec.Kind, Reason: fmt.Sprintf("reached only through %s, which is not loaded (%s)", lost, lostWhy)})
+			delete(g.cands, id)
+		}
 	}
 	return nil
+}
+
+// secondHops maps each record two hops from focus, through a first-hop
+// neighbour that story time does not hide, to that relation (the first
+// such neighbour by id).
+func (g *gatherer) secondHops(focus string) (map[string]relation, error) {
+	first, err := g.src.Neighbors(g.req.NS, focus, 1, nil)
+	if err != nil {
+		return nil, fmt.Errorf("neighbours of %q: %w", focus, err)
+	}
+	ids := make([]string, 0, len(first))
+	for _, n := range first {
+		ids = append(ids, n.ID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := map[string]relation{}
+	for _, mid := range ids {
+		if _, hidden := g.hiddenBridge(mid); hidden || slices.Contains(g.req.Focus, mid) {
+			continue
+		}
+		if _, ok := g.heads[mid]; !ok {
+			continue // dangling: no record to pass through
+		}
+		next, err := g.src.Neighbors(g.req.NS, mid, 1, nil)
+		if err != nil {
+			return nil, fmt.Errorf("neighbours of %q: %w", mid, err)
+		}
+		for _, n := range next {
+			if _, ok := out[n.ID]; ok || n.ID == focus {
+				continue
+			}
+			out[n.ID] = relation{match: MatchNeighbor, hops: 2, from: focus, via: mid,
+				why: fmt.Sprintf("2 hops from %s via %s (%s)", focus, mid, n.Via.Rel)}
+		}
+	}
+	return out, nil
 }
 
 // inPlay follows the links of the characters in play: the POV and the
@@ -271,7 +372,7 @@ func (g *gatherer) inPlay(isFocus func(string) bool) error {
 		}
 		for _, n := range ns {
 			if !isFocus(n.ID) {
-				g.add(n.ID, relation{match: MatchInPlay, hops: 2, from: id, why: fmt.Sprintf("in play: linked to %s via %s", id, n.Via.Rel)})
+				g.add(n.ID, relation{match: MatchInPlay, hops: 2, from: id, via: id, why: fmt.Sprintf("in play: linked to %s via %s", id, n.Via.Rel)})
 			}
 		}
 	}

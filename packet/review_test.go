@@ -358,3 +358,53 @@ func TestObligationScope(t *testing.T) {
 		t.Errorf("horizon -2: %v; want ErrInvalidConfig quoting -2", err)
 	}
 }
+
+// TestHiddenRecordsBridgeNothing: a record story time hides is not a
+// bridge of the two-hop walk; a record reached through it and through a
+// visible record keeps the visible path.
+func TestHiddenRecordsBridgeNothing(t *testing.T) {
+	ns := "n"
+	recs := []store.Record{
+		{NS: ns, ID: "scene-10", Kind: "scene", Order: 10, Body: "The tenth scene."},
+		{NS: ns, ID: "old-fact", Kind: "fact", Body: "Held until scene 5.", Meta: map[string]string{"until": "5"}},
+		{NS: ns, ID: "harbour", Kind: "location", Body: "The harbour."},
+		{NS: ns, ID: "only-behind", Kind: "character", Body: "Reached only through the old fact."},
+		{NS: ns, ID: "both-ways", Kind: "character", Body: "Reached through both."},
+	}
+	l := func(from, rel, to string) store.Link { return store.Link{NS: ns, From: from, Rel: rel, To: to} }
+	links := []store.Link{
+		l("scene-10", "mentions", "old-fact"), l("scene-10", "located_at", "harbour"),
+		l("old-fact", "about", "only-behind"), l("old-fact", "about", "both-ways"), l("harbour", "home_of", "both-ways"),
+	}
+	env := fxOpen(t, recs, links, true)
+	p, _ := fxBuild(t, env, Request{NS: ns, Focus: []string{"scene-10"}, Budget: 8000, Hops: 2})
+	if _, ok := findEntry(p, "only-behind"); ok {
+		t.Errorf("only-behind is loaded through old-fact, which story time hides:\n%s", p.Explain())
+	}
+	if !slices.ContainsFunc(p.Skipped, func(s Skip) bool {
+		return s.ID == "only-behind" && strings.Contains(s.Reason, "old-fact") && strings.Contains(s.Reason, "valid until 5")
+	}) {
+		t.Errorf("only-behind not skipped with the reason: %+v", p.Skipped)
+	}
+	if e, ok := findEntry(p, "both-ways"); !ok || e.Why != "2 hops from scene-10 via harbour (home_of)" {
+		t.Errorf("both-ways %+v; want it loaded 2 hops via harbour", e)
+	}
+	// Over the demo canon: no two-hop why names a record that is not loaded.
+	env = fxDemo(t)
+	for _, focus := range []string{"scene-02", "scene-04", "scene-06", "scene-08"} {
+		p, _ := fxBuild(t, env, demoRequest(focus, 2, 50000))
+		hidden := map[string]bool{}
+		for _, s := range p.Skipped {
+			if strings.HasPrefix(s.Reason, "story time") {
+				hidden[s.ID] = true
+			}
+		}
+		for _, e := range p.Records {
+			for id := range hidden {
+				if strings.Contains(e.Why, " via "+id+" ") {
+					t.Errorf("%s: %s is in the packet %q, through a record story time hides", focus, e.ID, e.Why)
+				}
+			}
+		}
+	}
+}
