@@ -281,3 +281,48 @@ func TestQueriesAlternateAndTinyCorpus(t *testing.T) {
 		t.Errorf("%d queries over one record, want 4", len(qs))
 	}
 }
+
+func TestDerive(t *testing.T) {
+	run := func(n int, loreS, loreCPU, bleveS, bleveCPU, p50 float64) sizeRun {
+		return sizeRun{
+			N:           n,
+			IngestLore:  phaseResult{Seconds: loreS, CPUSeconds: loreCPU + 1, GenCPUSeconds: 1, Bytes: int64(n) * 1000},
+			IngestBleve: phaseResult{Seconds: bleveS, CPUSeconds: bleveCPU + 1, GenCPUSeconds: 1},
+			Packets:     phaseResult{Latency: map[string]latency{"scene": {P50ms: p50}, "chapter": {P50ms: 2 * p50}}},
+			SearchBleve: phaseResult{Latency: map[string]latency{"top50": {P50ms: 0.5}}},
+			DiskLore:    int64(n) * 7000,
+		}
+	}
+	rep := report{Runs: []sizeRun{run(1000, 2, 3, 5, 6, 4), run(10000, 26, 33, 50, 66, 10)}}
+	for i := range rep.Runs {
+		rep.Runs[i].derive()
+	}
+	rep.derive()
+	a, b := rep.Runs[0].Derived, rep.Runs[1].Derived
+	near := func(got, want float64) bool { return got > want-1e-9 && got < want+1e-9 }
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"ingest time ratio", a.IngestTimeRatio, 0.4},
+		{"ingest cpu ratio (generation excluded)", a.IngestCPURatio, 0.5},
+		{"lore µs/record", a.LoreUsPerRecord, 2000},
+		{"lore cpu µs/record", a.LoreCPUUsPerRec, 3000},
+		{"lore MB/s", a.LoreMBPerS, 1000 * 1000 / float64(1<<20) / 2},
+		{"scene p50 ratio", a.SceneP50Ratio, 8},
+		{"chapter p50 ratio", a.ChapterP50Ratio, 16},
+		{"disk bytes/record", b.LoreBytesPerRec, 7000},
+		{"ingest cost growth", rep.Scale.IngestCostGrowth, 0.3},
+		{"ingest cpu cost growth", rep.Scale.IngestCPUCostGrowth, 0.1},
+		{"scene p50 growth", rep.Scale.SceneP50Growth, 2.5},
+	} {
+		if !near(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	one := report{Runs: rep.Runs[:1]}
+	one.derive()
+	if one.Scale != nil {
+		t.Error("a single size has scale figures")
+	}
+}

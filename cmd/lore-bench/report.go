@@ -128,9 +128,8 @@ func countFigures(p phaseResult) countingStats {
 
 // scaleFigures compare the largest size run with the smallest.
 type scaleFigures struct {
-	FromN, ToN int `json:"-"`
-	From       int `json:"from_n"`
-	To         int `json:"to_n"`
+	From int `json:"from_n"`
+	To   int `json:"to_n"`
 	// IngestCostGrowth is per-record ingest time at To over that at From,
 	// minus one: <= 0.30 is the goal from 10k to 100k.
 	IngestCostGrowth    float64 `json:"ingest_cost_growth"`
