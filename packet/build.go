@@ -49,6 +49,9 @@ type Packet struct {
 	// frameWarn is the index in Warnings of the frame-only warning that
 	// quotes the packet's size; -1 (or 0 with FrameOnly unset) for none.
 	frameWarn int
+	// ladderStep is the step at which the ladder fitted, before the
+	// final put-back (Step is what the packet needed in the end).
+	ladderStep int
 }
 
 // Incomplete reports whether anything was deferred: the CLI exits 2.

@@ -50,6 +50,11 @@ type builder struct {
 	// deferred, for the final put-back.
 	kept []budget.Fitted
 	defs map[string]budget.Deferred
+	// trial renders stand in for bodies not read yet with text of their
+	// cached token count (see stand), so that a put-back can be counted
+	// whole without reading the body of a record that then stays out.
+	trial  bool
+	stands map[int]string
 }
 
 // measure fills token counts from the cache, counting (and caching) the
@@ -328,8 +333,10 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 			full = append(full, c.rec.ID)
 		}
 	}
-	if err := b.loadBodies(full); err != nil {
-		return nil, err
+	if !b.trial {
+		if err := b.loadBodies(full); err != nil {
+			return nil, err
+		}
 	}
 	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.req.Counter, frameWarn: -1}
 	type keyed struct {
@@ -341,7 +348,10 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 		full := b.cost[i][formFull]
 		k, ok := keep[c.rec.ID]
 		if ok {
-			text := b.bodies[c.rec.ID]
+			text, read := b.bodies[c.rec.ID]
+			if !read && b.trial && b.forms[i] == formFull {
+				text = b.stand(c.tc.Body)
+			}
 			e := b.entry(c, b.forms[i], text)
 			if k.Truncated {
 				e.Text, e.Truncated, e.Tokens = k.Text, k.Cut, k.Tokens
@@ -529,9 +539,22 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 		}
 		out, n := p.settle(b.req.Format)
 		if n <= b.req.Budget || p.FrameOnly {
+			ladderStep := p.Step
+			p.ladderStep = ladderStep
 			if !p.FrameOnly && p.Incomplete() {
+				if p.Step >= 2 {
+					if p, out, n, err = b.rebase(p, out, n); err != nil {
+						return nil, err
+					}
+				}
 				if p, out, n, err = b.restore(p, out, n); err != nil {
 					return nil, err
+				}
+				// The step the packet needed in the end: put back may have
+				// undone what a later step did.
+				p.ladderStep, p.Step = ladderStep, 0
+				for _, note := range p.Deferred {
+					p.Step = max(p.Step, note.Step)
 				}
 			}
 			p.rendered, p.Tokens = out, n
@@ -575,8 +598,9 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 	// slack grows at the last step, steps 2 to 4 run again with it (a few
 	// passes at most) before the ladder gives up: a bigger budget must not
 	// fail where a smaller one, taking another path, fitted.
-	slack, passSlack, passes := 0, 0, 0
+	slack, passSlack, passes, reached := 0, 0, 0, 0
 	for step := 1; ; step++ {
+		reached = max(reached, step)
 		switch step {
 		case 1:
 		case 2:
@@ -609,7 +633,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 			if err != nil {
 				return nil, err
 			}
-			p.Step = step
+			p.Step = min(reached, 4) // a rerun keeps what the later steps of the pass before did
 			if res.FrameOnly {
 				p.FrameOnly = true
 				p.Warnings = append(slices.Clone(p.Warnings), b.frameWarning())
@@ -628,6 +652,238 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 			slack = max(slack, oe.Needed-est)
 		}
 	}
+}
+
+// reducible is the smallest form ladder steps up to last may give
+// candidate i, and the step that gives it; formFull, 0 when none may.
+func (b *builder) reducible(i, last int) (form, int) {
+	c := b.cands[i]
+	if !b.fixed(i) || c.pinned || c.rank == 1 {
+		return formFull, 0
+	}
+	short := b.shorter(c)
+	switch {
+	case last >= 3 && c.hops >= 2:
+		return formOut, 3
+	case last >= 4 && c.history && b.cost[i][short] < b.cost[i][formFull]:
+		return short, 4
+	case last >= 2 && !c.history && c.rec.Summary != "" && c.tc.Body >= b.cfg.LongProse && b.cost[i][formSummary] < b.cost[i][formFull]:
+		return formSummary, 2
+	}
+	return formFull, 0
+}
+
+// rebase rebuilds a packet the ladder fitted at step 2 or later from one
+// base for that step: every record the steps up to it may shorten or
+// leave out, shortened or left out; every record step 1 may drop,
+// dropped (a record its kind truncates keeps its cut). Then, most
+// important first, each record takes the best form that fits by the
+// estimates, calibrated by the real count of the ladder's packet; the
+// whole is counted again and the last upgrades undone while it is over.
+// The ladder's own result depends on where each step's estimates ran out
+// (a bigger budget could narrow fewer two-hop records and leave a more
+// important record summarised); from one base, a bigger budget gives up
+// nothing a smaller one packed before it gives up something less
+// important.
+func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, error) {
+	keep := make(map[string]budget.Fitted, len(b.kept))
+	for _, k := range b.kept {
+		keep[k.ID] = k
+	}
+	est := func() int {
+		t := b.frame()
+		for i, c := range b.cands {
+			if k, ok := keep[c.rec.ID]; ok {
+				if b.forms[i] == formFull && k.Truncated {
+					t += k.Tokens
+					if !b.grouping {
+						t -= b.note[i]
+					}
+					continue
+				}
+				t += b.itemTokens(i)
+			}
+		}
+		return t
+	}
+	offset := n - est()
+	savedForms, savedSteps := slices.Clone(b.forms), slices.Clone(b.step)
+	savedKept, savedDefs := b.kept, b.defs
+	fitted := func(i int, f form) budget.Fitted {
+		c := b.cands[i]
+		return budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][f]}
+	}
+	// The base.
+	for i, c := range b.cands {
+		id := c.rec.ID
+		if k, ok := keep[id]; ok && k.Truncated {
+			continue
+		}
+		if !b.fixed(i) {
+			delete(keep, id)
+			b.forms[i], b.step[i] = formFull, 0
+			continue
+		}
+		f, st := b.reducible(i, p.Step)
+		b.forms[i], b.step[i] = f, st
+		if f == formOut {
+			delete(keep, id)
+		} else {
+			keep[id] = fitted(i, f)
+		}
+	}
+	// Most important first, the best form that fits by the estimate.
+	order := make([]int, len(b.cands))
+	for i := range order {
+		order[i] = i
+	}
+	b.sortLeastFirst(order)
+	type change struct {
+		i         int
+		form      form
+		step      int
+		kept      budget.Fitted
+		wasKept   bool
+		wasForm   form
+		wasStep   int
+		wasFitted budget.Fitted
+	}
+	render := func() (*Packet, string, int, error) {
+		kept := make([]budget.Fitted, 0, len(keep))
+		defs := map[string]budget.Deferred{}
+		for _, c := range b.cands {
+			if k, ok := keep[c.rec.ID]; ok {
+				kept = append(kept, k)
+			} else if d, ok := savedDefs[c.rec.ID]; ok {
+				defs[c.rec.ID] = d
+			}
+		}
+		q, err := b.assemble(kept, defs)
+		if err != nil {
+			return nil, "", 0, err
+		}
+		q.Step = p.Step
+		o, m := q.settle(b.req.Format)
+		b.kept, b.defs = kept, defs
+		return q, o, m, nil
+	}
+	var changes []change
+	// Near the budget the real count decides (and recalibrates).
+	margin := max(8, b.req.Budget/100)
+	for k := len(order) - 1; k >= 0; k-- {
+		i := order[k]
+		c := b.cands[i]
+		id := c.rec.ID
+		cur, kept := keep[id]
+		if kept && (b.forms[i] == formFull || cur.Truncated) {
+			continue
+		}
+		opts := []form{formFull}
+		if f, st := b.reducible(i, p.Step); st > 0 && f == formOut && b.forms[i] == formOut {
+			if short := b.shorter(c); b.cost[i][short] < b.cost[i][formFull] {
+				opts = append(opts, short) // out at step 3: its shorter form, as a step-2 put-back does
+			}
+		}
+		for _, f := range opts {
+			ch := change{i: i, form: f, wasKept: kept, wasForm: b.forms[i], wasStep: b.step[i], wasFitted: cur}
+			b.forms[i] = f
+			b.step[i] = 0
+			if f != formFull {
+				b.step[i] = 2
+				if c.history {
+					b.step[i] = 4
+				}
+			}
+			keep[id] = fitted(i, f)
+			t := est()
+			fits := t+offset <= b.req.Budget-margin
+			if !fits && t+offset <= b.req.Budget+margin {
+				b.trial = true
+				_, _, m, err := render()
+				b.trial = false
+				if err != nil {
+					return nil, "", 0, err
+				}
+				if fits = m <= b.req.Budget; fits {
+					offset = m - t
+				}
+			}
+			if fits {
+				changes = append(changes, ch)
+				break
+			}
+			b.forms[i], b.step[i] = ch.wasForm, ch.wasStep
+			if kept {
+				keep[id] = cur
+			} else {
+				delete(keep, id)
+			}
+		}
+	}
+	// Over: undo the least important upgrades, counting with stand-ins
+	// first (no body read for what goes back out), then for real.
+	var q *Packet
+	var o string
+	var m int
+	for _, trial := range []bool{true, false} {
+		for {
+			b.trial = trial
+			var err error
+			q, o, m, err = render()
+			b.trial = false
+			if err != nil {
+				return nil, "", 0, err
+			}
+			if m <= b.req.Budget || len(changes) == 0 {
+				break
+			}
+			ch := changes[len(changes)-1]
+			changes = changes[:len(changes)-1]
+			id := b.cands[ch.i].rec.ID
+			b.forms[ch.i], b.step[ch.i] = ch.wasForm, ch.wasStep
+			if ch.wasKept {
+				keep[id] = ch.wasFitted
+			} else {
+				delete(keep, id)
+			}
+		}
+	}
+	if m > b.req.Budget {
+		// The base itself is over: keep the ladder's packet.
+		copy(b.forms, savedForms)
+		copy(b.step, savedSteps)
+		b.kept, b.defs = savedKept, savedDefs
+		return p, out, n, nil
+	}
+	return q, o, m, nil
+}
+
+// stand is text that counts n tokens (or within a token or two of it,
+// for a counter it cannot match exactly): "x x x ..." is one token a word
+// for the BPE encodings, and the loop corrects for any other counter.
+func (b *builder) stand(n int) string {
+	if s, ok := b.stands[n]; ok {
+		return s
+	}
+	if b.stands == nil {
+		b.stands = map[int]string{}
+	}
+	words := n
+	s := ""
+	for range 4 {
+		if words <= 0 {
+			s = ""
+			break
+		}
+		s = "x" + strings.Repeat(" x", words-1)
+		got := b.req.Counter.Count(s)
+		if got == n {
+			break
+		}
+		words += n - got
+	}
+	b.stands[n] = s
+	return s
 }
 
 // maxRestoreTries bounds the renders of the final put-back: each try
@@ -657,74 +913,135 @@ func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, e
 		order[i] = i
 	}
 	b.sortLeastFirst(order)
+	build := func(trial bool) (*Packet, string, int, error) {
+		kept := make([]budget.Fitted, 0, len(keep))
+		for _, cc := range b.cands {
+			if k, ok := keep[cc.rec.ID]; ok {
+				kept = append(kept, k)
+			}
+		}
+		b.trial = trial
+		q, err := b.assemble(kept, defs)
+		b.trial = false
+		if err != nil {
+			return nil, "", 0, err
+		}
+		q.Step = p.Step
+		o, m := q.settle(b.req.Format)
+		return q, o, m, nil
+	}
+	type change struct {
+		i            int
+		cur          budget.Fitted
+		kept, hadDef bool
+		wasForm      form
+		wasStep      int
+		wasDef       budget.Deferred
+	}
+	undo := func(ch change) {
+		id := b.cands[ch.i].rec.ID
+		b.forms[ch.i], b.step[ch.i] = ch.wasForm, ch.wasStep
+		if ch.kept {
+			keep[id] = ch.cur
+		} else {
+			delete(keep, id)
+		}
+		if ch.hadDef {
+			defs[id] = ch.wasDef
+		}
+	}
+	var changes []change
+	failed := map[string]bool{} // counted in with a stand-in, over for real
 	tries := 0
-	for k := len(order) - 1; k >= 0 && tries < maxRestoreTries; k-- {
-		i := order[k]
-		c := b.cands[i]
-		id := c.rec.ID
-		cur, kept := keep[id]
-		if kept && b.forms[i] == formFull && !cur.Truncated {
-			continue // whole already
-		}
-		now := 0 // what the record adds now, over its note
-		if kept {
-			now = cur.Tokens
-		}
-		var better []form
-		better = append(better, formFull)
-		if short := b.shorter(c); b.step[i] > 0 && (!kept || b.forms[i] == formOut) && b.cost[i][short] < b.cost[i][formFull] {
-			better = append(better, short) // the ladder shortened it: its shorter form may fit where the whole does not
-		}
-		for _, f := range better {
-			add := b.cost[i][f] - now
-			if !kept && f == formFull && !b.grouping {
-				add -= b.note[i] // its note goes
+	for round := 0; round < 4; round++ {
+		for k := len(order) - 1; k >= 0 && tries < maxRestoreTries; k-- {
+			i := order[k]
+			c := b.cands[i]
+			id := c.rec.ID
+			cur, kept := keep[id]
+			if (kept && b.forms[i] == formFull && !cur.Truncated) || failed[id] {
+				continue // whole already
 			}
-			// Entries priced alone add up a little over the whole: leave
-			// the real count the last word within a small margin.
-			if n+add > b.req.Budget+max(2, add/20) {
-				continue
+			now := 0 // what the record adds now, over its note
+			if kept {
+				now = cur.Tokens
 			}
-			tries++
-			wasForm, wasStep := b.forms[i], b.step[i]
-			wasDef, hadDef := defs[id]
-			b.forms[i] = f
-			switch {
-			case f == formFull:
-				b.step[i] = 0
-			case c.history:
-				b.step[i] = 4
-			default:
-				b.step[i] = 2
+			var better []form
+			better = append(better, formFull)
+			if short := b.shorter(c); b.step[i] > 0 && (!kept || b.forms[i] == formOut) && b.cost[i][short] < b.cost[i][formFull] {
+				better = append(better, short) // the ladder shortened it: its shorter form may fit where the whole does not
 			}
-			keep[id] = budget.Fitted{Item: budget.Item{ID: id, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][f]}
-			delete(defs, id)
-			kept2 := make([]budget.Fitted, 0, len(keep))
-			for _, cc := range b.cands {
-				if k, ok := keep[cc.rec.ID]; ok {
-					kept2 = append(kept2, k)
+			for _, f := range better {
+				add := b.cost[i][f] - now
+				if !kept && f == formFull && !b.grouping {
+					add -= b.note[i] // its note goes
 				}
+				// Entries priced alone add up over the whole (by a tenth or
+				// more of a small entry): the count has the last word within
+				// a generous margin.
+				if n+add > b.req.Budget+max(8, add/4) {
+					continue
+				}
+				tries++
+				ch := change{i: i, cur: cur, kept: kept, wasForm: b.forms[i], wasStep: b.step[i]}
+				ch.wasDef, ch.hadDef = defs[id]
+				b.forms[i] = f
+				switch {
+				case f == formFull:
+					b.step[i] = 0
+				case c.history:
+					b.step[i] = 4
+				default:
+					b.step[i] = 2
+				}
+				keep[id] = budget.Fitted{Item: budget.Item{ID: id, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][f]}
+				delete(defs, id)
+				// Counted with stand-ins of the cached size for bodies not
+				// read yet: no body is read for a record that stays out.
+				q, o, m, err := build(true)
+				if err != nil {
+					return nil, "", 0, err
+				}
+				if m <= b.req.Budget {
+					p, out, n = q, o, m
+					changes = append(changes, ch)
+					break
+				}
+				undo(ch)
 			}
-			q, err := b.assemble(kept2, defs)
-			if err != nil {
+		}
+		if len(changes) == 0 {
+			break
+		}
+		// The real count, with the real bodies; over (a stand-in counted a
+		// token or two short), undo the last put-back and walk again.
+		q, o, m, err := build(false)
+		if err != nil {
+			return nil, "", 0, err
+		}
+		p, out, n = q, o, m
+		if m <= b.req.Budget {
+			break
+		}
+		last := changes[len(changes)-1]
+		changes = changes[:len(changes)-1]
+		failed[b.cands[last.i].rec.ID] = true
+		undo(last)
+		if p, out, n, err = build(false); err != nil {
+			return nil, "", 0, err
+		}
+		if n > b.req.Budget {
+			// Still over: undo every put-back of this walk.
+			for len(changes) > 0 {
+				undo(changes[len(changes)-1])
+				changes = changes[:len(changes)-1]
+			}
+			if p, out, n, err = build(false); err != nil {
 				return nil, "", 0, err
 			}
-			q.Step = p.Step
-			out2, n2 := q.settle(b.req.Format)
-			if n2 <= b.req.Budget {
-				p, out, n = q, out2, n2
-				break
-			}
-			b.forms[i], b.step[i] = wasForm, wasStep
-			if kept {
-				keep[id] = cur
-			} else {
-				delete(keep, id)
-			}
-			if hadDef {
-				defs[id] = wasDef
-			}
+			break
 		}
+		changes = changes[:0]
 	}
 	b.kept = b.kept[:0]
 	for _, cc := range b.cands {

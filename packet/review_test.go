@@ -1,8 +1,10 @@
 package packet
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -69,9 +71,15 @@ func TestLadderShorterFormsCostLess(t *testing.T) {
 }
 
 // TestLadderMoreBudgetNeverWorse sweeps the demo canon over budgets and
-// checks the monotonicity the ladder guarantees (see ladder.restore):
+// checks the monotonicity the ladder guarantees (see builder.rebase and
+// builder.restore):
 //   - a budget above one that fitted fits too (no ErrCannotFit where a
 //     smaller budget packed);
+//   - among the budgets at which the ladder stops at the same step, a
+//     bigger budget is never worse by importance: walking the records
+//     most important first, the first one whose form differs is in a
+//     better form (whole > cut > summary or title > left out) at the
+//     bigger budget;
 //   - the final put-back is complete: no deferred or shortened record
 //     would still fit in a better form (within a note's worth of tokens,
 //     since the real count of the whole decides);
@@ -79,14 +87,79 @@ func TestLadderShorterFormsCostLess(t *testing.T) {
 //     least the records and tokens it packs at 5,000, with
 //     canon-lamp-bound-mara whole and the rank-3 records of 5,000 kept.
 //
-// Tokens of packed content are not monotone, and cannot be with any
-// importance-first rule: at a bigger budget a more important record may
-// be packed whole in place of less important ones that held more tokens.
+// What does not hold: tokens of packed content are not monotone (a more
+// important record whole may take the place of less important ones that
+// held more tokens), and across a step boundary DESIGN's step order rules:
+// where step 3 suffices, history stays whole (step 4 does not run) and a
+// rank-2 record may stay summarised (step 2), while a smaller budget that
+// needs step 4 collapses history and has room to put that record back.
 func TestLadderMoreBudgetNeverWorse(t *testing.T) {
 	env := fxDemo(t)
-	for _, focus := range []string{"scene-01", "scene-03", "scene-06", "scene-08"} {
-		for _, hops := range []int{1, 2} {
-			ss := sweep(t, env, demoRequest(focus, hops, 0), 7000, 400, 35)
+	level := func(p *Packet, id string) int {
+		e, ok := findEntry(p, id)
+		switch {
+		case !ok:
+			return 0
+		case e.Form == "full" && e.Truncated == 0:
+			return 3
+		case e.Form == "full":
+			return 2
+		}
+		return 1
+	}
+	// Two hops is where the ladder has the most paths; one hop is
+	// sampled more coarsely (the race detector slows every build).
+	cases := []struct {
+		focus      string
+		hops, step int
+	}{
+		{"scene-01", 2, 45}, {"scene-03", 2, 45}, {"scene-06", 2, 45}, {"scene-08", 2, 45},
+		{"scene-03", 1, 90}, {"scene-06", 1, 90},
+	}
+	for _, tc := range cases {
+		focus, hops := tc.focus, tc.hops
+		{
+			// Importance, most important first, as the put-back walks it
+			// (no query: every score is 0): rank, then cheaper, then id.
+			full := demoFullCosts(t, env, demoRequest(focus, hops, 0))
+			ids := slices.Collect(maps.Keys(full))
+			bigP, _ := fxBuild(t, env, demoRequest(focus, hops, 100000))
+			rank := map[string]int{}
+			for _, e := range bigP.Records {
+				rank[e.ID] = e.Rank
+			}
+			slices.SortFunc(ids, func(a, b string) int {
+				if c := cmp.Compare(rank[a], rank[b]); c != 0 {
+					return c
+				}
+				if c := cmp.Compare(full[a], full[b]); c != 0 {
+					return c
+				}
+				return strings.Compare(b, a)
+			})
+			ss := sweep(t, env, demoRequest(focus, hops, 0), 6800, 1100, tc.step)
+			var packed []sample // successes, smallest budget first
+			for k := len(ss) - 1; k >= 0; k-- {
+				if ss[k].err == nil && !ss[k].p.FrameOnly {
+					packed = append(packed, ss[k])
+				}
+			}
+			for x := range packed {
+				for y := x + 1; y < len(packed); y++ {
+					lo, hi := packed[x], packed[y]
+					if lo.p.ladderStep != hi.p.ladderStep {
+						continue
+					}
+					for _, id := range ids {
+						if a, b := level(lo.p, id), level(hi.p, id); a != b {
+							if b < a {
+								t.Errorf("%s hops %d, ladder step %d: %s is in a better form at budget %d than at %d", focus, hops, lo.p.ladderStep, id, lo.budget, hi.budget)
+							}
+							break
+						}
+					}
+				}
+			}
 			fitted := 0 // smallest budget seen so far (walking up) that packed records
 			for k := len(ss) - 1; k >= 0; k-- {
 				s := ss[k]
