@@ -37,8 +37,8 @@ type Packet struct {
 	FrameOnly bool
 	// Warnings for the reader, in the packet and the report.
 	Warnings []string
-	// Step is the last ladder step that was needed (0 when everything
-	// fitted).
+	// Step is the last ladder step the packet needed in the end: the
+	// highest step among its deferral notes (0 when everything fitted).
 	Step int
 	// Hash is "sha256:<hex>" of the rendered packet without its hash line.
 	Hash string

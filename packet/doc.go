@@ -17,11 +17,15 @@
 //  1. Candidates: the focus records; full-text hits within the namespace;
 //     graph neighbours of each focus up to Request.Hops (1 or 2); the POV
 //     character of a focus (meta.pov, or a "pov" link); rule pulls: open
-//     obligations (meta.status empty or open, meta.due at or after the
-//     focus position) and the timeline entries bounding the focus by order
+//     obligations (meta.status empty or open, meta.due from the focus
+//     position up to the scope's Config.ObligationHorizon, or already
+//     overdue: "overdue since N") and the timeline entries bounding the focus by order
 //     (the nearest at or before it and the nearest after it); kinds a rule
 //     pulls while its condition holds (style when drafting, power rules
-//     with --when power...). Nothing outside Request.NS is ever read.
+//     with --when power...). Nothing outside Request.NS is ever read. The
+//     walk goes hop by hop: a record story time hides is no bridge to a
+//     second hop (nor are its links followed as a hit's or a character's
+//     in play).
 //  2. Ranks: the profile's rules (Config) are tried in order; the first
 //     that matches a candidate's relation and kind gives its rank. A
 //     candidate whose rule's condition is false (task mode, --when), that
@@ -40,12 +44,24 @@
 //     more with a summary) by its summary and a citation, never rank 1;
 //     step 3 narrows the walk from two hops to one;
 //     step 4 collapses history (timeline kinds) to summaries, or titles;
+//     steps 2 and 4 never use a shorter form that costs as much as the
+//     whole; when the estimates' slack grows at step 4, steps 2 to 4 run
+//     again with it before giving up;
 //     step 5 gives up: a *SplitError (ErrCannotFit) lists the protected
-//     records with their tokens and proposes a split.
+//     records with their tokens and proposes a split, each proposal with
+//     the `lore packet` command lines that carry it out.
 //  5. Load the survivors' bodies, render, and count the whole rendered
 //     packet with the real counter (budget rule 6). If it is over, fitting
 //     runs again against a limit lowered by the excess: the packet never
 //     exceeds the budget, except a frame-only packet (below).
+//  6. Final put-back, against the real budget with the real count: a
+//     packet fitted at step 2 or later is rebuilt from one base for that
+//     step (everything those steps may shorten, shortened), most important
+//     record first, each in the best form that fits; then every record not
+//     whole, most important first, gets the best form that still fits.
+//     Trial counts stand in for unread bodies with text of their cached
+//     size, so no body is read for a record that stays out. At the same
+//     ladder step, a bigger budget is never worse by importance.
 //
 // # Accounting
 //
