@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -770,6 +771,7 @@ func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, er
 	var changes []change
 	// Near the budget the real count decides (and recalibrates).
 	margin := max(8, b.req.Budget/100)
+	failAt, checks := math.MaxInt, 0
 	for k := len(order) - 1; k >= 0; k-- {
 		i := order[k]
 		c := b.cands[i]
@@ -797,7 +799,10 @@ func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, er
 			keep[id] = fitted(i, f)
 			t := est()
 			fits := t+offset <= b.req.Budget-margin
-			if !fits && t+offset <= b.req.Budget+margin {
+			// A check that failed at an estimate fails above it too: the
+			// packet only grows. Checks are few on a large store.
+			if !fits && t+offset <= b.req.Budget+margin && t+offset < failAt && checks < maxRebaseChecks {
+				checks++
 				b.trial = true
 				_, _, m, err := render()
 				b.trial = false
@@ -806,6 +811,8 @@ func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, er
 				}
 				if fits = m <= b.req.Budget; fits {
 					offset = m - t
+				} else {
+					failAt = t + offset
 				}
 			}
 			if fits {
@@ -886,9 +893,12 @@ func (b *builder) stand(n int) string {
 	return s
 }
 
+// maxRebaseChecks bounds the whole counts a rebase makes near the budget.
+const maxRebaseChecks = 12
+
 // maxRestoreTries bounds the renders of the final put-back: each try
 // renders and counts the whole packet.
-const maxRestoreTries = 200
+const maxRestoreTries = 40
 
 // restore is the final put-back (engine rule 5) against the real budget
 // with the real count: the ladder's steps carry their estimates' slack
@@ -952,7 +962,7 @@ func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, e
 	}
 	var changes []change
 	failed := map[string]bool{} // counted in with a stand-in, over for real
-	tries := 0
+	tries, failAt := 0, math.MaxInt
 	for round := 0; round < 4; round++ {
 		for k := len(order) - 1; k >= 0 && tries < maxRestoreTries; k-- {
 			i := order[k]
@@ -979,7 +989,7 @@ func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, e
 				// Entries priced alone add up over the whole (by a tenth or
 				// more of a small entry): the count has the last word within
 				// a generous margin.
-				if n+add > b.req.Budget+max(8, add/4) {
+				if n+add > b.req.Budget+max(8, add/4) || n+add >= failAt {
 					continue
 				}
 				tries++
@@ -1007,6 +1017,7 @@ func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, e
 					changes = append(changes, ch)
 					break
 				}
+				failAt = min(failAt, n+add) // the packet only grows: what failed here fails above
 				undo(ch)
 			}
 		}
