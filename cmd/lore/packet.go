@@ -198,6 +198,14 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 					}
 				}
 			}
+			if out != "" && out != "-" {
+				// Never pack the pack itself on a second run.
+				abs, err := filepath.Abs(out)
+				if err != nil {
+					return err
+				}
+				opts.Exclude = append(opts.Exclude, abs)
+			}
 			p, err := packet.PackDir(c.Context(), dir, opts)
 			if err != nil {
 				return err
