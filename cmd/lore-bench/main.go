@@ -47,6 +47,7 @@ type config struct {
 	cpuProfile string
 	loreBin    string
 	phase      string // internal: run one phase and print its JSON
+	print      string // print the table of a JSON report instead of running
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -67,6 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile per phase: FILE.<phase>.<n>.pprof")
 	fs.StringVar(&c.loreBin, "lore-bin", "", "lore binary for the cold CLI runs (default: go build ./cmd/lore once)")
 	fs.StringVar(&c.phase, "phase", "", "internal: run one phase in this process")
+	fs.StringVar(&c.print, "print", "", "print the table of a JSON report written by -json, and run nothing")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: lore-bench [flags]\n\nBenchmarks Lore against bleve's default mapping on a seeded synthetic corpus.\n\n")
 		fs.PrintDefaults()
@@ -102,6 +104,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	if c.print != "" {
+		b, err := os.ReadFile(c.print)
+		if err != nil {
+			return err
+		}
+		var rep report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			return fmt.Errorf("-print %s: not a lore-bench JSON report: %w", c.print, err)
+		}
+		rep.derive()
+		rep.print(stdout)
+		return nil
 	}
 	if c.phase != "" {
 		res, err := runPhase(phaseArgs{Phase: c.phase, N: c.n, Seed: c.seed, Queries: c.queries,

@@ -246,6 +246,15 @@ func TestRunSmall(t *testing.T) {
 		}
 	}
 
+	// -print shows the same table from the JSON.
+	var again strings.Builder
+	if err := run(context.Background(), []string{"-print", jsonFile}, &again, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != out.String() {
+		t.Errorf("-print gave\n%s\nwant the run's table\n%s", again.String(), out.String())
+	}
+
 	// The store the benchmark built holds the corpus, and its index all of it.
 	l, err := lore.Open(loreDir(filepath.Join(dir, "work", "n240")), &lore.Options{ReadOnly: true})
 	if err != nil {
@@ -298,6 +307,9 @@ func TestDerive(t *testing.T) {
 		rep.Runs[i].derive()
 	}
 	rep.derive()
+	if len(rep.Scale) != 1 || rep.Scale[0].From != 1000 || rep.Scale[0].To != 10000 {
+		t.Fatalf("scale = %+v, want one step 1000 -> 10000", rep.Scale)
+	}
 	a, b := rep.Runs[0].Derived, rep.Runs[1].Derived
 	near := func(got, want float64) bool { return got > want-1e-9 && got < want+1e-9 }
 	for _, c := range []struct {
@@ -312,9 +324,9 @@ func TestDerive(t *testing.T) {
 		{"scene p50 ratio", a.SceneP50Ratio, 8},
 		{"chapter p50 ratio", a.ChapterP50Ratio, 16},
 		{"disk bytes/record", b.LoreBytesPerRec, 7000},
-		{"ingest cost growth", rep.Scale.IngestCostGrowth, 0.3},
-		{"ingest cpu cost growth", rep.Scale.IngestCPUCostGrowth, 0.1},
-		{"scene p50 growth", rep.Scale.SceneP50Growth, 2.5},
+		{"ingest cost growth", rep.Scale[0].IngestCostGrowth, 0.3},
+		{"ingest cpu cost growth", rep.Scale[0].IngestCPUCostGrowth, 0.1},
+		{"scene p50 growth", rep.Scale[0].SceneP50Growth, 2.5},
 	} {
 		if !near(c.got, c.want) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)

@@ -17,8 +17,9 @@ type report struct {
 	Batch    int           `json:"batch"`
 	Runs     []sizeRun     `json:"runs"`
 	Counting countingStats `json:"counting"`
-	// Scale compares the first and last sizes run (present with -scale).
-	Scale *scaleFigures `json:"scale,omitempty"`
+	// Scale compares each size run with the one before (with -scale:
+	// 10k -> 100k, then 100k -> 1M).
+	Scale []scaleFigures `json:"scale,omitempty"`
 }
 
 type machineInfo struct {
@@ -126,7 +127,7 @@ func countFigures(p phaseResult) countingStats {
 	return c
 }
 
-// scaleFigures compare the largest size run with the smallest.
+// scaleFigures compare two sizes run.
 type scaleFigures struct {
 	From int `json:"from_n"`
 	To   int `json:"to_n"`
@@ -140,22 +141,24 @@ type scaleFigures struct {
 }
 
 func (rep *report) derive() {
-	if len(rep.Runs) < 2 {
-		return
-	}
-	a, b := rep.Runs[0], rep.Runs[len(rep.Runs)-1]
-	s := &scaleFigures{From: a.N, To: b.N}
+	rep.Scale = nil
 	ratio := func(x, y float64) float64 {
 		if y == 0 {
 			return 0
 		}
 		return x / y
 	}
-	s.IngestCostGrowth = ratio(b.Derived.LoreUsPerRecord, a.Derived.LoreUsPerRecord) - 1
-	s.IngestCPUCostGrowth = ratio(b.Derived.LoreCPUUsPerRec, a.Derived.LoreCPUUsPerRec) - 1
-	s.SceneP50Growth = ratio(b.Packets.Latency["scene"].P50ms, a.Packets.Latency["scene"].P50ms)
-	s.ChapterP50Growth = ratio(b.Packets.Latency["chapter"].P50ms, a.Packets.Latency["chapter"].P50ms)
-	rep.Scale = s
+	for i := 1; i < len(rep.Runs); i++ {
+		a, b := rep.Runs[i-1], rep.Runs[i]
+		rep.Scale = append(rep.Scale, scaleFigures{
+			From:                a.N,
+			To:                  b.N,
+			IngestCostGrowth:    ratio(b.Derived.LoreUsPerRecord, a.Derived.LoreUsPerRecord) - 1,
+			IngestCPUCostGrowth: ratio(b.Derived.LoreCPUUsPerRec, a.Derived.LoreCPUUsPerRec) - 1,
+			SceneP50Growth:      ratio(b.Packets.Latency["scene"].P50ms, a.Packets.Latency["scene"].P50ms),
+			ChapterP50Growth:    ratio(b.Packets.Latency["chapter"].P50ms, a.Packets.Latency["chapter"].P50ms),
+		})
+	}
 }
 
 const mib = 1 << 20
@@ -232,8 +235,11 @@ func (rep *report) print(w io.Writer) {
 	fmt.Fprintf(w, "\nCOUNTING (o200k_base, one goroutine): %d records, %.1f MiB, %d tokens (%.0f a record) in %.2f s: %.0f tokens/s, %.2f MB/s\n",
 		c.Records, float64(c.Bytes)/mib, c.Tokens, c.TokensPerRe, c.Seconds, c.TokensPerS, c.MBPerS)
 	fmt.Fprintf(w, "tokens per record: p1 %d, p50 %d, p99 %d\n", c.TokensP1, c.TokensP50, c.TokensP99)
-	if s := rep.Scale; s != nil {
-		fmt.Fprintf(w, "\nSCALE %d -> %d: per-record ingest time %+.0f%% (cpu %+.0f%%), packet p50 x%.2f (scene), x%.2f (chapter)\n",
+	for i, s := range rep.Scale {
+		if i == 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "SCALE %d -> %d: per-record ingest time %+.0f%% (cpu %+.0f%%), packet p50 x%.2f (scene), x%.2f (chapter)\n",
 			s.From, s.To, 100*s.IngestCostGrowth, 100*s.IngestCPUCostGrowth, s.SceneP50Growth, s.ChapterP50Growth)
 	}
 }
