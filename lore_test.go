@@ -277,3 +277,29 @@ func TestRestoredBackupRebuildsIndex(t *testing.T) {
 	}
 	mustCheck(t, l2)
 }
+
+// The lore.json example in the README is a valid configuration.
+func TestReadmeConfigExample(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const open = "```json\n{\n  \"encoding\""
+	i := bytes.Index(readme, []byte(open))
+	if i < 0 {
+		t.Fatal("README has no lore.json example")
+	}
+	body := readme[i+len("```json\n"):]
+	body = body[:bytes.Index(body, []byte("```"))]
+	path := filepath.Join(t.TempDir(), lore.ConfigFile)
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := lore.LoadConfig(path)
+	if err != nil {
+		t.Fatalf("README's lore.json example: %v", err)
+	}
+	if cfg.Packet.Overflow["canon"] != "fail" || len(cfg.Pack.Priority) == 0 {
+		t.Errorf("README's lore.json example loaded as %+v: sections missing", cfg)
+	}
+}
