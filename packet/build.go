@@ -94,36 +94,6 @@ func (p *Packet) Render(format string) ([]byte, error) {
 	return []byte(out), nil
 }
 
-// settle renders p in format with a stated token total equal to the real
-// count of the output, iterating since the total is part of the output.
-// When no exact total exists (the count flips as the digits change) it
-// states the smallest tried total that is not under the real count. It
-// returns the output and the stated total.
-func (p *Packet) settle(format string) (string, int) {
-	stated := p.Budget
-	best, bestStated := "", -1
-	for i := range 12 {
-		out, _ := finalize(format, view{p: p, tokens: stated})
-		n := p.counter.Count(out)
-		if n == stated {
-			return out, n
-		}
-		if n < stated && (bestStated < 0 || stated < bestStated) {
-			best, bestStated = out, stated
-		}
-		if i < 4 {
-			stated = n
-		} else {
-			stated = n + i - 3 // overshoot a little to find a stable upper bound
-		}
-	}
-	if bestStated >= 0 {
-		return best, bestStated
-	}
-	out, _ := finalize(format, view{p: p, tokens: stated})
-	return out, max(stated, p.counter.Count(out))
-}
-
 // Build makes the Context Packet for req: candidates, ranks, measure, the
 // deferral ladder, bodies, render, re-count. srch may be nil when
 // req.Query is empty. Errors: ErrInvalidRequest for bad request values,

@@ -1,0 +1,177 @@
+package packet
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"reflect"
+	"strings"
+
+	"github.com/lorekeep/lore/budget"
+)
+
+// totalCounter counts a packet whose only changing part is its total
+// line: the text before and after the line is counted once, and only the
+// piece around the line again for each stated total. The parts are cut
+// where both BPE encodings are certain to end a piece (see pieceCut), so
+// the sum equals the count of the whole; for any other counter (an
+// estimate, a caller's own) the whole is counted every time.
+type totalCounter struct {
+	c          budget.Counter
+	head, tail string // around the total line, as rendered
+	split      bool   // head and tail split off at certain piece cuts
+	// when split: lead and rest are the cut-off parts of head and tail
+	// inside the counted middle, fixed their counts.
+	lead, rest string
+	fixed      int
+}
+
+func newTotalCounter(c budget.Counter, draft string, i, j int) *totalCounter {
+	head, tail := draft[:i], draft[j:]
+	t := &totalCounter{c: c, head: head, tail: tail}
+	if !exactBPE(c) {
+		return t
+	}
+	a := i
+	for a > 0 && !pieceCut(draft, a) {
+		a = strings.LastIndexByte(draft[:a-1], '\n') + 1
+	}
+	b := j
+	for b < len(draft) && !pieceCut(draft, b) {
+		nl := strings.IndexByte(draft[b:], '\n')
+		if nl < 0 {
+			b = len(draft)
+			break
+		}
+		b += nl + 1
+	}
+	t.split = true
+	t.lead, t.rest = draft[a:i], draft[j:b]
+	t.fixed = c.Count(draft[:a]) + c.Count(draft[b:])
+	return t
+}
+
+// count returns the tokens of head + line + tail.
+func (t *totalCounter) count(line string) int {
+	if !t.split {
+		return t.c.Count(t.head + line + t.tail)
+	}
+	return t.fixed + t.c.Count(t.lead+line+t.rest)
+}
+
+// pieceCut reports whether a piece boundary of the o200k and cl100k
+// patterns is certain at s[i], whatever precedes or follows the text
+// around it, given that the text at i starts a line whose first character
+// after its leading spaces is printable ASCII other than '/' (the total
+// line and the line after it are fixed text, so the check also holds once
+// the line changes). The argument: every piece that can hold a line break
+// is a run of white space ending in a line break, which cannot run on
+// through spaces into a non-space, or a punctuation piece that runs on
+// only through \r, \n (and '/' for o200k); letter and number pieces never
+// start with a line break. Pieces are found left to right without looking
+// behind, so the pieces after the cut are the same on their own.
+// TestPieceCutAddsUp checks it on adversarial text.
+func pieceCut(s string, i int) bool {
+	if i == 0 || i == len(s) {
+		return true
+	}
+	if s[i-1] != '\n' {
+		return false
+	}
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ':
+			continue
+		case c > ' ' && c < 0x7f && c != '/':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// exactBPE reports whether c is one of the budget package's own BPE
+// counters (not a caller's counter that only shares the name).
+func exactBPE(c budget.Counter) bool {
+	name := c.Name()
+	if name != "o200k_base" && name != "cl100k_base" {
+		return false
+	}
+	own, err := budget.NewCounter(name) // loaded once per process
+	return err == nil && reflect.TypeOf(own) == reflect.TypeOf(c)
+}
+
+// settle renders p in format with a stated token total equal to the real
+// count of the output, iterating since the total is part of the output.
+// When no exact total exists (the count flips as the digits change) it
+// states the smallest tried total that is not under the real count. It
+// returns the output and the stated total.
+//
+// Only the total line depends on the stated total, and the hash covers
+// everything else: the packet is rendered once and each try re-counts
+// only the total line's neighbourhood (see totalCounter).
+func (p *Packet) settle(format string) (string, int) {
+	draft := render(format, view{p: p, tokens: p.Budget})
+	prefix := totalPrefix(format)
+	if strings.Count(draft, prefix) != 1 {
+		return p.settleWhole(format) // the line cannot be told apart
+	}
+	i := strings.Index(draft, prefix) + 1
+	j := strings.IndexByte(draft[i:], '\n')
+	if j < 0 {
+		return p.settleWhole(format)
+	}
+	j += i + 1
+	head, tail := draft[:i], draft[j:]
+	sum := sha256.Sum256([]byte(head + tail))
+	hash := "sha256:" + hex.EncodeToString(sum[:])
+	line := func(stated int) string { return totalLine(format, view{p: p, tokens: stated, hash: hash}) }
+	tc := newTotalCounter(p.counter, draft, i, j)
+	stated := p.Budget
+	bestStated := -1
+	for i := range 12 {
+		n := tc.count(line(stated))
+		if n == stated {
+			return head + line(stated) + tail, n
+		}
+		if n < stated && (bestStated < 0 || stated < bestStated) {
+			bestStated = stated
+		}
+		if i < 4 {
+			stated = n
+		} else {
+			stated = n + i - 3 // overshoot a little to find a stable upper bound
+		}
+	}
+	if bestStated >= 0 {
+		return head + line(bestStated) + tail, bestStated
+	}
+	return head + line(stated) + tail, max(stated, tc.count(line(stated)))
+}
+
+// settleWhole is settle rendering and counting the whole packet on every
+// try: for a packet whose total line cannot be found by its prefix alone.
+func (p *Packet) settleWhole(format string) (string, int) {
+	stated := p.Budget
+	best, bestStated := "", -1
+	for i := range 12 {
+		out, _ := finalize(format, view{p: p, tokens: stated})
+		n := p.counter.Count(out)
+		if n == stated {
+			return out, n
+		}
+		if n < stated && (bestStated < 0 || stated < bestStated) {
+			best, bestStated = out, stated
+		}
+		if i < 4 {
+			stated = n
+		} else {
+			stated = n + i - 3 // overshoot a little to find a stable upper bound
+		}
+	}
+	if bestStated >= 0 {
+		return best, bestStated
+	}
+	out, _ := finalize(format, view{p: p, tokens: stated})
+	return out, max(stated, p.counter.Count(out))
+}

@@ -1,0 +1,125 @@
+package packet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/lorekeep/lore/budget"
+)
+
+// TestPieceCutAddsUp checks the claim settle's fast count rests on: at
+// every position pieceCut accepts, the counts of the two sides add up to
+// the count of the whole, in both BPE encodings, on text made of the
+// characters that join pieces (spaces, line breaks, '/', punctuation,
+// apostrophes, digits, letters of several scripts, invalid UTF-8).
+func TestPieceCutAddsUp(t *testing.T) {
+	atoms := []string{"\n", "\n", "\n", " ", " ", "  ", "\t", "\r", "\r\n", "/", "-", "#", "<", ">", "\"", "'", "'s", ",", ".",
+		"{", "}", "`", "·", "1", "2024", "a", "Tokens", "the", "É", "é", "ß", "日本", "\u00a0", "\u2028", "\xff", "\x7f", ":", "%", "(", "):"}
+	r := rand.New(rand.NewPCG(5, 9))
+	for _, name := range []string{"o200k_base", "cl100k_base"} {
+		c, err := budget.NewCounter(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !exactBPE(c) {
+			t.Fatalf("exactBPE(%s) = false for the package's own counter", name)
+		}
+		cuts := 0
+		for range 20000 {
+			var b strings.Builder
+			for range 1 + r.IntN(40) {
+				b.WriteString(atoms[r.IntN(len(atoms))])
+			}
+			s := b.String()
+			whole := c.Count(s)
+			for i := 0; i <= len(s); i++ {
+				if !pieceCut(s, i) {
+					continue
+				}
+				cuts++
+				if got := c.Count(s[:i]) + c.Count(s[i:]); got != whole {
+					t.Fatalf("%s: cut at %d of %q: %d + %d != %d", name, i, s, c.Count(s[:i]), c.Count(s[i:]), whole)
+				}
+			}
+		}
+		if cuts < 1000 {
+			t.Fatalf("%s: only %d cuts tried", name, cuts)
+		}
+	}
+}
+
+// estimateNamed is a counter that calls itself o200k_base but is not the
+// tokenizer: settle must not trust its counts to add up.
+type estimateNamed struct{ budget.Counter }
+
+func (estimateNamed) Name() string { return "o200k_base" }
+
+func TestExactBPERefusesOtherCounters(t *testing.T) {
+	est, err := budget.NewCounter(budget.Estimate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exactBPE(est) || exactBPE(estimateNamed{est}) || exactBPE(estimateNamed{fxCounter(t)}) {
+		t.Fatal("exactBPE accepted a counter that is not the budget package's BPE counter")
+	}
+}
+
+// TestSettleEqualsWholeCount builds the fixture's packets at many budgets,
+// in every format and with both encodings and the estimate, and checks
+// that settle (counting only around the total line) gives the same bytes
+// and total as settling by whole counts, and that the total is the real
+// count of the output whenever an exact one exists.
+func TestSettleEqualsWholeCount(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	var counters []budget.Counter
+	for _, name := range budget.Encodings() {
+		c, err := budget.NewCounter(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counters = append(counters, c)
+	}
+	counters = append(counters, estimateNamed{counters[0]})
+	exact, tried := 0, 0
+	for _, c := range counters {
+		for _, format := range validFormats {
+			for budgetTokens := 40; budgetTokens <= 9000; budgetTokens = budgetTokens*6/5 + 7 {
+				req := fxSceneRequest(budgetTokens)
+				req.Format, req.Counter = format, c
+				if budgetTokens%3 == 0 {
+					req.Query = "fire mill"
+				}
+				p, err := Build(context.Background(), env.st, env.ix, req)
+				var split *SplitError
+				if errors.As(err, &split) {
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range validFormats {
+					tried++
+					name := fmt.Sprintf("%s %s->%s budget %d", c.Name(), format, f, budgetTokens)
+					out, n := p.settle(f)
+					wout, wn := p.settleWhole(f)
+					if out != wout || n != wn {
+						t.Fatalf("%s: settle %d != whole %d or the bytes differ", name, n, wn)
+					}
+					if real := c.Count(out); real == n {
+						exact++
+					} else if real > n {
+						t.Fatalf("%s: stated %d under the real count %d", name, n, real)
+					}
+				}
+			}
+		}
+	}
+	if tried < 300 || exact < tried*9/10 {
+		t.Fatalf("tried %d packets, %d with an exact total", tried, exact)
+	}
+}
