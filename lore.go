@@ -115,6 +115,9 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	}
 	l := &Lore{dir: dir, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout}
 	if err := l.openIndex(opts.ReadOnly); err != nil {
+		if l.ix != nil {
+			l.ix.Close()
+		}
 		st.Close()
 		return nil, err
 	}
