@@ -116,7 +116,8 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b := &builder{req: g.req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{}}
+	b := &builder{req: g.req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
+		memo: newMemoCounter(req.Counter)}
 	if err := b.measure(); err != nil {
 		return nil, err
 	}
@@ -128,6 +129,7 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 		return nil, err
 	}
 	p.Skipped = skips
+	p.counter = req.Counter // the memo is not safe for concurrent Renders
 	return p, nil
 }
 

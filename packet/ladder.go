@@ -56,6 +56,9 @@ type builder struct {
 	// whole without reading the body of a record that then stays out.
 	trial  bool
 	stands map[int]string
+	// memo counts the builder's whole renders (see memoCounter); the
+	// packets it assembles count with it until Build hands one out.
+	memo *memoCounter
 }
 
 // measure fills token counts from the cache, counting (and caching) the
@@ -339,7 +342,7 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 			return nil, err
 		}
 	}
-	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.req.Counter, frameWarn: -1}
+	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.memo, frameWarn: -1}
 	type keyed struct {
 		n     Note
 		score float64
@@ -584,7 +587,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 	if total <= limit+limit/10 {
 		b.kept, b.defs = b.keptAll(), nil
 		p, err := b.assemble(b.kept, nil)
-		if err == nil && b.req.Counter.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})) <= limit {
+		if err == nil && b.memo.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})) <= limit {
 			return p, nil
 		}
 		if err != nil {

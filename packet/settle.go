@@ -93,6 +93,9 @@ func pieceCut(s string, i int) bool {
 // exactBPE reports whether c is one of the budget package's own BPE
 // counters (not a caller's counter that only shares the name).
 func exactBPE(c budget.Counter) bool {
+	if m, ok := c.(*memoCounter); ok {
+		return m.split
+	}
 	name := c.Name()
 	if name != "o200k_base" && name != "cl100k_base" {
 		return false
@@ -174,4 +177,54 @@ func (p *Packet) settleWhole(format string) (string, int) {
 	}
 	out, _ := finalize(format, view{p: p, tokens: stated})
 	return out, max(stated, p.counter.Count(out))
+}
+
+// memoCounter counts text as the sum of its chunks between certain piece
+// cuts (see pieceCut), each distinct chunk counted once: the renders of
+// one build share most of their lines, so the settles, re-counts and
+// put-back tries of a build count mostly what changed. It wraps only the
+// budget package's BPE counters (for others it counts whole) and is for
+// one goroutine: a Packet drops it before Build returns.
+type memoCounter struct {
+	budget.Counter
+	split  bool
+	counts map[string]int
+}
+
+func newMemoCounter(c budget.Counter) *memoCounter {
+	return &memoCounter{Counter: c, split: exactBPE(c), counts: map[string]int{}}
+}
+
+// Count returns the tokens of s, as the wrapped counter would.
+func (m *memoCounter) Count(s string) int {
+	if !m.split {
+		return m.Counter.Count(s)
+	}
+	total := 0
+	for len(s) > 0 {
+		k := nextCut(s)
+		n, ok := m.counts[s[:k]]
+		if !ok {
+			n = m.Counter.Count(s[:k])
+			m.counts[strings.Clone(s[:k])] = n
+		}
+		total += n
+		s = s[k:]
+	}
+	return total
+}
+
+// nextCut returns the first position after 0 where pieceCut holds in s,
+// or len(s).
+func nextCut(s string) int {
+	for i := 0; ; {
+		nl := strings.IndexByte(s[i:], '\n')
+		if nl < 0 {
+			return len(s)
+		}
+		i += nl + 1
+		if pieceCut(s, i) {
+			return i
+		}
+	}
 }

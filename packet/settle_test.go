@@ -123,3 +123,75 @@ func TestSettleEqualsWholeCount(t *testing.T) {
 		t.Fatalf("tried %d packets, %d with an exact total", tried, exact)
 	}
 }
+
+// TestMemoCounterEqualsCounter checks the build's memoizing counter against
+// the counter it wraps, on adversarial text counted twice (the second time
+// from its chunks' cached counts), for both encodings and the estimate.
+func TestMemoCounterEqualsCounter(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 3))
+	atoms := []string{"\n", "\n\n", " ", "  ", "\r", "/", "- ", "## ", "<x>", "\"", "'ll", ",", "9", "42", "word", "É", "日本", "\xc3", "\u2028", ":"}
+	for _, name := range budget.Encodings() {
+		c, err := budget.NewCounter(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := newMemoCounter(c)
+		if m.split != (name != budget.Estimate) {
+			t.Fatalf("%s: memo splits = %v", name, m.split)
+		}
+		var texts []string
+		for range 2000 {
+			var b strings.Builder
+			for range 1 + r.IntN(60) {
+				b.WriteString(atoms[r.IntN(len(atoms))])
+			}
+			texts = append(texts, b.String())
+		}
+		for pass := range 2 {
+			for _, s := range texts {
+				if got, want := m.Count(s), c.Count(s); got != want {
+					t.Fatalf("%s pass %d: memo count of %q = %d, want %d", name, pass, s, got, want)
+				}
+			}
+		}
+		if m.split && len(m.counts) == 0 {
+			t.Fatalf("%s: nothing cached", name)
+		}
+	}
+}
+
+// TestBuiltPacketRendersConcurrently checks that Build hands out a packet
+// without the build's memo (a map), so Renders of other formats can run
+// at once (run with -race).
+func TestBuiltPacketRendersConcurrently(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	req := fxSceneRequest(8000)
+	req.Counter = fxCounter(t)
+	p, err := Build(context.Background(), env.st, env.ix, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.counter.(*memoCounter); ok {
+		t.Fatal("the built packet still counts with the build's memo")
+	}
+	done := make(chan []byte, 4)
+	for range 4 {
+		go func() {
+			out, err := p.Render("xml")
+			if err != nil {
+				t.Error(err)
+			}
+			done <- out
+		}()
+	}
+	first := <-done
+	for range 3 {
+		if got := <-done; string(got) != string(first) {
+			t.Fatal("concurrent renders differ")
+		}
+	}
+	if len(first) == 0 {
+		t.Fatal("empty render")
+	}
+}
