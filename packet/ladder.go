@@ -694,19 +694,24 @@ func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, er
 	for _, k := range b.kept {
 		keep[k.ID] = k
 	}
+	// share is what candidate i adds to the estimate as it stands.
+	share := func(i int) int {
+		k, ok := keep[b.cands[i].rec.ID]
+		switch {
+		case !ok:
+			return 0
+		case b.forms[i] == formFull && k.Truncated:
+			if !b.grouping {
+				return k.Tokens - b.note[i]
+			}
+			return k.Tokens
+		}
+		return b.itemTokens(i)
+	}
 	est := func() int {
 		t := b.frame()
-		for i, c := range b.cands {
-			if k, ok := keep[c.rec.ID]; ok {
-				if b.forms[i] == formFull && k.Truncated {
-					t += k.Tokens
-					if !b.grouping {
-						t -= b.note[i]
-					}
-					continue
-				}
-				t += b.itemTokens(i)
-			}
+		for i := range b.cands {
+			t += share(i)
 		}
 		return t
 	}
@@ -775,6 +780,9 @@ func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, er
 	// Near the budget the real count decides (and recalibrates).
 	margin := max(8, b.req.Budget/100)
 	failAt, checks := math.MaxInt, 0
+	// The estimate of the packet as it stands, kept up to date one
+	// candidate at a time (est is linear in the candidates).
+	cur0 := est()
 	for k := len(order) - 1; k >= 0; k-- {
 		i := order[k]
 		c := b.cands[i]
@@ -789,6 +797,7 @@ func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, er
 				opts = append(opts, short) // out at step 3: its shorter form, as a step-2 put-back does
 			}
 		}
+		was := share(i)
 		for _, f := range opts {
 			ch := change{i: i, form: f, wasKept: kept, wasForm: b.forms[i], wasStep: b.step[i], wasFitted: cur}
 			b.forms[i] = f
@@ -800,7 +809,7 @@ func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, er
 				}
 			}
 			keep[id] = fitted(i, f)
-			t := est()
+			t := cur0 - was + share(i)
 			fits := t+offset <= b.req.Budget-margin
 			// A check that failed at an estimate fails above it too: the
 			// packet only grows. Checks are few on a large store.
@@ -820,6 +829,7 @@ func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, er
 			}
 			if fits {
 				changes = append(changes, ch)
+				cur0 = t
 				break
 			}
 			b.forms[i], b.step[i] = ch.wasForm, ch.wasStep
