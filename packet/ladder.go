@@ -308,7 +308,7 @@ func (b *builder) fitOnce(limit int) (budget.Result, error) {
 		items = append(items, it)
 	}
 	res, err := budget.Fit(budget.Request{
-		Items: items, Limit: limit, Counter: b.req.Counter, Frame: b.frame(),
+		Items: items, Limit: limit, Counter: b.memo.fitCounter(), Frame: b.frame(),
 		Render: func(kept []budget.Fitted) string {
 			p, err := b.assemble(kept, nil)
 			if err != nil {

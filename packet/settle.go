@@ -228,3 +228,25 @@ func nextCut(s string) int {
 		}
 	}
 }
+
+// memoTokenizer is a memoCounter over a Tokenizer, for budget.Fit: it
+// counts through the memo and cuts with the tokenizer.
+type memoTokenizer struct {
+	*memoCounter
+	tok budget.Tokenizer
+}
+
+// Encode returns the tokenizer's token ids of text.
+func (m memoTokenizer) Encode(text string) []int { return m.tok.Encode(text) }
+
+// Decode returns the tokenizer's text of tokens.
+func (m memoTokenizer) Decode(tokens []int) string { return m.tok.Decode(tokens) }
+
+// fitCounter is the counter to give budget.Fit: the memo, still a
+// Tokenizer when the request's counter is one.
+func (m *memoCounter) fitCounter() budget.Counter {
+	if tok, ok := m.Counter.(budget.Tokenizer); ok {
+		return memoTokenizer{memoCounter: m, tok: tok}
+	}
+	return m
+}

@@ -139,6 +139,10 @@ func TestMemoCounterEqualsCounter(t *testing.T) {
 		if m.split != (name != budget.Estimate) {
 			t.Fatalf("%s: memo splits = %v", name, m.split)
 		}
+		// budget.Fit cuts Truncate items only with a Tokenizer.
+		if _, isTok := m.fitCounter().(budget.Tokenizer); isTok != (name != budget.Estimate) {
+			t.Fatalf("%s: the memo given to Fit is a Tokenizer: %v", name, isTok)
+		}
 		var texts []string
 		for range 2000 {
 			var b strings.Builder
