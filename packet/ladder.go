@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/store"
@@ -101,7 +104,8 @@ func (b *builder) measure() error {
 		c.idx = i
 	}
 	count := b.req.Counter.Count
-	for i, c := range b.cands {
+	priceEach(len(b.cands), func(i int) {
+		c := b.cands[i]
 		for f := formFull; f <= formTitle; f++ {
 			e := b.entry(c, f, "")
 			text := 0
@@ -120,7 +124,7 @@ func (b *builder) measure() error {
 				Tokens: full, Saves: full, Reason: reason, Fetch: fetchCmd(b.req.NS, c.rec.ID)})))
 		}
 		b.note[i] = worst
-	}
+	})
 	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns}
 	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format))
 	sum := 0
@@ -150,6 +154,38 @@ func (b *builder) measure() error {
 		}
 	}
 	return nil
+}
+
+// minParallelPrices is the number of candidates from which measure
+// prices them on all cores: below it the goroutines cost more than the
+// counting they share.
+const minParallelPrices = 64
+
+// priceEach calls price(i) for every i in [0, n), on all cores when n is
+// large. price must touch only what belongs to i (the counters are safe
+// for concurrent use); the results do not depend on the order.
+func priceEach(n int, price func(i int)) {
+	procs := runtime.GOMAXPROCS(0)
+	if n < minParallelPrices || procs < 2 {
+		for i := range n {
+			price(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(procs, n/(minParallelPrices/2)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				price(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func (b *builder) groupFragment(g NoteGroup) string {

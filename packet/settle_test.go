@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/store"
 )
 
 // TestPieceCutAddsUp checks the claim settle's fast count rests on: at
@@ -197,5 +199,44 @@ func TestBuiltPacketRendersConcurrently(t *testing.T) {
 	}
 	if len(first) == 0 {
 		t.Fatal("empty render")
+	}
+}
+
+// TestBuildSameOnOneCore builds a packet with enough candidates for
+// measure to price them on all cores, and checks it byte for byte against
+// the same build on one core (run with -race for the pricing goroutines).
+func TestBuildSameOnOneCore(t *testing.T) {
+	ns := "wide"
+	recs := []store.Record{{NS: ns, ID: "hub", Kind: "scene", Order: 50, Body: fxProse(1, 200), Meta: map[string]string{"pov": "c-0"}}}
+	var links []store.Link
+	for i := range 2 * minParallelPrices {
+		id := fmt.Sprintf("c-%d", i)
+		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "character", Title: "Character " + id, Body: fxProse(uint64(i+10), 60+i%50), Summary: "A character."})
+		links = append(links, store.Link{NS: ns, From: id, Rel: "appears_in", To: "hub"})
+	}
+	env := fxOpen(t, recs, links, true)
+	build := func(format string) []byte {
+		req := Request{NS: ns, Focus: []string{"hub"}, Budget: 3000, Format: format, Counter: fxCounter(t)}
+		p, err := Build(context.Background(), env.st, env.ix, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Records)+len(p.Deferred) < 2*minParallelPrices {
+			t.Fatalf("only %d candidates", len(p.Records)+len(p.Deferred))
+		}
+		out, err := p.Render(format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, format := range validFormats {
+		many := build(format)
+		old := runtime.GOMAXPROCS(1)
+		one := build(format)
+		runtime.GOMAXPROCS(old)
+		if old > 1 && string(many) != string(one) {
+			t.Fatalf("%s: the packet differs on one core", format)
+		}
 	}
 }
