@@ -44,28 +44,15 @@ func bodyTx(tx *bolt.Tx, ns, id string) (string, error) {
 }
 
 // Get returns the current version of a record with its body.
-func (s *Store) Get(ns, id string) (Record, error) {
-	if err := validKey(ns, id); err != nil {
-		return Record{}, err
-	}
-	var r Record
-	err := s.db.View(func(tx *bolt.Tx) error {
-		var ok bool
-		var err error
-		if r, ok, err = headTx(tx, ns, id); err != nil {
-			return err
-		} else if !ok {
-			return notFound(ns, id)
-		}
-		r.Body, err = bodyTx(tx, ns, id)
-		return err
-	})
-	return r, err
-}
+func (s *Store) Get(ns, id string) (Record, error) { return s.get(ns, id, true) }
 
 // Head returns a record without its body (BodyBytes says how long it is):
 // what ranking and fitting need, without reading bodies.
-func (s *Store) Head(ns, id string) (Record, error) {
+func (s *Store) Head(ns, id string) (Record, error) { return s.get(ns, id, false) }
+
+// get reads the current head of (ns, id) and, if withBody, its body, in
+// one read transaction.
+func (s *Store) get(ns, id string, withBody bool) (Record, error) {
 	if err := validKey(ns, id); err != nil {
 		return Record{}, err
 	}
@@ -78,7 +65,10 @@ func (s *Store) Head(ns, id string) (Record, error) {
 		} else if !ok {
 			return notFound(ns, id)
 		}
-		return nil
+		if withBody {
+			r.Body, err = bodyTx(tx, ns, id)
+		}
+		return err
 	})
 	return r, err
 }

@@ -111,19 +111,62 @@ func (s *Store) Namespaces() ([]string, error) {
 // meanwhile may or may not be seen. An error from fn stops the walk and
 // is returned.
 func (s *Store) ForEach(ns string, fn func(Record) error) error {
-	var pre []byte
-	if ns != "" {
-		if err := ValidNamespace(ns); err != nil {
-			return err
-		}
-		pre = prefix(ns)
+	pre, err := nsPrefix(ns)
+	if err != nil {
+		return err
 	}
-	const maxBatch, maxBatchBytes = 256, 16 << 20
+	return walkBatches(s, bucketHeads, pre, 256, 16<<20, func(tx *bolt.Tx, k, v []byte) (Record, int, error) {
+		parts, err := splitKey(k, 2)
+		if err != nil {
+			return Record{}, 0, err
+		}
+		r, err := decodeHead(parts[0], parts[1], v)
+		if err != nil {
+			return Record{}, 0, err
+		}
+		if r.Body, err = bodyTx(tx, r.NS, r.ID); err != nil {
+			return Record{}, 0, err
+		}
+		return r, len(r.Body), nil
+	}, fn)
+}
+
+// ForEachLink calls fn on every link of ns (every namespace when ns is
+// ""), sorted by (ns, from, rel, to), in batches like ForEach.
+func (s *Store) ForEachLink(ns string, fn func(Link) error) error {
+	pre, err := nsPrefix(ns)
+	if err != nil {
+		return err
+	}
+	return walkBatches(s, bucketOut, pre, 4096, 0, func(_ *bolt.Tx, k, v []byte) (Link, int, error) {
+		l, err := decodeLink(k, v)
+		return l, 0, err
+	}, fn)
+}
+
+// nsPrefix is the key prefix of namespace ns, or none for "" (all).
+func nsPrefix(ns string) ([]byte, error) {
+	if ns == "" {
+		return nil, nil
+	}
+	if err := ValidNamespace(ns); err != nil {
+		return nil, err
+	}
+	return prefix(ns), nil
+}
+
+// walkBatches reads the entries of bucket under pre in key order, a batch
+// per read transaction (at most maxBatch entries and, when maxBytes > 0,
+// about maxBytes of decoded size), and calls fn on each outside any
+// transaction, so fn may use the store. Each batch resumes after the last
+// key of the one before.
+func walkBatches[T any](s *Store, bucket, pre []byte, maxBatch, maxBytes int,
+	decode func(tx *bolt.Tx, k, v []byte) (T, int, error), fn func(T) error) error {
 	var last []byte
 	for {
-		var batch []Record
+		var batch []T
 		err := s.db.View(func(tx *bolt.Tx) error {
-			c := tx.Bucket(bucketHeads).Cursor()
+			c := tx.Bucket(bucket).Cursor()
 			var k, v []byte
 			if last == nil {
 				k, v = c.Seek(pre)
@@ -131,20 +174,13 @@ func (s *Store) ForEach(ns string, fn func(Record) error) error {
 				k, v = c.Next()
 			}
 			size := 0
-			for ; k != nil && bytes.HasPrefix(k, pre) && len(batch) < maxBatch && size < maxBatchBytes; k, v = c.Next() {
-				parts, err := splitKey(k, 2)
+			for ; k != nil && bytes.HasPrefix(k, pre) && len(batch) < maxBatch && (maxBytes <= 0 || size < maxBytes); k, v = c.Next() {
+				item, n, err := decode(tx, k, v)
 				if err != nil {
 					return err
 				}
-				r, err := decodeHead(parts[0], parts[1], v)
-				if err != nil {
-					return err
-				}
-				if r.Body, err = bodyTx(tx, r.NS, r.ID); err != nil {
-					return err
-				}
-				size += len(r.Body)
-				batch = append(batch, r)
+				size += n
+				batch = append(batch, item)
 				last = slices.Clone(k)
 			}
 			return nil
@@ -155,54 +191,8 @@ func (s *Store) ForEach(ns string, fn func(Record) error) error {
 		if len(batch) == 0 {
 			return nil
 		}
-		for _, r := range batch {
-			if err := fn(r); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-// ForEachLink calls fn on every link of ns (every namespace when ns is
-// ""), sorted by (ns, from, rel, to), in batches like ForEach.
-func (s *Store) ForEachLink(ns string, fn func(Link) error) error {
-	var pre []byte
-	if ns != "" {
-		if err := ValidNamespace(ns); err != nil {
-			return err
-		}
-		pre = prefix(ns)
-	}
-	const maxBatch = 4096
-	var last []byte
-	for {
-		var batch []Link
-		err := s.db.View(func(tx *bolt.Tx) error {
-			c := tx.Bucket(bucketOut).Cursor()
-			var k, v []byte
-			if last == nil {
-				k, v = c.Seek(pre)
-			} else if k, v = c.Seek(last); bytes.Equal(k, last) {
-				k, v = c.Next()
-			}
-			for ; k != nil && bytes.HasPrefix(k, pre) && len(batch) < maxBatch; k, v = c.Next() {
-				l, err := decodeLink(k, v)
-				if err != nil {
-					return err
-				}
-				batch = append(batch, l)
-				last = slices.Clone(k)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			return nil
-		}
-		for _, l := range batch {
-			if err := fn(l); err != nil {
+		for _, item := range batch {
+			if err := fn(item); err != nil {
 				return err
 			}
 		}
