@@ -225,6 +225,34 @@ func scanNotClass(s string, i int, mask uint8) int {
 	return i
 }
 
+// restEnd returns the end of a piece that starts at i with a rune of class
+// c and n bytes that is not a letter piece: the alternatives both
+// encodings share, tried in their order: 1-3 digits, an optional space
+// and punctuation (with trailing line breaks, and slashes for o200k), else
+// whitespace.
+func restEnd(s string, i int, c uint8, n int, slash bool) int {
+	if c&clNum != 0 {
+		j := i + n
+		for k := 1; k < 3 && j < len(s); k++ {
+			c2, n2 := classAt(s, j)
+			if c2&clNum == 0 {
+				break
+			}
+			j += n2
+		}
+		return j
+	}
+	if s[i] == ' ' && i+1 < len(s) {
+		if c2, _ := classAt(s, i+1); c2&clNotPunct == 0 {
+			return punctEnd(s, i+1, slash)
+		}
+	}
+	if c&clNotPunct == 0 {
+		return punctEnd(s, i, slash)
+	}
+	return spaceEnd(s, i, n)
+}
+
 // nextCL100K returns the end of the cl100k_base piece that starts at i.
 func nextCL100K(s string, i int) int {
 	b := s[i]
@@ -242,26 +270,7 @@ func nextCL100K(s string, i int) int {
 			return scanClass(s, i+n+n2, clLetter)
 		}
 	}
-	if c&clNum != 0 {
-		j := i + n
-		for k := 1; k < 3 && j < len(s); k++ {
-			c2, n2 := classAt(s, j)
-			if c2&clNum == 0 {
-				break
-			}
-			j += n2
-		}
-		return j
-	}
-	if b == ' ' && i+1 < len(s) {
-		if c2, _ := classAt(s, i+1); c2&clNotPunct == 0 {
-			return punctEnd(s, i+1, false)
-		}
-	}
-	if c&clNotPunct == 0 {
-		return punctEnd(s, i, false)
-	}
-	return spaceEnd(s, i, n)
+	return restEnd(s, i, c, n, false)
 }
 
 // o200kLower matches o200k's first letter alternative after its prefix,
@@ -312,7 +321,6 @@ func withContraction(s string, j int) int {
 
 // nextO200K returns the end of the o200k_base piece that starts at i.
 func nextO200K(s string, i int) int {
-	b := s[i]
 	c, n := classAt(s, i)
 	if c&clNotPrefix == 0 {
 		// The optional prefix is taken first; a mark can also start the
@@ -343,24 +351,5 @@ func nextO200K(s string, i int) int {
 		}
 		return o200kUpper(s, i)
 	}
-	if c&clNum != 0 {
-		j := i + n
-		for k := 1; k < 3 && j < len(s); k++ {
-			c2, n2 := classAt(s, j)
-			if c2&clNum == 0 {
-				break
-			}
-			j += n2
-		}
-		return j
-	}
-	if b == ' ' && i+1 < len(s) {
-		if c2, _ := classAt(s, i+1); c2&clNotPunct == 0 {
-			return punctEnd(s, i+1, true)
-		}
-	}
-	if c&clNotPunct == 0 {
-		return punctEnd(s, i, true)
-	}
-	return spaceEnd(s, i, n)
+	return restEnd(s, i, c, n, true)
 }
