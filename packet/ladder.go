@@ -1290,11 +1290,6 @@ func (b *builder) commandFor(r Request, focus, extra []string) string {
 func (b *builder) splitError(limit int, cause error) error {
 	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
 	e.Need = b.fixedTotal()
-	if e.Need <= e.Budget {
-		// The estimate fitted but the rendered whole did not (tokens do
-		// not add up across boundaries): the real need is above the budget.
-		e.Need = e.Budget + 1
-	}
 	// The real need: the packet of the protected records alone, in their
 	// last forms, rendered and counted whole (estimates add up under it).
 	var kept []budget.Fitted
@@ -1307,6 +1302,9 @@ func (b *builder) splitError(limit int, cause error) error {
 		_, n := p.settle(b.req.Format)
 		e.Need = max(e.Need, n)
 	}
+	// The budget was not met, so whatever the counts say, the need is
+	// above it (the deferral notes can be what tipped it over).
+	e.Need = max(e.Need, e.Budget+1)
 	// Each protected record at what its entry costs in its last form; the
 	// frame is the rest (heading, and the notes of what was deferred).
 	e.Frame = e.Need
