@@ -68,8 +68,16 @@ the nearest .lore/ folder walking up from the working directory.`,
 		newStatsCommand(a),
 		newVersionCommand(a),
 		newCompletionCommand(a),
+		newSearchCommand(a),
+		newReindexCommand(a),
+		newCheckCommand(a),
+		newBackupCommand(a),
+		newCountCommand(a),
+		newPacketCommand(a),
+		newPackCommand(a),
+		newDemoCommand(a),
+		newServeCommand(a),
 	)
-	addLaterCommands(root, a)
 	return root
 }
 
