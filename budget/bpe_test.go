@@ -87,10 +87,12 @@ func base64Line(n int) string {
 
 // TestAdversarialBase64 counts a 1 MB line of base64: many short pieces,
 // so the library is fast enough to be the reference on all of it (except
-// under -race, where it checks the first 64 KB and that the count of the
-// whole is the sum of the counts of pieces cut at certain boundaries).
+// under -race, where it checks the first 64 KB). The whole line's count is
+// also pinned to the library's count of it, taken once (base64Line is
+// seeded), so the 1 MB check holds under -race too.
 func TestAdversarialBase64(t *testing.T) {
 	line := base64Line(1 << 20)
+	libraryCount := map[string]int{"cl100k_base": 751198, "o200k_base": 715156}
 	for _, enc := range []string{"cl100k_base", "o200k_base"} {
 		c := mustCounter(t, enc)
 		lib := library(t, enc)
@@ -101,9 +103,8 @@ func TestAdversarialBase64(t *testing.T) {
 		if got, want := c.count(ref), len(lib.EncodeOrdinary(ref)); got != want {
 			t.Errorf("%s: base64 line of %d bytes: Count = %d, library %d", enc, len(ref), got, want)
 		}
-		whole := c.Count(line)
-		if whole != c.count(line) || whole < len(line)/8 {
-			t.Errorf("%s: base64 line of 1 MB: Count = %d, serial count = %d", enc, whole, c.count(line))
+		if whole := c.Count(line); whole != libraryCount[enc] {
+			t.Errorf("%s: base64 line of 1 MB: Count = %d, library %d", enc, whole, libraryCount[enc])
 		}
 	}
 }
@@ -187,5 +188,31 @@ func TestChunkCutsNone(t *testing.T) {
 	s := strings.Repeat("a", 1<<20)
 	if cuts := chunkCuts(s, 8, 1024); len(cuts) != 2 {
 		t.Errorf("chunkCuts of a run of 'a' = %d cuts, want just 0 and len", len(cuts))
+	}
+}
+
+// TestLongSContraction pins the counts of "'ſ" (long s), where Lore follows
+// OpenAI's engine and tiktoken-go does not, so the differential tests skip
+// such text. The counts are npm tiktoken 1.0.22's (encode_ordinary).
+func TestLongSContraction(t *testing.T) {
+	want := map[string][2]int{ // text -> {cl100k_base, o200k_base}
+		"don'ſ":     {4, 3},
+		"it'ſ here": {5, 4},
+		"DON'ſ x":   {5, 4},
+	}
+	for text, counts := range want {
+		for i, enc := range []string{"cl100k_base", "o200k_base"} {
+			if got := mustCounter(t, enc).Count(text); got != counts[i] {
+				t.Errorf("%s: Count(%q) = %d, reference %d", enc, text, got, counts[i])
+			}
+		}
+	}
+	// The counts come out the same either way, so check the split itself:
+	// as in the reference, "'ſ" is one contraction piece.
+	if end := nextCL100K("don'ſ", 3); end != len("don'ſ") {
+		t.Errorf("cl100k_base: the piece at the apostrophe of \"don'ſ\" ends at byte %d, want %d (one contraction piece)", end, len("don'ſ"))
+	}
+	if got := contraction("'ſ", 0); got != len("'ſ") {
+		t.Errorf("contraction(\"'ſ\") = %d, want %d", got, len("'ſ"))
 	}
 }
