@@ -786,8 +786,6 @@ func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, er
 	type change struct {
 		i         int
 		form      form
-		step      int
-		kept      budget.Fitted
 		wasKept   bool
 		wasForm   form
 		wasStep   int

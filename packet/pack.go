@@ -343,7 +343,7 @@ func packFit(p *FilePack, items []*fileItem, counter budget.Counter) error {
 	// attempt fits with the current notes style; false means not even one
 	// arrangement with the notes fitted.
 	attempt := func() (bool, error) {
-		kept := all
+		var kept map[string]bool // set by every round of the loop below
 		if base > p.Budget {
 			return false, nil
 		}

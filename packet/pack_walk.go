@@ -141,6 +141,9 @@ type fileWalker struct {
 	ignore   gitignoreMatcher
 	exclude  map[string]bool // walk paths PackOptions.Exclude names
 	out      []fileEntry
+	// readFile reads a file's content; nil means os.ReadFile. Tests set
+	// it to make a read fail where file modes cannot (running as root).
+	readFile func(string) ([]byte, error)
 }
 
 func (w *fileWalker) abs(rel string) string {
@@ -252,7 +255,11 @@ func (w *fileWalker) file(p, abs string) error {
 		w.out = append(w.out, e)
 		return nil
 	}
-	data, err := os.ReadFile(abs)
+	read := w.readFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	data, err := read(abs)
 	if err != nil {
 		// One file the user cannot read should not sink the whole pack;
 		// it is listed, like a binary file.
