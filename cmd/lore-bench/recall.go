@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/packet"
+)
+
+// recallConfig is the command line of `lore-bench recall`.
+type recallConfig struct {
+	data       string
+	budgets    []int
+	categories []int
+	profile    string
+	jsonFile   string
+	outFile    string
+	convert    string
+	limit      int
+}
+
+func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
+	c := recallConfig{}
+	fs := flag.NewFlagSet("lore-bench recall", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.data, "data", "", "folder with records.jsonl and queries.jsonl in the shared evidence-recall format (required)")
+	budgets := fs.String("budgets", "500,1000,2000,4000,8000", "comma-separated token budgets")
+	cats := fs.String("categories", "1,2,3,4", "question categories scored (the headline is their mean)")
+	fs.StringVar(&c.profile, "profile", "agent", "packet profile")
+	fs.StringVar(&c.jsonFile, "json", "", "write the figures as JSON to this file")
+	fs.StringVar(&c.outFile, "out", "", "write one JSON line per question and budget (ids kept, recall) to this file")
+	fs.StringVar(&c.convert, "convert", "", "write the records as `lore import` JSONL to this file and exit (for the shared scorer's -setup)")
+	fs.IntVar(&c.limit, "limit", 0, "score only the first N questions (0: all)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: lore-bench recall -data DIR [flags]\n\nScores evidence recall of Lore's packets beside BM25 baselines, in one process.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (all input is flags): %w", fs.Arg(0), errUsage)
+	}
+	if c.data == "" {
+		return c, fmt.Errorf("-data is required: the folder holding records.jsonl and queries.jsonl: %w", errUsage)
+	}
+	var err error
+	if c.budgets, err = parseIntList("-budgets", *budgets); err != nil {
+		return c, err
+	}
+	slices.Sort(c.budgets)
+	if c.categories, err = parseIntList("-categories", *cats); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func parseIntList(flagName, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%s: %q is not a positive integer: %w", flagName, f, errUsage)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s %q: give at least one number: %w", flagName, s, errUsage)
+	}
+	return out, nil
+}
+
+// methods scored by the recall benchmark, in table order.
+const (
+	methodBM25   = "bm25"
+	methodBM25NB = "bm25+nb"
+	methodLore   = "lore"
+)
+
+var recallMethods = []string{methodBM25, methodBM25NB, methodLore}
+
+// recallRow is one question at one budget for one method.
+type recallRow struct {
+	QID      string   `json:"qid"`
+	Category int      `json:"category"`
+	Method   string   `json:"method"`
+	Budget   int      `json:"budget"`
+	Recall   float64  `json:"recall"`
+	IDs      []string `json:"ids"`
+	Tokens   int      `json:"tokens"`             // the packet's own count (lore), or the scorer's cost
+	Overhead int      `json:"overhead,omitempty"` // lore: tokens that are not record content
+	Micros   int64    `json:"micros,omitempty"`
+}
+
+func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parseRecallFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	recs, err := readEvalJSONL[evalRecord](filepath.Join(c.data, "records.jsonl"))
+	if err != nil {
+		return err
+	}
+	if c.convert != "" {
+		f, err := os.Create(c.convert)
+		if err != nil {
+			return err
+		}
+		if err := writeImportJSONL(f, recs); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	queries, err := readEvalJSONL[evalQuery](filepath.Join(c.data, "queries.jsonl"))
+	if err != nil {
+		return err
+	}
+	queries = slices.DeleteFunc(queries, func(q evalQuery) bool { return !slices.Contains(c.categories, q.Category) })
+	if c.limit > 0 && len(queries) > c.limit {
+		queries = queries[:c.limit]
+	}
+	cl100k, err := budget.NewCounter("cl100k_base")
+	if err != nil {
+		return err
+	}
+	nss, _ := loadNamespaces(recs, cl100k)
+	for _, ns := range nss {
+		if err := ns.buildBM25(); err != nil {
+			return err
+		}
+	}
+	work, err := os.MkdirTemp("", "lore-recall-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	l, err := loadLore(ctx, work, recs)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+
+	var rows []recallRow
+	for i, q := range queries {
+		ns := nss[q.Namespace]
+		if ns == nil {
+			return fmt.Errorf("queries.jsonl: question %s names namespace %q, which records.jsonl lacks", q.QID, q.Namespace)
+		}
+		qrows, err := scoreQuestion(ctx, l, ns, q, c, cl100k)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, qrows...)
+		if (i+1)%200 == 0 {
+			fmt.Fprintf(stderr, "recall: %d of %d questions\n", i+1, len(queries))
+		}
+	}
+	rep := summarizeRecall(rows, c.budgets, c.categories)
+	rep.Questions = len(queries)
+	rep.print(stdout)
+	if c.outFile != "" {
+		if err := writeRows(c.outFile, rows); err != nil {
+			return err
+		}
+	}
+	if c.jsonFile != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(c.jsonFile, append(b, '\n'), 0o644)
+	}
+	return nil
+}
+
+// loadLore makes a real store in dir and imports the records into it, as
+// `lore import` of the converted JSONL would.
+func loadLore(ctx context.Context, dir string, recs []evalRecord) (*lore.Lore, error) {
+	if err := lore.Init(dir); err != nil {
+		return nil, err
+	}
+	l, err := lore.Open(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	srecs, links := toStore(recs)
+	if _, err := l.Import(ctx, srecs, links); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("import the recall records: %w", err)
+	}
+	return l, nil
+}
+
+// scoreQuestion builds the Lore packet and the baselines for q at every
+// budget and scores each with the scorer's cut.
+func scoreQuestion(ctx context.Context, l *lore.Lore, ns *evalNS, q evalQuery, c recallConfig, cl100k budget.Counter) ([]recallRow, error) {
+	var rows []recallRow
+	for _, b := range c.budgets {
+		for _, m := range []string{methodBM25, methodBM25NB} {
+			ids, err := ns.bm25Pack(q.Question, b, m == methodBM25NB)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", m, q.QID, err)
+			}
+			kept, used := ns.cut(ids, b)
+			rows = append(rows, recallRow{QID: q.QID, Category: q.Category, Method: m, Budget: b,
+				Recall: recall(kept, q.Evidence), IDs: kept, Tokens: used})
+		}
+		t0 := time.Now()
+		p, err := l.Packet(ctx, packet.Request{NS: q.Namespace, Query: q.Question, Budget: b,
+			Profile: c.profile, Encoding: "cl100k_base", Counter: cl100k})
+		micros := time.Since(t0).Microseconds()
+		row := recallRow{QID: q.QID, Category: q.Category, Method: methodLore, Budget: b, Micros: micros}
+		if err == nil {
+			ids := make([]string, 0, len(p.Records))
+			content := 0
+			for _, e := range p.Records {
+				ids = append(ids, e.ID)
+				content += cl100k.Count(e.Title + "\n" + e.Text)
+			}
+			kept, _ := ns.cut(ids, b)
+			row.IDs, row.Tokens, row.Overhead = kept, p.Tokens, p.Tokens-content
+			row.Recall = recall(kept, q.Evidence)
+		} else if packet.ExitCode(nil, err) != 3 {
+			return nil, fmt.Errorf("lore packet %s at %d: %w", q.QID, b, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func writeRows(path string, rows []recallRow) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, r := range rows {
+		if err := enc.Encode(r); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}

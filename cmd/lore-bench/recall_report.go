@@ -1,0 +1,168 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+)
+
+// recallCell is the mean over the questions of one method, budget and
+// category group.
+type recallCell struct {
+	N        int     `json:"n"`
+	Recall   float64 `json:"recall"`
+	Tokens   float64 `json:"mean_tokens"`
+	Overhead float64 `json:"mean_overhead,omitempty"` // lore only: tokens not spent on record content
+	Records  float64 `json:"mean_records"`
+	Over     int     `json:"over_budget"` // packets whose own count exceeds the budget
+}
+
+// recallReport holds the figures of one `lore-bench recall` run.
+type recallReport struct {
+	Questions int   `json:"questions"`
+	Budgets   []int `json:"budgets"`
+	// Cells[method][budget][group]: group is a category ("1".."5") or
+	// "all" (every scored question).
+	Cells map[string]map[int]map[string]*recallCell `json:"cells"`
+	// LatencyMs is the Lore packet's build time per budget: p50 and p99.
+	LatencyMs map[int][2]float64 `json:"latency_ms"`
+	// NotMonotone counts, per pair of neighbouring budgets, the questions
+	// whose packet at the larger budget lacks a record the smaller one
+	// includes.
+	NotMonotone map[string]int `json:"not_monotone"`
+	Groups      []string       `json:"groups"`
+}
+
+func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
+	rep := &recallReport{Budgets: budgets, Cells: map[string]map[int]map[string]*recallCell{},
+		LatencyMs: map[int][2]float64{}, NotMonotone: map[string]int{}}
+	for _, c := range cats {
+		rep.Groups = append(rep.Groups, strconv.Itoa(c))
+	}
+	rep.Groups = append(rep.Groups, "all")
+	for _, m := range recallMethods {
+		rep.Cells[m] = map[int]map[string]*recallCell{}
+		for _, b := range budgets {
+			rep.Cells[m][b] = map[string]*recallCell{}
+			for _, g := range rep.Groups {
+				rep.Cells[m][b][g] = &recallCell{}
+			}
+		}
+	}
+	lat := map[int][]float64{}
+	loreIDs := map[string]map[int][]string{}
+	for _, r := range rows {
+		for _, g := range []string{strconv.Itoa(r.Category), "all"} {
+			c := rep.Cells[r.Method][r.Budget][g]
+			c.N++
+			c.Recall += r.Recall
+			c.Tokens += float64(r.Tokens)
+			c.Overhead += float64(r.Overhead)
+			c.Records += float64(len(r.IDs))
+			if r.Tokens > r.Budget {
+				c.Over++
+			}
+		}
+		if r.Method == methodLore {
+			lat[r.Budget] = append(lat[r.Budget], float64(r.Micros)/1000)
+			if loreIDs[r.QID] == nil {
+				loreIDs[r.QID] = map[int][]string{}
+			}
+			loreIDs[r.QID][r.Budget] = r.IDs
+		}
+	}
+	for _, bs := range rep.Cells {
+		for _, gs := range bs {
+			for _, c := range gs {
+				if c.N > 0 {
+					n := float64(c.N)
+					c.Recall, c.Tokens, c.Overhead, c.Records = c.Recall/n, c.Tokens/n, c.Overhead/n, c.Records/n
+				}
+			}
+		}
+	}
+	for b, ds := range lat {
+		sort.Float64s(ds)
+		rep.LatencyMs[b] = [2]float64{quantile(ds, 0.5), quantile(ds, 0.99)}
+	}
+	for i := 1; i < len(budgets); i++ {
+		small, large := budgets[i-1], budgets[i]
+		key := fmt.Sprintf("%d->%d", small, large)
+		rep.NotMonotone[key] = 0
+		for _, byBudget := range loreIDs {
+			for _, id := range byBudget[small] {
+				if !slices.Contains(byBudget[large], id) {
+					rep.NotMonotone[key]++
+					break
+				}
+			}
+		}
+	}
+	return rep
+}
+
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q * float64(len(sorted)-1))
+	return sorted[i]
+}
+
+func (rep *recallReport) print(w io.Writer) {
+	fmt.Fprintf(w, "Evidence recall, %d questions (mean over questions; the scorer's cut and cost model)\n\n", rep.Questions)
+	header := func(title string) {
+		fmt.Fprintf(w, "%s\n\n| method |", title)
+		for _, b := range rep.Budgets {
+			fmt.Fprintf(w, " %d |", b)
+		}
+		fmt.Fprint(w, "\n|---|")
+		for range rep.Budgets {
+			fmt.Fprint(w, "---:|")
+		}
+		fmt.Fprintln(w)
+	}
+	table := func(title, group string, val func(*recallCell) string, methods []string) {
+		header(title)
+		for _, m := range methods {
+			fmt.Fprintf(w, "| %s |", m)
+			for _, b := range rep.Budgets {
+				fmt.Fprintf(w, " %s |", val(rep.Cells[m][b][group]))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+	}
+	rec := func(c *recallCell) string { return fmt.Sprintf("%.3f", c.Recall) }
+	table("Mean evidence recall, all scored categories", "all", rec, recallMethods)
+	for _, g := range rep.Groups[:len(rep.Groups)-1] {
+		n := rep.Cells[methodLore][rep.Budgets[0]][g].N
+		table(fmt.Sprintf("Category %s (n=%d)", g, n), g, rec, recallMethods)
+	}
+	table("Mean tokens per packet (lore: its own count; baselines: the scorer's cost)", "all",
+		func(c *recallCell) string { return fmt.Sprintf("%.0f", c.Tokens) }, recallMethods)
+	table("Mean records kept", "all", func(c *recallCell) string { return fmt.Sprintf("%.1f", c.Records) }, recallMethods)
+	header("Lore packet overhead (tokens not spent on record content), mean and share of the budget")
+	fmt.Fprint(w, "| lore |")
+	for _, b := range rep.Budgets {
+		c := rep.Cells[methodLore][b]["all"]
+		fmt.Fprintf(w, " %.0f (%.1f%%) |", c.Overhead, 100*c.Overhead/float64(b))
+	}
+	fmt.Fprint(w, "\n| over budget |")
+	for _, b := range rep.Budgets {
+		fmt.Fprintf(w, " %d |", rep.Cells[methodLore][b]["all"].Over)
+	}
+	fmt.Fprint(w, "\n| build p50 / p99 ms |")
+	for _, b := range rep.Budgets {
+		l := rep.LatencyMs[b]
+		fmt.Fprintf(w, " %.2f / %.2f |", l[0], l[1])
+	}
+	fmt.Fprint(w, "\n\nQuestions whose packet at the larger budget lacks a record of the smaller one:")
+	for i := 1; i < len(rep.Budgets); i++ {
+		key := fmt.Sprintf("%d->%d", rep.Budgets[i-1], rep.Budgets[i])
+		fmt.Fprintf(w, " %s: %d;", key, rep.NotMonotone[key])
+	}
+	fmt.Fprintln(w)
+}
