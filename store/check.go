@@ -28,15 +28,21 @@ type Problem struct {
 //
 // On a writable store Check holds the write lock while it runs (bbolt's
 // page check is only safe that way), so writers wait.
-func (s *Store) Check() ([]Problem, error) {
-	var tx *bolt.Tx
-	var err error
-	tx, err = s.db.Begin(!s.opts.ReadOnly)
+func (s *Store) Check() (probs []Problem, err error) {
+	err = guard(s.path, func() error {
+		probs, err = s.check()
+		return err
+	})
+	return probs, err
+}
+
+func (s *Store) check() ([]Problem, error) {
+	tx, err := s.db.Begin(!s.opts.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	c := checker{tx: tx, counters: s.opts.Counters}
+	c := checker{tx: tx, counters: s.opts.Counters, digest: touchAll(tx)}
 	for err := range tx.Check() {
 		c.add("", "", "bbolt page check: %v", err)
 	}
@@ -55,6 +61,7 @@ type checker struct {
 	tx       *bolt.Tx
 	counters []Counter
 	problems []Problem
+	digest   byte // of every byte touchAll read
 }
 
 func (c *checker) add(ns, id, format string, args ...any) {
@@ -240,7 +247,7 @@ func (c *checker) changes() {
 // other goroutines keep reading and writing. It returns the bytes written.
 func (s *Store) Backup(w io.Writer) (int64, error) {
 	var n int64
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		var err error
 		n, err = tx.WriteTo(w)
 		return err

@@ -57,7 +57,7 @@ func (s *Store) get(ns, id string, withBody bool) (Record, error) {
 		return Record{}, err
 	}
 	var r Record
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		var ok bool
 		var err error
 		if r, ok, err = headTx(tx, ns, id); err != nil {
@@ -85,7 +85,7 @@ func (s *Store) Heads(ns string, ids []string) ([]Record, error) {
 		}
 	}
 	out := make([]Record, 0, len(ids))
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		for _, id := range ids {
 			r, ok, err := headTx(tx, ns, id)
 			if err != nil {
@@ -112,7 +112,7 @@ func (s *Store) Bodies(ns string, ids []string) (map[string]string, error) {
 		}
 	}
 	out := make(map[string]string, len(ids))
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		heads := tx.Bucket(bucketHeads)
 		for _, id := range ids {
 			if heads.Get(key(ns, id)) == nil {
@@ -138,7 +138,7 @@ func (s *Store) GetVersion(ns, id string, version int) (Record, error) {
 		return Record{}, fmt.Errorf("%w: version %d; versions start at 1", ErrInvalid, version)
 	}
 	var r Record
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		cur, ok, err := headTx(tx, ns, id)
 		if err != nil {
 			return err
@@ -183,7 +183,7 @@ func (s *Store) History(ns, id string) ([]Record, error) {
 		return nil, err
 	}
 	var out []Record
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		cur, ok, err := headTx(tx, ns, id)
 		if err != nil {
 			return err

@@ -98,7 +98,7 @@ func (s *Store) Links(ns, id string, dir Direction) ([]Link, error) {
 		return nil, fmt.Errorf("%w: direction %d; want Out, In or Both", ErrInvalid, dir)
 	}
 	var links []Link
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		var err error
 		links, err = linksTx(tx, ns, id, dir)
 		return err
@@ -168,7 +168,7 @@ func (s *Store) Neighbors(ns, id string, hops int, rels []string) ([]Neighbor, e
 		follow[r] = true
 	}
 	var out []Neighbor
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		seen := map[string]bool{id: true}
 		frontier := []string{id}
 		for h := 1; h <= hops; h++ {

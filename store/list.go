@@ -37,7 +37,7 @@ func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) 
 			return nil, "", err
 		}
 	}
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *bolt.Tx) error {
 		pre := prefix(opts.NS)
 		c := tx.Bucket(bucketHeads).Cursor()
 		start := pre
@@ -87,7 +87,7 @@ func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) 
 // Namespaces returns every namespace that holds a record or a link, sorted.
 func (s *Store) Namespaces() ([]string, error) {
 	seen := map[string]bool{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{bucketHeads, bucketOut} {
 			c := tx.Bucket(name).Cursor()
 			for k, _ := c.First(); k != nil; {
@@ -165,7 +165,7 @@ func walkBatches[T any](s *Store, bucket, pre []byte, maxBatch, maxBytes int,
 	var last []byte
 	for {
 		var batch []T
-		err := s.db.View(func(tx *bolt.Tx) error {
+		err := s.view(func(tx *bolt.Tx) error {
 			c := tx.Bucket(bucket).Cursor()
 			var k, v []byte
 			if last == nil {
@@ -219,7 +219,7 @@ func (s *Store) Changes(after uint64, limit int) ([]Change, error) {
 		return nil, fmt.Errorf("%w: limit %d is negative; want 0 (all) or more", ErrInvalid, limit)
 	}
 	var out []Change
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketChanges).Cursor()
 		for k, v := c.Seek(u64(after + 1)); k != nil && (limit == 0 || len(out) < limit); k, v = c.Next() {
 			if len(k) != 8 {
@@ -240,7 +240,7 @@ func (s *Store) Changes(after uint64, limit int) ([]Change, error) {
 // store).
 func (s *Store) LastSeq() (uint64, error) {
 	var seq uint64
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		seq = lastSeqTx(tx)
 		return nil
 	})
@@ -276,7 +276,7 @@ func (s *Store) Stats(ns string) (Stats, error) {
 		pre = prefix(ns)
 	}
 	st := Stats{Namespaces: map[string]int{}, Kinds: map[string]int{}}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketHeads).Cursor()
 		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
 			parts, err := splitKey(k, 2)
@@ -432,7 +432,7 @@ func (s *Store) Recent(ns string, n int) ([]Record, error) {
 		return strings.Compare(a.id, b.id)
 	}
 	var out []Record
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		pre := prefix(ns)
 		top := make([]entry, 0, n+1) // sorted by newer; at most n kept
 		c := tx.Bucket(bucketHeads).Cursor()

@@ -123,7 +123,7 @@ func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
 	// hold up other writers; skip records whose content is already stored.
 	if len(s.opts.Counters) > 0 {
 		stored := make([]bool, len(ps))
-		err := s.db.View(func(tx *bolt.Tx) error {
+		err := s.view(func(tx *bolt.Tx) error {
 			heads := tx.Bucket(bucketHeads)
 			for i := range ps {
 				stored[i] = sameSum(heads.Get(key(ps[i].rec.NS, ps[i].rec.ID)), ps[i].rec.SHA256)

@@ -87,13 +87,31 @@ func Open(path string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.ReadOnly {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("open store %q read-only: the file does not exist: %w", path, ErrNotFound)
+	_, err = os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && o.ReadOnly:
+		return nil, fmt.Errorf("open store %q read-only: the file does not exist: %w", path, ErrNotFound)
+	case errors.Is(err, fs.ErrNotExist):
+		// A new store: bbolt creates and initialises the file.
+	case err != nil:
+		return nil, fmt.Errorf("open store %q: %w", path, err)
+	default:
+		// An existing file is never re-initialised, and never trusted
+		// before its meta pages and size are checked.
+		if _, err := checkFile(path); err != nil {
+			return nil, err
 		}
 	}
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly})
+	var db *bolt.DB
+	err = guard(path, func() error {
+		var err error
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly})
+		return err
+	})
+	var damage *DamageError
 	switch {
+	case errors.As(err, &damage):
+		return nil, err
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("open store %q: another process holds it (waited %s): %w", path, o.LockTimeout, ErrLocked)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
@@ -171,9 +189,9 @@ func (s *Store) init() error {
 		return nil
 	}
 	if s.opts.ReadOnly {
-		return s.db.View(check)
+		return s.view(check)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		if tx.Bucket(bucketMeta) == nil {
 			if k, _ := tx.Cursor().First(); k != nil {
 				return fmt.Errorf("open store %q: the file holds other data, this is not a lore store: %w", s.path, ErrCorrupt)
@@ -201,12 +219,13 @@ func (s *Store) Path() string { return s.path }
 // ReadOnly reports whether the store was opened read-only.
 func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
 
-// update runs fn in a write transaction, refusing on read-only stores.
+// update runs fn in a write transaction, through guard, refusing on
+// read-only stores.
 func (s *Store) update(fn func(tx *bolt.Tx) error) error {
 	if s.opts.ReadOnly {
 		return fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
-	return s.db.Update(fn)
+	return guard(s.path, func() error { return s.db.Update(fn) })
 }
 
 // appendChange appends one entry to the change log and advances the
