@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -138,15 +137,7 @@ func newExportCommand(a *app) *cobra.Command {
 			if out == "" || out == "-" {
 				return l.Export(a.streams.out, ns)
 			}
-			f, err := os.Create(out)
-			if err != nil {
-				return err
-			}
-			if err := l.Export(f, ns); err != nil {
-				f.Close()
-				return err
-			}
-			return errors.Join(f.Sync(), f.Close())
+			return writeFileAtomic("export", out, l.Dir(), func(w io.Writer) error { return l.Export(w, ns) })
 		},
 	}
 	c.Flags().StringVar(&ns, "ns", "", "only this namespace (default: all)")

@@ -5,10 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
-
-	"github.com/lorekeep/lore"
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
@@ -141,29 +137,14 @@ in a new store folder and run 'lore reindex'.`,
 			}
 			defer l.Close()
 			dst := args[0]
-			if err := refuseInsideStore(dst, l.Dir()); err != nil {
+			var n int64
+			err = writeFileAtomic("backup", dst, l.Dir(), func(w io.Writer) error {
+				var err error
+				n, err = l.Backup(w)
 				return err
-			}
-			tmp, err := os.CreateTemp(filepath.Dir(dst), ".lore-backup-*")
+			})
 			if err != nil {
-				return fmt.Errorf("backup: %w", err)
-			}
-			n, err := l.Backup(tmp)
-			if err == nil {
-				err = tmp.Sync()
-			}
-			if cerr := tmp.Close(); err == nil {
-				err = cerr
-			}
-			if err == nil {
-				err = os.Rename(tmp.Name(), dst)
-			}
-			if err != nil {
-				os.Remove(tmp.Name())
-				return fmt.Errorf("backup to %s: %w", dst, err)
-			}
-			if err := syncDir(filepath.Dir(dst)); err != nil {
-				return fmt.Errorf("backup to %s: %w", dst, err)
+				return err
 			}
 			if a.jsonOut {
 				return a.printJSON(map[string]any{"file": dst, "bytes": n})
@@ -242,38 +223,4 @@ file and a total. No store is needed: the quick way to measure before loading.`,
 	}
 	c.Flags().StringVar(&encoding, "encoding", "o200k_base", "o200k_base, cl100k_base or estimate")
 	return c
-}
-
-// refuseInsideStore stops a backup from replacing a file of the live
-// store: a writer waiting on the old file's lock would write to an
-// unlinked file and lose acknowledged writes.
-func refuseInsideStore(dst, storeDir string) error {
-	absDst, err := filepath.Abs(dst)
-	if err != nil {
-		return err
-	}
-	absStore, err := filepath.Abs(storeDir)
-	if err != nil {
-		return err
-	}
-	rel, err := filepath.Rel(absStore, absDst)
-	if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("backup %s: that is inside the store %s; write the copy somewhere else", dst, storeDir)
-	}
-	if fi, err := os.Stat(dst); err == nil {
-		if live, err := os.Stat(filepath.Join(storeDir, lore.BoltFile)); err == nil && os.SameFile(fi, live) {
-			return fmt.Errorf("backup %s: that is the store's own file; write the copy somewhere else", dst)
-		}
-	}
-	return nil
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

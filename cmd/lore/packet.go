@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,7 +219,10 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 				if _, err := a.streams.out.Write(rendered); err != nil {
 					return err
 				}
-			} else if err := os.WriteFile(out, rendered, 0o644); err != nil {
+			} else if err := writeFileAtomic("pack", out, a.storeDirIfAny(), func(w io.Writer) error {
+				_, err := w.Write(rendered)
+				return err
+			}); err != nil {
 				return err
 			}
 			if !a.quiet {

@@ -100,6 +100,20 @@ func (a *app) open(readOnly bool) (*lore.Lore, error) {
 	return lore.Open(dir, &lore.Options{ReadOnly: readOnly, LockTimeout: a.lockTimeout})
 }
 
+// storeDirIfAny is the store the command line points at, or "" when there
+// is none (commands that work without a store).
+func (a *app) storeDirIfAny() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	dir, err := lore.Discover(a.storeFlag, wd)
+	if err != nil {
+		return ""
+	}
+	return dir
+}
+
 // printJSON writes v as indented JSON with a trailing newline.
 func (a *app) printJSON(v any) error {
 	enc := json.NewEncoder(a.streams.out)
