@@ -253,7 +253,12 @@ func (l *Lore) syncIndex() error {
 }
 
 // rebuildIndex builds the index afresh from the store alone.
-func (l *Lore) rebuildIndex() error {
+func (l *Lore) rebuildIndex() error { return l.rebuildIndexContext(context.Background()) }
+
+// rebuildIndexContext builds the index in a temporary folder and swaps it
+// in; once ctx is done it stops before the swap, so the old index folder
+// stays as it was (the next open uses it or rebuilds it).
+func (l *Lore) rebuildIndexContext(ctx context.Context) error {
 	dir := filepath.Join(l.dir, IndexDir)
 	if l.ix != nil {
 		if err := l.ix.Close(); err != nil {
@@ -265,8 +270,18 @@ func (l *Lore) rebuildIndex() error {
 	if err != nil {
 		return err
 	}
-	src := func(fn func(store.Record) error) error { return l.st.ForEach("", fn) }
+	src := func(fn func(store.Record) error) error {
+		return l.st.ForEach("", func(r store.Record) error {
+			if ctx.Err() != nil {
+				return fmt.Errorf("reindex cancelled, the old index is kept: %w", context.Cause(ctx))
+			}
+			return fn(r)
+		})
+	}
 	if err := index.Rebuild(dir, src, seq); err != nil {
+		if ix, oerr := index.Open(dir, nil); oerr == nil {
+			l.ix = ix // the old index, untouched by the failed build
+		}
 		return err
 	}
 	ix, err := index.Open(dir, nil)
@@ -278,18 +293,22 @@ func (l *Lore) rebuildIndex() error {
 }
 
 // Reindex rebuilds the index from the store alone (`lore reindex`).
-func (l *Lore) Reindex() error {
+func (l *Lore) Reindex() error { return l.ReindexContext(context.Background()) }
+
+// ReindexContext is Reindex that stops once ctx is done, keeping the old
+// index (the new one is built aside and swapped in only when complete).
+func (l *Lore) ReindexContext(ctx context.Context) error {
 	if l.st.ReadOnly() {
 		return fmt.Errorf("reindex: %w", store.ErrReadOnly)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.rebuildIndex()
+	return l.rebuildIndexContext(ctx)
 }
 
 // Put stores one record and indexes it.
 func (l *Lore) Put(ctx context.Context, r store.Record) (store.PutResult, error) {
-	res, err := l.st.Put(r)
+	res, err := l.st.PutContext(ctx, r)
 	if err != nil {
 		return res, err
 	}
@@ -298,7 +317,7 @@ func (l *Lore) Put(ctx context.Context, r store.Record) (store.PutResult, error)
 
 // PutMany stores records and links in one transaction: all or nothing.
 func (l *Lore) PutMany(ctx context.Context, recs []store.Record, links []store.Link) ([]store.PutResult, error) {
-	res, err := l.st.PutMany(recs, links)
+	res, err := l.st.PutManyContext(ctx, recs, links)
 	if err != nil {
 		return res, err
 	}

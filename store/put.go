@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -48,7 +49,13 @@ type pending struct {
 // are sorted and deduplicated. A record whose content (see Record.SHA256)
 // equals the stored one is not written and reports StatusUnchanged.
 func (s *Store) Put(r Record) (PutResult, error) {
-	res, err := s.PutMany([]Record{r}, nil)
+	return s.PutContext(context.Background(), r)
+}
+
+// PutContext is Put that writes nothing once ctx is done before the
+// commit (see PutManyContext).
+func (s *Store) PutContext(ctx context.Context, r Record) (PutResult, error) {
+	res, err := s.PutManyContext(ctx, []Record{r}, nil)
 	if err != nil {
 		var many *putError
 		if errors.As(err, &many) && len(many.raw) == 1 {
@@ -90,6 +97,14 @@ func (e *putError) Unwrap() []error { return e.errs }
 // Results are in the order of recs. A record given twice is put twice, in
 // order.
 func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
+	return s.PutManyContext(context.Background(), recs, links)
+}
+
+// PutManyContext is PutMany that gives up, writing nothing, once ctx is
+// done before the commit: between token counts, and every few hundred
+// records inside the transaction, which it then rolls back. The error
+// wraps context.Cause(ctx). A commit already under way completes.
+func (s *Store) PutManyContext(ctx context.Context, recs []Record, links []Link) ([]PutResult, error) {
 	if s.opts.ReadOnly {
 		return nil, fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
@@ -133,13 +148,27 @@ func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.countAll(ps, stored)
+		s.countAll(ctx, ps, stored)
+	}
+	cancelled := func() error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("nothing written to %s, the write was cancelled: %w", s.path, context.Cause(ctx))
+		}
+		return nil
+	}
+	if err := cancelled(); err != nil {
+		return nil, err
 	}
 
 	results := make([]PutResult, len(ps))
 	err := s.update(func(tx *bolt.Tx) error {
 		now := s.opts.Now()
 		for i := range ps {
+			if i%256 == 0 {
+				if err := cancelled(); err != nil {
+					return err
+				}
+			}
 			res, err := s.putTx(tx, &ps[i], now)
 			if err != nil {
 				return fmt.Errorf("put %s/%s: %w", ps[i].rec.NS, ps[i].rec.ID, err)
@@ -151,7 +180,7 @@ func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
 				return err
 			}
 		}
-		return nil
+		return cancelled()
 	})
 	if err != nil {
 		return nil, err
@@ -242,12 +271,12 @@ func (s *Store) keepVersion(tx *bolt.Tx, prev *Record) error {
 
 // countAll counts the records not already stored, spread over the CPUs
 // when there are many (tokenizing is most of a big import's time).
-func (s *Store) countAll(ps []pending, stored []bool) {
+func (s *Store) countAll(ctx context.Context, ps []pending, stored []bool) {
 	workers := min(runtime.GOMAXPROCS(0), len(ps)/64+1)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for i := w; i < len(ps); i += workers {
+			for i := w; i < len(ps) && ctx.Err() == nil; i += workers {
 				if !stored[i] {
 					ps[i].tokens = s.count(&ps[i].rec)
 				}

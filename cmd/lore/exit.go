@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"syscall"
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/packet"
@@ -15,6 +17,7 @@ const (
 	exitError    = 1 // usage, bad input, I/O, corrupt store
 	exitDeferred = 2 // a packet was written but something was deferred
 	exitNoFit    = 3 // the budget cannot be met: nothing on stdout
+	// 130 and 143: interrupted by SIGINT or SIGTERM (interrupted.code)
 )
 
 // exitStatus carries an exit code through cobra's error return. The
@@ -62,4 +65,48 @@ func reportExit(stderr io.Writer, err error) int {
 		fmt.Fprintf(stderr, "lore: %v\n", err)
 	}
 	return code
+}
+
+// interrupted is the cause of a context cancelled by SIGINT or SIGTERM.
+type interrupted struct{ sig syscall.Signal }
+
+func (e *interrupted) Error() string { return "interrupted by " + sigName(e.sig) }
+
+// code is the shell's code for death by the signal: 130 or 143.
+func (e *interrupted) code() int { return 128 + int(e.sig) }
+
+// stopped is the message when the command did not stop within the grace.
+func (e *interrupted) stopped() error {
+	return fmt.Errorf("%v: stopped; any write not yet committed was not made (each write is all or nothing)", e)
+}
+
+func sigName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// withCause makes the outcome of a command that ran while a signal
+// arrived say so: its error if it failed (with the signal as its exit
+// code), or, if it finished, a note that its work was done.
+func withCause(ctx context.Context, err error) error {
+	var in *interrupted
+	if !errors.As(context.Cause(ctx), &in) {
+		return err
+	}
+	var st *exitStatus
+	switch {
+	case err == nil:
+		return &exitStatus{code: in.code(), err: fmt.Errorf("%v after the command finished: its work is done", in)}
+	case errors.As(err, &st) && st.quiet:
+		return &exitStatus{code: in.code(), err: fmt.Errorf("%v", in)}
+	case errors.As(err, &in):
+		return &exitStatus{code: in.code(), err: err}
+	default:
+		return &exitStatus{code: in.code(), err: fmt.Errorf("%v: %w", in, err)}
+	}
 }

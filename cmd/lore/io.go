@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -44,6 +45,10 @@ good ones and lists the rest.`,
 					return err
 				}
 				recs, links, bad = append(recs, r...), append(links, lk...), append(bad, errs...)
+				a.note("read %s: %d records, %d links, %d bad\n", p, len(r), len(lk), len(errs))
+				if c.Context().Err() != nil {
+					return fmt.Errorf("nothing imported, stopped while reading: %w", context.Cause(c.Context()))
+				}
 			}
 			for _, e := range bad {
 				fmt.Fprintf(a.streams.err, "%s\n", e.Error())
@@ -56,6 +61,7 @@ good ones and lists the rest.`,
 				return err
 			}
 			defer l.Close()
+			a.note("writing %d records and %d links in one transaction\n", len(recs), len(links))
 			sum, err := l.Import(c.Context(), recs, links)
 			if err != nil {
 				return err

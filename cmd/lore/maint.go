@@ -63,7 +63,7 @@ func newReindexCommand(a *app) *cobra.Command {
 				return err
 			}
 			defer l.Close()
-			if err := l.Reindex(); err != nil {
+			if err := l.ReindexContext(c.Context()); err != nil {
 				return err
 			}
 			st, err := l.Stats("")
