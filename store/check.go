@@ -16,7 +16,19 @@ type Problem struct {
 	What string `json:"what"` // a sentence saying what is wrong
 	NS   string `json:"ns,omitempty"`
 	ID   string `json:"id,omitempty"`
+	// Severity is SeverityError or SeverityWarning; empty means an error.
+	Severity string `json:"severity"`
 }
+
+// Problem severities. A warning is a state the model allows but a reader
+// may want to know about: a link to a record that does not exist (yet).
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+)
+
+// Warning reports whether p is only a warning.
+func (p Problem) Warning() bool { return p.Severity == SeverityWarning }
 
 // Check verifies the store and returns what is wrong, sorted by (NS, ID,
 // What); none means healthy. It runs bbolt's own page check, then checks
@@ -64,8 +76,13 @@ type checker struct {
 	digest   byte // of every byte touchAll read
 }
 
+// warn records a warning: a legal state worth reporting.
+func (c *checker) warn(ns, id, format string, args ...any) {
+	c.problems = append(c.problems, Problem{What: fmt.Sprintf(format, args...), NS: ns, ID: id, Severity: SeverityWarning})
+}
+
 func (c *checker) add(ns, id, format string, args ...any) {
-	c.problems = append(c.problems, Problem{What: fmt.Sprintf(format, args...), NS: ns, ID: id})
+	c.problems = append(c.problems, Problem{What: fmt.Sprintf(format, args...), NS: ns, ID: id, Severity: SeverityError})
 }
 
 // recordKey splits and validates a (ns, id) key, reporting a problem when
@@ -201,10 +218,10 @@ func (c *checker) links() {
 			c.add(ns, from, "link -%s-> %q has a different weight in its two directions", rel, to)
 		}
 		if heads.Get(key(ns, from)) == nil {
-			c.add(ns, from, "dangling link -%s-> %q: its source %q does not exist", rel, to, from)
+			c.warn(ns, from, "dangling link -%s-> %q: its source %q does not exist", rel, to, from)
 		}
 		if heads.Get(key(ns, to)) == nil {
-			c.add(ns, from, "dangling link -%s-> %q: its target %q does not exist", rel, to, to)
+			c.warn(ns, from, "dangling link -%s-> %q: its target %q does not exist", rel, to, to)
 		}
 	}
 	cur = in.Cursor()

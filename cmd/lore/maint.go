@@ -80,12 +80,16 @@ func newReindexCommand(a *app) *cobra.Command {
 }
 
 func newCheckCommand(a *app) *cobra.Command {
-	return &cobra.Command{
+	var strict bool
+	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Verify the store and its index; say in words what is wrong",
 		Long: `Check bbolt's own consistency, that both directions of every link agree,
 that the change log has no gaps, dangling links, cached token counts, and
-the index's watermark. Exit 1 when something is wrong.`,
+the index's watermark. Exit 1 when something is wrong. A link to a record
+that does not exist (yet) is legal: it is reported as a warning (exit 0)
+unless --strict makes warnings errors. With --json each problem carries
+"severity": "error" or "warning".`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			l, err := a.open(true)
@@ -97,11 +101,20 @@ the index's watermark. Exit 1 when something is wrong.`,
 			if err != nil {
 				return err
 			}
+			errs := 0
+			for i := range probs {
+				if probs[i].Severity == "" {
+					probs[i].Severity = store.SeverityError
+				}
+				if !probs[i].Warning() || strict {
+					errs++
+				}
+			}
 			if a.jsonOut {
 				if probs == nil {
 					probs = []store.Problem{}
 				}
-				if err := a.printJSON(map[string]any{"ok": len(probs) == 0, "problems": probs}); err != nil {
+				if err := a.printJSON(map[string]any{"ok": errs == 0, "problems": probs}); err != nil {
 					return err
 				}
 			} else {
@@ -110,16 +123,22 @@ the index's watermark. Exit 1 when something is wrong.`,
 					if p.ID != "" {
 						where = fmt.Sprintf("%s/%s: ", p.NS, p.ID)
 					}
-					a.printf("%s%s\n", where, p.What)
+					a.printf("%s%s: %s\n", where, p.Severity, p.What)
 				}
 			}
+			if errs > 0 {
+				return &exitStatus{code: exitError, err: fmt.Errorf("check: %d problem(s) in %s", errs, l.Dir())}
+			}
 			if len(probs) > 0 {
-				return &exitStatus{code: exitError, err: fmt.Errorf("check: %d problem(s) in %s", len(probs), l.Dir())}
+				a.note("ok: %s (%d warning(s))\n", l.Dir(), len(probs))
+				return nil
 			}
 			a.note("ok: %s\n", l.Dir())
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings (dangling links) as errors")
+	return cmd
 }
 
 func newBackupCommand(a *app) *cobra.Command {
