@@ -1,0 +1,143 @@
+package lore_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lorekeep/lore"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Observations the reference accepts read back byte for byte; an item
+// Lore cannot store is refused alone, named, and the rest goes ahead.
+func TestMCPMemoryFaithfulValues(t *testing.T) {
+	dir := srvStore(t)
+	cs := mcpClient(t, dir, nil)
+	obs := []string{"two\nlines", "", "  padded  ", "crlf\r\nend\n", "- looks like an item", "dup", "dup", "sep\u2028ar"}
+	var created struct{ Entities []kgEntity }
+	res := callResult(t, cs, "create_entities", map[string]any{"entities": []map[string]any{
+		{"name": "x", "entityType": "t", "observations": obs},
+		{"name": " padded name ", "entityType": "t", "observations": []string{}},
+		{"name": strings.Repeat("n", 300), "entityType": "t", "observations": []string{}},
+	}}, &created)
+	if len(created.Entities) != 1 || created.Entities[0].Name != "x" {
+		t.Errorf("created %+v, want x alone", created.Entities)
+	}
+	refused, _ := res.Meta["lore/refused"].([]any)
+	if texts := textsOf(res); len(refused) != 2 || len(texts) != 2 || !strings.Contains(texts[1], `" padded name "`) {
+		t.Errorf("refusals %v, texts %q: want the two names refused and named", res.Meta, texts)
+	}
+	if texts := textsOf(res); !strings.HasPrefix(texts[0], "[\n  {\n    \"name\": \"x\",") || !strings.Contains(texts[0], "sep\u2028ar") {
+		t.Errorf("text %q: want a bare array, indented as JSON.stringify(v, null, 2)", texts[0])
+	}
+	var g kgGraph
+	callJSON(t, cs, "open_nodes", map[string]any{"names": []string{"x"}}, &g)
+	if len(g.Entities) != 1 || !slices.Equal(g.Entities[0].Observations, obs) {
+		t.Errorf("observations read back %q, want %q", g.Entities, obs)
+	}
+	// Relations to missing entities are kept and shown; check passes.
+	callJSON(t, cs, "create_relations", map[string]any{"relations": []map[string]string{
+		{"from": "x", "to": "ghost", "relationType": "knows"}, {"from": "phantom", "to": "nobody", "relationType": "r"}}}, &g)
+	callJSON(t, cs, "read_graph", map[string]any{}, &g)
+	if len(g.Relations) != 2 {
+		t.Errorf("read_graph relations %+v, want both dangling ones", g.Relations)
+	}
+	var del struct {
+		Success bool
+		Message string
+	}
+	res = callResult(t, cs, "delete_entities", map[string]any{"entityNames": []string{"phantom"}}, &del)
+	if !del.Success || del.Message != "Entities deleted successfully" || textsOf(res)[0] != del.Message {
+		t.Errorf("delete_entities: %+v %q, want the reference's sentence", del, textsOf(res))
+	}
+	srvCheck(t, dir)
+}
+
+// The knowledge-graph resource reads as read_graph, and a subscriber
+// hears of every write.
+func TestMCPMemoryResource(t *testing.T) {
+	s, err := lore.NewServer(srvStore(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	updated := make(chan string, 10)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI }})
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "memory://knowledge-graph"}); err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	callJSON(t, cs, "create_entities", map[string]any{"entities": []map[string]any{{"name": "a", "entityType": "t", "observations": []string{"o"}}}}, &out)
+	select {
+	case uri := <-updated:
+		if uri != "memory://knowledge-graph" {
+			t.Errorf("updated %q", uri)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no resources/updated notification after create_entities")
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory://knowledge-graph"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g kgGraph
+	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &g); err != nil || len(g.Entities) != 1 || rr.Contents[0].MIMEType != "application/json" {
+		t.Errorf("resource %+v (%v), want the graph of one entity as JSON", rr.Contents[0], err)
+	}
+}
+
+// A bad frame gets a JSON-RPC error and the server goes on serving.
+func TestMCPBadFrames(t *testing.T) {
+	s, err := lore.NewServer(srvStore(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeMCP(context.Background(), inR, outW); outW.Close() }()
+	lines := bufio.NewReader(outR)
+	send := func(line string) string {
+		t.Helper()
+		go func() { _, _ = io.WriteString(inW, line+"\n") }()
+		got, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %.40q: %v", line, err)
+		}
+		return got
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	if got := send(init); !strings.Contains(got, `"id":1`) {
+		t.Fatalf("initialize: %s", got)
+	}
+	for _, bad := range []string{"not json", strings.Repeat("[", 5000) + strings.Repeat("]", 5000), `{"jsonrpc":"2.0","id":2,"method":"x","params":"` + strings.Repeat("a", lore.MaxMCPFrameBytes) + `"}`} {
+		if got := send(bad); !strings.Contains(got, `"error"`) || !strings.Contains(got, `"id":null`) {
+			t.Errorf("bad frame %.30q: answer %.200s, want a JSON-RPC error", bad, got)
+		}
+	}
+	if got := send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); !strings.Contains(got, `"id":3`) || strings.Contains(got, "error") {
+		t.Errorf("ping after bad frames: %s", got)
+	}
+	inW.Close()
+	if err := <-done; err != nil && err != io.EOF {
+		t.Logf("serve ended: %v", err)
+	}
+}
