@@ -68,6 +68,13 @@ type ServeOptions struct {
 	Token string
 	// MaxBodyBytes bounds an HTTP request body; default DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// ReadTimeout, WriteTimeout and IdleTimeout bound an HTTP request's
+	// reading, its answer, and an idle kept-alive connection; defaults
+	// DefaultReadTimeout, DefaultWriteTimeout, DefaultIdleTimeout.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxConns caps the HTTP connections served at once; default
+	// DefaultMaxConns.
+	MaxConns int
 	// Now replaces time.Now for the store's timestamps (tests).
 	Now func() time.Time
 }
@@ -123,6 +130,9 @@ func NewServer(dir string, opts *ServeOptions) (*Server, error) {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	case o.MaxBodyBytes < 0:
 		return nil, fmt.Errorf("max body bytes %d: %w: want a positive size", o.MaxBodyBytes, ErrServeOptions)
+	}
+	if err := o.httpLimits(); err != nil {
+		return nil, err
 	}
 	counter, err := budget.NewCounter(o.Encoding)
 	if err != nil {

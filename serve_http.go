@@ -1,8 +1,8 @@
 package lore
 
 import (
+	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/packet"
@@ -20,7 +21,7 @@ import (
 
 // ShutdownTimeout bounds how long a shutting-down HTTP server waits for
 // requests in flight.
-const ShutdownTimeout = 30 * time.Second
+const ShutdownTimeout = 10 * time.Second
 
 // ListenHTTP serves the JSON API on addr (host:port) until ctx ends, then
 // shuts down gracefully: it stops accepting, lets every request in flight
@@ -67,13 +68,8 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return fmt.Errorf("address %s is not loopback: %w (give --token or set LORE_TOKEN)", tcp, ErrNeedToken)
 	}
-	srv := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		// Requests keep a context of their own: shutting down lets them
-		// finish rather than cancelling them.
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
+	srv := s.newHTTPServer(ctx)
+	ln = newLimitListener(ln, s.opts.MaxConns)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -133,27 +129,6 @@ func (s *Server) Handler() http.Handler {
 	return s.auth(mux)
 }
 
-// auth requires the bearer token when the server has one.
-func (s *Server) auth(next http.Handler) http.Handler {
-	if s.opts.Token == "" {
-		return next
-	}
-	want := []byte("Bearer " + s.opts.Token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="lore"`)
-			msg := "missing bearer token: send \"Authorization: Bearer TOKEN\""
-			if len(got) > 0 {
-				msg = "wrong bearer token"
-			}
-			httpError(w, http.StatusUnauthorized, errors.New(msg))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 func httpError(w http.ResponseWriter, status int, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -194,10 +169,21 @@ var errBadRequest = errors.New("bad request")
 // decode reads the size-limited JSON body into v, refusing unknown fields;
 // its errors name the field or the byte at fault.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
-	body := http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
-	dec := json.NewDecoder(body)
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return fmt.Errorf("request body over %d bytes: %w", s.opts.MaxBodyBytes, mbe)
+	} else if err != nil {
+		return fmt.Errorf("%w: reading the body: %v", errBadRequest, err)
+	}
+	// JSON decoding would turn invalid UTF-8 into U+FFFD; the CLI refuses
+	// it, and so does the API.
+	if at := invalidUTF8(raw); at >= 0 {
+		return fmt.Errorf("%w: the body is not valid UTF-8 (byte %d is 0x%02x); send UTF-8 text", errBadRequest, at, raw[at])
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err = dec.Decode(v)
 	if err == nil {
 		if _, terr := dec.Token(); terr != io.EOF {
 			var mb *http.MaxBytesError
@@ -233,6 +219,22 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	default:
 		return fmt.Errorf("%w: bad JSON: %v", errBadRequest, err)
 	}
+}
+
+// invalidUTF8 is the offset of the first byte of b that is not valid
+// UTF-8, or -1.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 func jsonKind(goKind string) string {

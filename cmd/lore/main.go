@@ -4,6 +4,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"os/signal"
@@ -49,7 +50,7 @@ func run(args []string) int {
 		select {
 		case code := <-done:
 			return code
-		case <-time.After(interruptGrace):
+		case <-time.After(cmp.Or(time.Duration(s.grace.Load()), interruptGrace)):
 			return reportExit(s.err, &exitStatus{code: in.code(), err: in.stopped()})
 		}
 	}

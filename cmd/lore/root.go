@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/lorekeep/lore"
@@ -15,6 +16,9 @@ import (
 type streams struct {
 	in       io.Reader
 	out, err io.Writer
+	// grace is how long run waits, in nanoseconds, for the command to
+	// stop after a signal; 0 means interruptGrace. A server sets it.
+	grace atomic.Int64
 }
 
 // app holds the global flags and what every command needs from them. A

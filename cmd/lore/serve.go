@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/lorekeep/lore"
 	"github.com/spf13/cobra"
@@ -21,6 +23,7 @@ func newServeCommand(a *app) *cobra.Command {
 		token     string
 		ns        string
 		maxOutput int
+		limits    lore.ServeOptions
 	)
 	c := &cobra.Command{
 		Use:   "serve [--mcp | --http ADDR] [flags]",
@@ -37,7 +40,11 @@ not fit is named in a deferral note.
 
 --http ADDR (the default mode, on 127.0.0.1:7077) serves the same as a JSON
 API. Listening off loopback requires a bearer token (--token or $LORE_TOKEN).
-SIGINT or SIGTERM shuts it down after the requests in flight.
+Each request must arrive within --read-timeout and be answered within
+--write-timeout; an idle connection is closed after --idle-timeout, and at
+most --max-conns connections are served at once (more wait to be accepted).
+SIGINT or SIGTERM shuts it down after the requests in flight (at most 10s),
+then it exits 130 or 143.
 
 The store is opened per request (read-only for reads, for writing only
 while a write runs), so several servers, one per MCP client, share one
@@ -65,7 +72,13 @@ none use "memory".`,
 			if err != nil {
 				return err
 			}
-			opts := &lore.ServeOptions{NS: ns, MaxOutput: maxOutput, Token: token}
+			opts := &limits
+			opts.NS, opts.MaxOutput, opts.Token = ns, maxOutput, token
+			if c.Flags().Changed("token") || os.Getenv(envToken) != "" {
+				if strings.TrimSpace(token) == "" {
+					return usageError(c, errors.New("--token (or $"+envToken+") is blank; give a token, or none to serve loopback only"))
+				}
+			}
 			if f := c.Flag("lock-timeout"); f != nil && f.Changed {
 				opts.LockTimeout = a.lockTimeout
 			}
@@ -81,6 +94,8 @@ none use "memory".`,
 				a.note("lore: serving MCP on stdio: store %s, namespace %s, max output %d tokens\n", dir, scope, s.Options().MaxOutput)
 				return s.ServeMCP(c.Context(), a.streams.in, a.streams.out)
 			}
+			// Let the graceful shutdown run its course after a signal.
+			a.streams.grace.Store(int64(lore.ShutdownTimeout + time.Second))
 			return s.ListenHTTP(c.Context(), addr, func(at net.Addr) {
 				a.note("lore: listening on http://%s: store %s, namespace %s, max output %d tokens\n", at, dir, scope, s.Options().MaxOutput)
 			})
@@ -91,6 +106,10 @@ none use "memory".`,
 	f.StringVar(&addr, "http", lore.DefaultHTTPAddr, "serve the JSON API on this host:port")
 	f.StringVar(&token, "token", "", "HTTP bearer token, required off loopback (default $"+envToken+")")
 	f.StringVar(&ns, "ns", "", "the one namespace this server may touch (default: any; \""+lore.DefaultMemoryNS+"\" when a request names none)")
+	f.DurationVar(&limits.ReadTimeout, "read-timeout", lore.DefaultReadTimeout, "HTTP: time to read one request, body included")
+	f.DurationVar(&limits.WriteTimeout, "write-timeout", lore.DefaultWriteTimeout, "HTTP: time to answer one request, after its headers")
+	f.DurationVar(&limits.IdleTimeout, "idle-timeout", lore.DefaultIdleTimeout, "HTTP: close a kept-alive connection idle this long")
+	f.IntVar(&limits.MaxConns, "max-conns", lore.DefaultMaxConns, "HTTP: connections served at once")
 	f.IntVar(&maxOutput, "max-output", lore.DefaultMaxOutput, fmt.Sprintf("token ceiling of every answer (at least %d)", lore.MinMaxOutput))
 	return c
 }
