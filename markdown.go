@@ -28,8 +28,10 @@ const defaultMarkdownKind = "note"
 // ReadMarkdownDir reads a folder of markdown files as records of
 // namespace ns. Every file whose name ends in ".md" is one record; other
 // files are ignored, and so are files and folders whose names start with
-// "." (such as .git or .obsidian). Records come back sorted by id, links
-// by (from, rel, to), errors by (file, line).
+// "." (such as .git or .obsidian). A ".md" that is not a regular file (a
+// named pipe, a device, a socket) or is a symbolic link leaving fsys is
+// not read: it is listed among the errors. Records come back sorted by id,
+// links by (from, rel, to), errors by (file, line).
 //
 // A file may open with YAML front matter between two "---" lines (the
 // closing line may also be "..."). These keys fill the record:
@@ -82,6 +84,10 @@ func ReadMarkdownDir(fsys fs.FS, ns string) (recs []store.Record, links []store.
 			return nil
 		}
 		if d.IsDir() || !isMarkdownName(d.Name()) {
+			return nil
+		}
+		if err := regularFile(fsys, p, d); err != nil {
+			errs = append(errs, InputError{File: p, Err: err})
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)

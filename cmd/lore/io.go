@@ -97,7 +97,14 @@ func (a *app) readImport(path, ns string) ([]store.Record, []store.Link, []lore.
 		return nil, nil, nil, fmt.Errorf("import: %w", err)
 	}
 	if fi.IsDir() {
-		r, lk, errs := lore.ReadMarkdownDir(os.DirFS(path), ns)
+		// os.Root's FS refuses any path, symlinks included, that leaves
+		// the folder.
+		root, err := os.OpenRoot(path)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("import: %w", err)
+		}
+		defer root.Close()
+		r, lk, errs := lore.ReadMarkdownDir(root.FS(), ns)
 		for i := range errs {
 			errs[i].File = filepath.Join(path, errs[i].File)
 		}
