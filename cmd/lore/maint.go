@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/store"
@@ -80,18 +81,33 @@ func newReindexCommand(a *app) *cobra.Command {
 }
 
 func newCheckCommand(a *app) *cobra.Command {
-	var strict bool
+	var (
+		strict  bool
+		salvage string
+	)
 	cmd := &cobra.Command{
-		Use:   "check",
+		Use:   "check [--strict] [--salvage NEWDIR]",
 		Short: "Verify the store and its index; say in words what is wrong",
 		Long: `Check bbolt's own consistency, that both directions of every link agree,
 that the change log has no gaps, dangling links, cached token counts, and
 the index's watermark. Exit 1 when something is wrong. A link to a record
 that does not exist (yet) is legal: it is reported as a warning (exit 0)
 unless --strict makes warnings errors. With --json each problem carries
-"severity": "error" or "warning".`,
+"severity": "error" or "warning".
+
+A damaged lore.bolt (truncated, scribbled over) is refused by every command
+with exit 1. --salvage NEWDIR reads what is still readable of it, page by
+page without trusting any, into a new store in NEWDIR: every record whose
+head and body survive, and every link, with a count of what was lost.
+Records start afresh there (version 1), as with an import. The damaged
+store is only read.`,
+		Example: `  lore check
+  lore check --salvage ../rescued/.lore`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if salvage != "" {
+				return a.salvage(salvage)
+			}
 			l, err := a.open(true)
 			if err != nil {
 				return err
@@ -138,7 +154,30 @@ unless --strict makes warnings errors. With --json each problem carries
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings (dangling links) as errors")
+	cmd.Flags().StringVar(&salvage, "salvage", "", "copy what is readable of a damaged store into a new store in this folder")
 	return cmd
+}
+
+// salvage runs `check --salvage NEWDIR`.
+func (a *app) salvage(newDir string) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	dir, err := lore.Discover(a.storeFlag, wd)
+	if err != nil {
+		return err
+	}
+	rep, err := lore.Salvage(dir, newDir)
+	if err != nil {
+		return err
+	}
+	if a.jsonOut {
+		return a.printJSON(rep)
+	}
+	a.note("salvaged %d records and %d links from %s into %s; lost: %d unreadable pages, %d records, %d bad values\n",
+		rep.Records, rep.Links, dir, newDir, rep.LostPages, rep.LostRecords, rep.BadValues)
+	return nil
 }
 
 func newBackupCommand(a *app) *cobra.Command {

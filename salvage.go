@@ -1,0 +1,58 @@
+package lore
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/store"
+)
+
+// Salvage copies what is still readable of the (damaged) store in dir
+// into a new store in newDir (`lore check --salvage NEWDIR`): every record
+// whose head and body can be read and every link, with counts of what was
+// lost (see store.Salvage). newDir must not hold a store; lore.json is
+// copied, and the new store's index is built. The damaged store is only
+// read.
+func Salvage(dir, newDir string) (store.SalvageReport, error) {
+	var rep store.SalvageReport
+	if _, err := os.Stat(filepath.Join(newDir, BoltFile)); err == nil {
+		return rep, fmt.Errorf("salvage into %s: it already holds a store; name a new folder: %w", newDir, ErrExists)
+	}
+	src := filepath.Join(dir, BoltFile)
+	if same, _ := filepath.Abs(dir); same != "" {
+		if dst, _ := filepath.Abs(newDir); dst == same {
+			return rep, fmt.Errorf("salvage into %s: that is the damaged store itself; name a new folder: %w", newDir, ErrExists)
+		}
+	}
+	cfgPath := filepath.Join(dir, ConfigFile)
+	cfg, err := LoadConfig(cfgPath)
+	if err != nil {
+		return rep, err
+	}
+	counter, err := budget.NewCounter(cfg.Encoding)
+	if err != nil {
+		return rep, fmt.Errorf("%s: encoding: %w", cfgPath, err)
+	}
+	if err := os.MkdirAll(newDir, 0o755); err != nil {
+		return rep, fmt.Errorf("salvage: %w", err)
+	}
+	if b, err := os.ReadFile(cfgPath); err == nil {
+		if err := os.WriteFile(filepath.Join(newDir, ConfigFile), b, 0o600); err != nil {
+			return rep, fmt.Errorf("salvage: %w", err)
+		}
+	}
+	rep, err = store.Salvage(src, filepath.Join(newDir, BoltFile), &store.Options{
+		HistoryCap: cfg.HistoryCap,
+		Counters:   []store.Counter{counter},
+	})
+	if err != nil {
+		return rep, err
+	}
+	l, err := Open(newDir, nil) // builds the new store's index
+	if err != nil {
+		return rep, err
+	}
+	return rep, l.Close()
+}
