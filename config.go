@@ -20,6 +20,9 @@ type Config struct {
 	Encoding string `json:"encoding,omitempty"`
 	// HistoryCap is how many versions are kept per record (default 20).
 	HistoryCap int `json:"history_cap,omitempty"`
+	// Scope is the scope of a packet given no budget, scope or model
+	// (default "scene", 8,000 tokens).
+	Scope string `json:"scope,omitempty"`
 	// Scopes overrides or adds budget scope names (scene, chapter, arc, novel).
 	Scopes map[string]int `json:"scopes,omitempty"`
 	// Packet configures profiles, rank tables and overflow actions per
@@ -58,6 +61,11 @@ func LoadConfig(path string) (Config, error) {
 	}
 	if err := cfg.Packet.Validate(); err != nil {
 		return cfg, fmt.Errorf("%s: packet: %v: %w", path, err, ErrConfig)
+	}
+	if cfg.Scope != "" {
+		if _, err := scopeTokens(cfg.Scope, cfg.withDefaults().Packet.Scopes); err != nil {
+			return cfg, fmt.Errorf("%s: %v: %w", path, err, ErrConfig)
+		}
 	}
 	for name, n := range cfg.Scopes {
 		if n <= 0 {

@@ -1,7 +1,10 @@
 package lore
 
 import (
+	"cmp"
 	"context"
+	"maps"
+	"slices"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,7 +18,8 @@ import (
 type BudgetSpec struct {
 	// Budget is "8000", "8k", "1.5k", a scope name ("scene"), or "".
 	Budget string
-	// Scope is a scope name; used when Budget is empty.
+	// Scope is a scope name. Alone it sets the budget; with Budget it
+	// only sets the horizon of obligations.
 	Scope string
 	// Model names a model from budget.Models(); it sets the encoding and
 	// caps the budget at its window minus Reserve.
@@ -31,28 +35,59 @@ type ResolvedBudget struct {
 	// Estimate is set when the model's tokenizer is not one Lore has: the
 	// count is an estimate and the budget keeps a margin.
 	Estimate bool
+	// DefaultScope names the scope used because none was given ("" when
+	// the spec gave a budget, a scope or a model).
+	DefaultScope string
 }
 
+// scopeTokens is the budget of a scope name: lore.json's scopes first,
+// then the built-in ones. A name that is neither (a number, a typo) is an
+// error that lists the names there are.
+func scopeTokens(name string, scopes map[string]int) (int, error) {
+	known := maps.Clone(budget.DefaultScopes())
+	for k := range scopes {
+		known[strings.ToLower(k)] = scopes[k]
+	}
+	if _, ok := known[strings.ToLower(strings.TrimSpace(name))]; !ok {
+		return 0, fmt.Errorf("scope %q is not a scope name: want one of %s (or give a token count with --budget): %w",
+			name, strings.Join(slices.Sorted(maps.Keys(known)), ", "), budget.ErrInvalid)
+	}
+	n, err := budget.ParseBudget(name, scopes)
+	if err != nil {
+		return 0, fmt.Errorf("scope: %w", err)
+	}
+	return n, nil
+}
+
+// DefaultScope is the scope of a packet given no budget, scope or model
+// when lore.json names none.
+const DefaultScope = "scene"
+
 // ResolveBudget turns a BudgetSpec into a token limit using the store's
-// scopes (lore.json) and the model table. Errors quote the bad value.
+// scopes (lore.json) and the model table. Errors quote the bad value. A
+// budget and a scope may be given together: the budget sets the tokens,
+// the scope only the horizon of obligations. With neither and no model,
+// the scope is lore.json's "scope", else DefaultScope, and the result's
+// DefaultScope names it so the caller can say so.
 func (l *Lore) ResolveBudget(spec BudgetSpec) (ResolvedBudget, error) {
 	out := ResolvedBudget{Encoding: l.counter.Name()}
 	scopes := l.cfg.Packet.Scopes
 	given := budget.NoBudget
-	if spec.Budget != "" && spec.Scope != "" {
-		return out, fmt.Errorf("both a budget (%q) and a scope (%q) given: give one: %w", spec.Budget, spec.Scope, budget.ErrInvalid)
+	if spec.Budget == "" && spec.Scope == "" && spec.Model == "" {
+		spec.Scope = cmp.Or(l.cfg.Scope, DefaultScope)
+		out.DefaultScope = spec.Scope
 	}
-	switch {
-	case spec.Budget != "":
-		n, err := budget.ParseBudget(spec.Budget, scopes)
+	if spec.Scope != "" {
+		n, err := scopeTokens(spec.Scope, scopes)
 		if err != nil {
 			return out, err
 		}
 		given = n
-	case spec.Scope != "":
-		n, err := budget.ParseBudget(spec.Scope, scopes)
+	}
+	if spec.Budget != "" {
+		n, err := budget.ParseBudget(spec.Budget, scopes)
 		if err != nil {
-			return out, fmt.Errorf("scope: %w", err)
+			return out, err
 		}
 		given = n
 	}

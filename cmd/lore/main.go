@@ -38,7 +38,7 @@ func run(args []string) int {
 		root := newRootCommand(s)
 		root.SetArgs(args)
 		err := root.ExecuteContext(ctx)
-		done <- reportExit(root.ErrOrStderr(), withCause(ctx, err))
+		done <- reporter(args)(root.ErrOrStderr(), withCause(ctx, err))
 	}()
 	select {
 	case code := <-done:
@@ -51,7 +51,7 @@ func run(args []string) int {
 		case code := <-done:
 			return code
 		case <-time.After(cmp.Or(time.Duration(s.grace.Load()), interruptGrace)):
-			return reportExit(s.err, &exitStatus{code: in.code(), err: in.stopped()})
+			return reporter(args)(s.err, &exitStatus{code: in.code(), err: in.stopped()})
 		}
 	}
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -31,7 +34,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
+			"exits":   cmdExits,
+			"jsondoc": cmdJSONDoc,
 		},
 	})
 }
@@ -57,5 +61,29 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit code %d, want %d", got, want)
+	}
+}
+
+// cmdJSONDoc checks that a file (default stdout) holds exactly one JSON
+// document and nothing else but white space:
+//
+//	jsondoc
+//	jsondoc stderr
+func cmdJSONDoc(ts *testscript.TestScript, neg bool, args []string) {
+	name := "stdout"
+	if len(args) == 1 {
+		name = args[0]
+	}
+	data := ts.ReadFile(name)
+	dec := json.NewDecoder(bytes.NewReader([]byte(data)))
+	var v any
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			err = errors.New("more after the first document")
+		}
+	}
+	if neg != (err != nil) {
+		ts.Fatalf("jsondoc %s: %v (neg=%v)\n%s", name, err, neg, data)
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/lorekeep/lore"
@@ -73,8 +75,12 @@ the protected records and a proposed split; 1 any other error.`,
 }
 
 func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) error {
+	format := pf.req.Format
 	if a.jsonOut && !c.Flags().Changed("format") {
-		pf.req.Format = "json"
+		pf.req.Format, format = "json", "json"
+	}
+	if pf.req.Hops < 1 || pf.req.Hops > 2 {
+		return usageError(c, fmt.Errorf("--hops %d: must be 1 or 2", pf.req.Hops))
 	}
 	l, err := a.open(true)
 	if err != nil {
@@ -87,7 +93,11 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 	}
 	pf.req.Budget = res.Tokens
 	if pf.req.Scope == "" {
-		pf.req.Scope = pf.spec.Scope
+		pf.req.Scope = cmp.Or(pf.spec.Scope, res.DefaultScope)
+	}
+	if res.DefaultScope != "" {
+		a.note("note: no --budget, --scope or --model: using scope %s (%s tokens; set \"scope\" in lore.json to change it)\n",
+			res.DefaultScope, thousands(res.Tokens))
 	}
 	if pf.req.Encoding == "" && pf.spec.Model != "" {
 		pf.req.Encoding = res.Encoding
@@ -100,33 +110,57 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 		a.note("warning: the search index lags the store; hits are checked against the store (a writable command catches it up)\n")
 	}
 	p, err := l.Packet(ctx, pf.req)
-	var split *packet.SplitError
-	if errors.As(err, &split) {
-		fmt.Fprint(a.streams.err, split.Report())
-		return &exitStatus{code: exitNoFit, err: err}
-	}
 	if err != nil {
+		return a.packetError(err)
+	}
+	if err := a.writePacket(p, format, pf.explain); err != nil {
 		return err
 	}
-	if pf.explain {
-		a.printf("%s", p.Explain())
-		if p.Incomplete() {
-			return errDeferred
+	if p.Incomplete() {
+		return errDeferred
+	}
+	return nil
+}
+
+// packetError turns a packet that cannot fit into exit 3 with its report
+// (in the error itself under --json, so stderr holds one document).
+func (a *app) packetError(err error) error {
+	var split *packet.SplitError
+	if !errors.As(err, &split) {
+		return err
+	}
+	if a.jsonOut {
+		return &exitStatus{code: exitNoFit, err: errors.New(strings.TrimSpace(split.Report()))}
+	}
+	fmt.Fprint(a.streams.err, split.Report())
+	return &exitStatus{code: exitNoFit, err: err}
+}
+
+// writePacket prints p: its explain table, or its rendering in format
+// (wrapped in a JSON document under --json when format is md or xml),
+// then the report on stderr.
+func (a *app) writePacket(p *packet.Packet, format string, explain bool) error {
+	if explain {
+		if a.jsonOut {
+			return a.printJSON(newExplainJSON(p))
 		}
+		a.printf("%s", p.Explain())
 		return nil
 	}
-	out, err := p.Render(pf.req.Format)
+	out, err := p.Render(format)
 	if err != nil {
 		return err
 	}
-	if _, err := a.streams.out.Write(out); err != nil {
+	if a.jsonOut && format != "json" {
+		err = a.printJSON(newRenderedJSON(p, format, out))
+	} else {
+		_, err = a.streams.out.Write(out)
+	}
+	if err != nil {
 		return err
 	}
 	if !a.quiet {
 		fmt.Fprint(a.streams.err, p.Report())
-	}
-	if p.Incomplete() {
-		return errDeferred
 	}
 	return nil
 }
@@ -225,6 +259,13 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 			}); err != nil {
 				return err
 			}
+			if a.jsonOut && out != "" && out != "-" {
+				if err := a.printJSON(packSummary{File: out, Bytes: len(rendered), Format: cmp.Or(opts.Format, "md"),
+					Encoding: p.Encoding, Budget: p.Budget, Tokens: p.Tokens, Hash: p.Hash,
+					Files: len(p.Files), Deferred: len(p.Deferred), NotPacked: len(p.NotPacked)}); err != nil {
+					return err
+				}
+			}
 			if !a.quiet {
 				fmt.Fprint(a.streams.err, p.PackReport())
 			}
@@ -263,96 +304,14 @@ func (a *app) optionalConfig() (lore.Config, bool) {
 	return cfg, true
 }
 
-func newDemoCommand(a *app) *cobra.Command {
-	var (
-		budgetTokens int
-		keep         bool
-	)
-	c := &cobra.Command{
-		Use:   "demo",
-		Short: "Build the bundled demo canon into a temporary store and print a packet",
-		Long: `Import the bundled demo canon (two small original novels, one namespace
-each) into a temporary store and print a scene packet under a budget small
-enough that the deferral ladder and its notes show. Nothing is written
-outside the temporary directory (unless --keep).`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
-			tmp, err := os.MkdirTemp("", "lore-demo-")
-			if err != nil {
-				return err
-			}
-			if !keep {
-				defer os.RemoveAll(tmp)
-			}
-			dir := filepath.Join(tmp, lore.DirName)
-			if err := lore.Init(dir); err != nil {
-				return err
-			}
-			l, err := lore.Open(dir, nil)
-			if err != nil {
-				return err
-			}
-			defer l.Close()
-			sum, err := lore.LoadDemo(ctx, l)
-			if err != nil {
-				return err
-			}
-			a.note("Imported the demo canon: %d records, %d links, into %s\n\n", sum.Added, sum.Links, dir)
-			format := "md"
-			if a.jsonOut {
-				format = "json"
-			}
-			req := packet.Request{
-				NS:     lore.DemoNS,
-				Focus:  []string{lore.DemoFocus},
-				Query:  "second light",
-				Budget: budgetTokens,
-				Scope:  "scene",
-				Task:   "draft",
-				Format: format,
-			}
-			p, err := l.Packet(ctx, req)
-			var split *packet.SplitError
-			if errors.As(err, &split) {
-				fmt.Fprint(a.streams.err, split.Report())
-				return &exitStatus{code: exitNoFit, err: err}
-			}
-			if err != nil {
-				return err
-			}
-			out, err := p.Render(format)
-			if err != nil {
-				return err
-			}
-			if _, err := a.streams.out.Write(out); err != nil {
-				return err
-			}
-			if !a.quiet {
-				fmt.Fprintf(a.streams.err, "\n%s", p.Report())
-				if p.Incomplete() {
-					fmt.Fprintf(a.streams.err, "\nExit status 2: the packet was written, and the notes at its end say what was deferred and why.\n")
-				}
-				store := "<a store>"
-				if keep {
-					store = dir
-				}
-				fmt.Fprintf(a.streams.err, `
-That was: lore packet --ns %s --focus %s --budget %d --task draft "second light"
-Try next:
-  lore init && lore import --ns %s testdata/demo/%s
-  lore packet --ns %s --focus %s --scope scene        # a roomier budget: fewer deferrals
-  lore packet --ns %s --focus scene-06 --budget 5000 --when power --explain
-  lore --store %s get --ns %s <id from a deferral note>
-`, lore.DemoNS, lore.DemoFocus, budgetTokens, lore.DemoNS, lore.DemoNS, lore.DemoNS, lore.DemoFocus, lore.DemoNS, store, lore.DemoNS)
-			}
-			if p.Incomplete() {
-				return errDeferred
-			}
-			return nil
-		},
+// thousands writes n with commas: 8,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + thousands(-n)
 	}
-	c.Flags().IntVar(&budgetTokens, "budget", lore.DemoBudget, "token budget of the demo packet")
-	c.Flags().BoolVar(&keep, "keep", false, "keep the temporary store and print its path")
-	return c
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
