@@ -3,10 +3,10 @@ package lore
 import (
 	"cmp"
 	"context"
-	"maps"
-	"slices"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
