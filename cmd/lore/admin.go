@@ -126,6 +126,26 @@ func newCompletionCommand(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:       "completion bash|zsh|fish|powershell",
 		Short:     "Print a shell completion script",
+		Long: `Print the completion script for a shell. It completes commands and flags,
+the values of --format, --task, --when, --scope, --profile, --encoding and
+--model, and, read from the discovered store (read-only; nothing when there
+is none), namespaces (--ns), kinds (--kind) and record ids (get, rm, link,
+unlink, neighbors, --focus).
+
+Load it:
+
+  bash        needs the bash-completion package (apt install bash-completion,
+              brew install bash-completion@2): without it the script fails
+              with "_get_comp_words_by_ref: command not found". Then:
+                source <(lore completion bash)            # this shell
+                lore completion bash > ~/.local/share/bash-completion/completions/lore
+  zsh         source <(lore completion zsh)               # this shell
+              lore completion zsh > "${fpath[1]}/_lore"   # for good (needs compinit
+              in ~/.zshrc: autoload -U compinit; compinit)
+  fish        lore completion fish | source               # this shell
+              lore completion fish > ~/.config/fish/completions/lore.fish
+  powershell  lore completion powershell | Out-String | Invoke-Expression
+              (add that line to $PROFILE to keep it)`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
 		RunE: func(c *cobra.Command, args []string) error {

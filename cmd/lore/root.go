@@ -82,6 +82,7 @@ the nearest .lore/ folder walking up from the working directory.`,
 		newDemoCommand(a),
 		newServeCommand(a),
 	)
+	registerCompletions(a, root)
 	return root
 }
 
