@@ -124,8 +124,8 @@ func newVersionCommand(a *app) *cobra.Command {
 
 func newCompletionCommand(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:       "completion bash|zsh|fish|powershell",
-		Short:     "Print a shell completion script",
+		Use:   "completion bash|zsh|fish|powershell",
+		Short: "Print a shell completion script",
 		Long: `Print the completion script for a shell. It completes commands and flags,
 the values of --format, --task, --when, --scope, --profile, --encoding and
 --model, and, read from the discovered store (read-only; nothing when there
