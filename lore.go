@@ -85,7 +85,10 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 		opts = &Options{}
 	}
 	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
+	switch {
+	case err == nil && !fi.IsDir():
+		return nil, fmt.Errorf("open store %q: that is a file, not a store folder (a store is the folder that holds %s, made by `lore init`): %w", dir, BoltFile, ErrNoStore)
+	case err != nil:
 		return nil, fmt.Errorf("open store %q: no such directory (run `lore init` or pass --store): %w", dir, ErrNoStore)
 	}
 	if _, err := os.Stat(filepath.Join(dir, BoltFile)); err != nil && !create {

@@ -56,7 +56,7 @@ the nearest .lore/ folder walking up from the working directory.`,
 	pf.StringVar(&a.storeFlag, "store", "", "store directory (default: $LORE_STORE, else the nearest .lore/)")
 	pf.BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print nothing but results and errors")
-	pf.DurationVar(&a.lockTimeout, "lock-timeout", 2*time.Second, "how long to wait for another process's write lock")
+	pf.DurationVar(&a.lockTimeout, "lock-timeout", 2*time.Second, "how long to wait for another process's write lock (0: do not wait)")
 
 	root.AddCommand(
 		newInitCommand(a),
@@ -102,7 +102,20 @@ func (a *app) open(readOnly bool) (*lore.Lore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lore.Open(dir, &lore.Options{ReadOnly: readOnly, LockTimeout: a.lockTimeout})
+	if a.lockTimeout < 0 {
+		return nil, fmt.Errorf("--lock-timeout %s is negative: want 0 (do not wait) or a wait such as 2s", a.lockTimeout)
+	}
+	return lore.Open(dir, &lore.Options{ReadOnly: readOnly, LockTimeout: a.lockWait()})
+}
+
+// lockWait is --lock-timeout as the store takes it: 0 means "do not
+// wait", which the store (like bbolt, which reads 0 as for ever) would
+// take for its default, so it becomes the shortest wait there is.
+func (a *app) lockWait() time.Duration {
+	if a.lockTimeout == 0 {
+		return time.Nanosecond
+	}
+	return a.lockTimeout
 }
 
 // storeDirIfAny is the store the command line points at, or "" when there

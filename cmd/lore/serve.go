@@ -80,7 +80,7 @@ none use "memory".`,
 				}
 			}
 			if f := c.Flag("lock-timeout"); f != nil && f.Changed {
-				opts.LockTimeout = a.lockTimeout
+				opts.LockTimeout = a.lockWait()
 			}
 			s, err := lore.NewServer(dir, opts)
 			if err != nil {
