@@ -340,6 +340,9 @@ func (l *Lore) afterWrite(ctx context.Context) error {
 // Get returns a record with its body.
 func (l *Lore) Get(ns, id string) (store.Record, error) { return l.st.Get(ns, id) }
 
+// Head returns a record without its body: the fields a listing shows.
+func (l *Lore) Head(ns, id string) (store.Record, error) { return l.st.Head(ns, id) }
+
 // GetVersion returns one kept version of a record.
 func (l *Lore) GetVersion(ns, id string, version int) (store.Record, error) {
 	return l.st.GetVersion(ns, id, version)

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+
+	"github.com/lorekeep/lore"
 
 	"github.com/lorekeep/lore/store"
 	"github.com/spf13/cobra"
@@ -81,6 +85,10 @@ func newNeighborsCommand(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "neighbors [flags] ID",
 		Short: "List the records linked to ID, within 1 or 2 hops",
+		Long: `List the records linked to ID, one a line: hops, the direction and
+relation of the link (->rel out of the record before, <-rel into it), the
+id, its title ("-" for none, "(missing)" for a link to a record that does not
+exist yet) and, two hops away, "via MID": the record the walk went through.`,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if hops < 1 || hops > 2 {
@@ -102,24 +110,65 @@ func newNeighborsCommand(a *app) *cobra.Command {
 					return err
 				}
 			}
-			if a.jsonOut {
-				if ns2 == nil {
-					ns2 = []store.Neighbor{}
-				}
-				return a.printJSON(map[string]any{"ns": ns, "id": args[0], "neighbors": ns2})
-			}
-			for _, n := range ns2 {
-				dir := "->"
-				if n.Via.To != n.ID {
-					dir = "<-"
-				}
-				a.printf("%d\t%s%s\t%s\n", n.Hops, dir, n.Via.Rel, n.ID)
-			}
-			return nil
+			return a.printNeighbors(l, ns, args[0], ns2)
 		},
 	}
 	c.Flags().StringVar(&ns, "ns", defaultNS, "namespace")
 	c.Flags().IntVar(&hops, "hops", 1, "how far to walk: 1 or 2")
 	c.Flags().StringSliceVar(&rels, "rel", nil, "follow only these relations")
 	return c
+}
+
+// neighborOut is one neighbour as --json prints it: store.Neighbor's
+// fields, its title, and for two hops the record it was reached through.
+type neighborOut struct {
+	ID      string     `json:"id"`
+	Hops    int        `json:"hops"`
+	Via     store.Link `json:"via"`
+	Title   string     `json:"title,omitempty"`
+	Through string     `json:"through,omitempty"`
+	Missing bool       `json:"missing,omitempty"`
+}
+
+// printNeighbors prints one line a neighbour: hops, direction and
+// relation, id, title ("-" for none, "(missing)" for a dangling link)
+// and, for two hops, "via MID".
+func (a *app) printNeighbors(l *lore.Lore, ns, id string, list []store.Neighbor) error {
+	out := make([]neighborOut, 0, len(list))
+	for _, n := range list {
+		o := neighborOut{ID: n.ID, Hops: n.Hops, Via: n.Via}
+		if h, err := l.Head(ns, n.ID); err == nil {
+			o.Title = h.Title
+		} else if errors.Is(err, store.ErrNotFound) {
+			o.Missing = true
+		} else {
+			return err
+		}
+		if n.Hops > 1 {
+			o.Through = n.Via.From
+			if o.Through == n.ID {
+				o.Through = n.Via.To
+			}
+		}
+		out = append(out, o)
+	}
+	if a.jsonOut {
+		return a.printJSON(map[string]any{"ns": ns, "id": id, "neighbors": out})
+	}
+	for _, n := range out {
+		dir := "->"
+		if n.Via.To != n.ID {
+			dir = "<-"
+		}
+		title := cmp.Or(n.Title, "-")
+		if n.Missing {
+			title = "(missing)"
+		}
+		line := fmt.Sprintf("%d\t%s%s\t%s\t%s", n.Hops, dir, n.Via.Rel, n.ID, title)
+		if n.Through != "" {
+			line += "\tvia " + n.Through
+		}
+		a.printf("%s\n", line)
+	}
+	return nil
 }
