@@ -89,7 +89,7 @@ func newNeighborsCommand(a *app) *cobra.Command {
 relation of the link (->rel out of the record before, <-rel into it), the
 id, its title ("-" for none, "(missing)" for a link to a record that does not
 exist yet) and, two hops away, "via MID": the record the walk went through.`,
-		Args:  cobra.ExactArgs(1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if hops < 1 || hops > 2 {
 				return usageError(c, fmt.Errorf("--hops %d: must be 1 or 2", hops))
