@@ -249,22 +249,8 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 			if err != nil {
 				return err
 			}
-			if out == "" || out == "-" {
-				if _, err := a.streams.out.Write(rendered); err != nil {
-					return err
-				}
-			} else if err := writeFileAtomic("pack", out, a.storeDirIfAny(), func(w io.Writer) error {
-				_, err := w.Write(rendered)
+			if err := a.writePack(p, rendered, out, cmp.Or(opts.Format, "md")); err != nil {
 				return err
-			}); err != nil {
-				return err
-			}
-			if a.jsonOut && out != "" && out != "-" {
-				if err := a.printJSON(packSummary{File: out, Bytes: len(rendered), Format: cmp.Or(opts.Format, "md"),
-					Encoding: p.Encoding, Budget: p.Budget, Tokens: p.Tokens, Hash: p.Hash,
-					Files: len(p.Files), Deferred: len(p.Deferred), NotPacked: len(p.NotPacked)}); err != nil {
-					return err
-				}
 			}
 			if !a.quiet {
 				fmt.Fprint(a.streams.err, p.PackReport())
@@ -284,6 +270,27 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 	f.StringVar(&encoding, "encoding", "o200k_base", "token encoding: o200k_base, cl100k_base or estimate")
 	f.StringVarP(&out, "output", "o", "", "write the pack to this file instead of stdout")
 	return c
+}
+
+// writePack writes a rendered pack to stdout, or to the file out with,
+// under --json, a summary of it on stdout.
+func (a *app) writePack(p *packet.FilePack, rendered []byte, out, format string) error {
+	if out == "" || out == "-" {
+		_, err := a.streams.out.Write(rendered)
+		return err
+	}
+	if err := writeFileAtomic("pack", out, a.storeDirIfAny(), func(w io.Writer) error {
+		_, err := w.Write(rendered)
+		return err
+	}); err != nil {
+		return err
+	}
+	if !a.jsonOut {
+		return nil
+	}
+	return a.printJSON(packSummary{File: out, Bytes: len(rendered), Format: format,
+		Encoding: p.Encoding, Budget: p.Budget, Tokens: p.Tokens, Hash: p.Hash,
+		Files: len(p.Files), Deferred: len(p.Deferred), NotPacked: len(p.NotPacked)})
 }
 
 // optionalConfig loads lore.json of the discovered store, if there is one.
