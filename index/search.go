@@ -41,6 +41,12 @@ type Query struct {
 	Tags []string
 	// Limit caps the hits; 0 means DefaultLimit; negative is invalid.
 	Limit int
+	// AnyTerm reads Text as a question, not a search box: a record
+	// matching any of its terms is a hit, and a "quoted phrase" found
+	// whole adds to the score (phraseBoost) but is never required. A
+	// packet's query is parsed this way: people write questions, and a
+	// misspelt quoted title must not empty the packet.
+	AnyTerm bool
 }
 
 // Hit is one search result.
@@ -179,8 +185,14 @@ func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
 	// punctuation) must match nothing; bleve would drop the empty part and
 	// return every record that passes the filters.
 	words, phrases := splitText(q.Text)
+	if q.AnyTerm {
+		words = strings.ReplaceAll(q.Text, `"`, " ")
+	}
 	if words != "" && !hasTerms(an, words) {
 		words = ""
+	}
+	if q.AnyTerm {
+		return anyTermQuery(bq, an, words, phrases), limit, nil
 	}
 	required := 0
 	for _, p := range phrases {
@@ -205,6 +217,29 @@ func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
 	}
 	return bq, limit, nil
 }
+
+// anyTermQuery requires one of the words and lets the phrases add to the
+// score.
+func anyTermQuery(bq *query.BooleanQuery, an analysis.Analyzer, words string, phrases []string) query.Query {
+	if words == "" {
+		return bleve.NewMatchNoneQuery()
+	}
+	bq.AddMust(acrossFields(func() query.FieldableQuery { return bleve.NewMatchQuery(words) }))
+	for _, p := range phrases {
+		if len(an.Analyze([]byte(p))) > 1 {
+			pq := acrossFields(func() query.FieldableQuery { return bleve.NewMatchPhraseQuery(p) })
+			if b, ok := pq.(query.BoostableQuery); ok {
+				b.SetBoost(phraseBoost)
+			}
+			bq.AddShould(pq)
+		}
+	}
+	return bq
+}
+
+// phraseBoost weighs a quoted phrase found whole in an AnyTerm query,
+// beside the BM25 of its words.
+const phraseBoost = 1
 
 // hasTerms reports whether text leaves any term after analysis.
 func hasTerms(an analysis.Analyzer, text string) bool {

@@ -28,6 +28,7 @@ type candidate struct {
 	rels      []relation
 	rank      int
 	why       string
+	match     string  // the relation that gave the rank
 	hops      int     // hops of the relation that gave the rank
 	score     float64 // tie-break within a rank (higher is more important)
 	origin    string  // the focus it derives from, for split proposals
@@ -184,30 +185,9 @@ func (g *gatherer) gather() error {
 		}
 	}
 	// Full-text hits, and their neighbours when the profile ranks them.
-	if req.Query != "" && g.cfg.HitLimit > 0 {
-		if g.srch == nil {
-			return invalidf("query %q needs a search index, and none was given", req.Query)
-		}
-		hits, err := g.srch.Search(g.ctx, index.Query{NS: req.NS, Text: req.Query, Kinds: req.Kinds, Limit: g.cfg.HitLimit})
-		if err != nil {
-			return fmt.Errorf("search %q in ns %q: %w", req.Query, req.NS, err)
-		}
-		for _, h := range hits {
-			if h.NS != req.NS || isFocus(h.ID) {
-				continue
-			}
-			g.add(h.ID, relation{match: MatchHit, from: h.ID, score: h.Score, why: fmt.Sprintf("hit for '%s'", req.Query)})
-			if g.uses(MatchHitNeighbor) {
-				ns, err := g.src.Neighbors(req.NS, h.ID, 1, nil)
-				if err != nil {
-					return fmt.Errorf("neighbours of hit %q: %w", h.ID, err)
-				}
-				for _, n := range ns {
-					if !isFocus(n.ID) {
-						g.add(n.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID, why: fmt.Sprintf("linked to hit %s via %s", h.ID, n.Via.Rel)})
-					}
-				}
-			}
+	if req.Query != "" {
+		if err := g.hits(isFocus); err != nil {
+			return err
 		}
 	}
 	if g.uses(MatchObligation) {
@@ -258,6 +238,73 @@ func (g *gatherer) gather() error {
 		}
 	}
 	return g.dropHiddenBridges()
+}
+
+// hits adds the full-text hits of the query, as deep as the budget can
+// use (Config.HitLimit caps it when set), and, when the profile ranks
+// them, each hit's one-hop neighbours, scored just below the hit that
+// brought them (Config.NeighborShare of its score) so that they follow it.
+func (g *gatherer) hits(isFocus func(string) bool) error {
+	if g.srch == nil {
+		return invalidf("query %q needs a search index, and none was given", g.req.Query)
+	}
+	limit := hitPool(g.req.Budget)
+	if g.cfg.HitLimit > 0 {
+		limit = min(limit, g.cfg.HitLimit)
+	}
+	hits, err := g.srch.Search(g.ctx, index.Query{NS: g.req.NS, Text: g.req.Query, Kinds: g.req.Kinds, Limit: limit, AnyTerm: true})
+	if err != nil {
+		return fmt.Errorf("search %q in ns %q: %w", g.req.Query, g.req.NS, err)
+	}
+	neighbours := g.uses(MatchHitNeighbor)
+	n := 0
+	for _, h := range hits {
+		if h.NS != g.req.NS || isFocus(h.ID) {
+			continue
+		}
+		n++
+		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: h.Score, why: fmt.Sprintf("hit %d", n)})
+		if !neighbours {
+			continue
+		}
+		ns, err := g.src.Neighbors(g.req.NS, h.ID, 1, nil)
+		if err != nil {
+			return fmt.Errorf("neighbours of hit %q: %w", h.ID, err)
+		}
+		for _, nb := range ns {
+			if !isFocus(nb.ID) {
+				g.add(nb.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID,
+					score: h.Score * float64(g.cfg.NeighborShare) / 100, why: linkedWhy(h.ID, nb.Via)})
+			}
+		}
+	}
+	return nil
+}
+
+// hitPool is how many search hits a packet of budget tokens considers: a
+// short record costs about hitPoolTokens, so the pool can fill the budget
+// (with room for the put-back to choose), never fewer than minHitPool.
+func hitPool(budget int) int {
+	return min(maxHitPool, max(minHitPool, budget/hitPoolTokens))
+}
+
+const (
+	minHitPool    = 20
+	maxHitPool    = 2000
+	hitPoolTokens = 20
+)
+
+// linkedWhy says how a neighbour relates to the hit that brought it:
+// "after D4:1" and "before D4:1" for a "next" link, else "linked to D4:1
+// (rel)".
+func linkedWhy(hit string, via store.Link) string {
+	switch {
+	case via.Rel == "next" && via.From == hit:
+		return "after " + hit
+	case via.Rel == "next" && via.To == hit:
+		return "before " + hit
+	}
+	return fmt.Sprintf("linked to %s (%s)", hit, via.Rel)
 }
 
 // hiddenBridge reports whether the record id, met on the way to another,
@@ -681,7 +728,7 @@ func (g *gatherer) rank() []*candidate {
 			g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("rank %d condition false: %s", rule.Rank, describeWhen(rule.When))})
 			continue
 		}
-		c.rank, c.why, c.hops = rule.Rank, via.why, via.hops
+		c.rank, c.why, c.hops, c.match = rule.Rank, via.why, via.hops, via.match
 		if via.match == matchPull && rule.Label != "" {
 			c.why = rule.Label
 		}

@@ -25,10 +25,10 @@ const (
 	MatchAny          = "any"           // any of the above, or a pull of the rule's kinds
 	matchPull         = "pull"          // internal: listed because a Pull rule named its kind
 	conditionNever    = "never"         // a rule that never loads (rank 11)
-	defaultHitLimit   = 20              // search hits considered per request
+	defaultNeighbor   = 60              // percent of its hit's score a hit's neighbour gets
 	defaultLongProse  = 120             // body tokens above which prose counts as long
 	defaultRecentSize = 5               // recent records pulled by the agent profile
-	defaultNoteShare  = 25              // percent of the budget for notes listed one by one
+	defaultNoteShare  = 5               // percent of the budget for notes listed one by one
 	defaultProfile    = "novel"         // profile used when the request names none
 	defaultEncoding   = "o200k_base"    // the store's default encoding
 	defaultGetCommand = "lore get --ns" // fetch handle prefix
@@ -94,8 +94,14 @@ type Config struct {
 	// Scopes are the named budgets offered in split proposals. Default
 	// scene 8000, chapter 20000, arc 60000, novel 120000.
 	Scopes map[string]int `json:"scopes,omitempty"`
-	// HitLimit is how many search hits are considered. Default 20.
+	// HitLimit caps the search hits a packet considers. Default 0: the
+	// budget decides (about one hit per 10 tokens, at least 20), so a
+	// bigger budget looks deeper.
 	HitLimit int `json:"hit_limit,omitempty"`
+	// NeighborShare is the percentage of a hit's score that its one-hop
+	// neighbours get, so that within their rank they follow the hit that
+	// brought them. Default 60.
+	NeighborShare int `json:"neighbor_share,omitempty"`
 	// LongProse is the body size in tokens from which step 2 of the ladder
 	// may replace a record by its summary. Default 120.
 	LongProse int `json:"long_prose,omitempty"`
@@ -155,8 +161,8 @@ func DefaultConfig() Config {
 			{Rank: 1, Match: MatchPinned},
 			{Rank: 2, Match: MatchAny, Kinds: []string{"core"}, Pull: true, Label: "core memory"},
 			{Rank: 3, Match: MatchHit},
+			{Rank: 3, Match: MatchHitNeighbor},
 			{Rank: 4, Match: MatchNeighbor1},
-			{Rank: 4, Match: MatchHitNeighbor},
 			{Rank: 5, Match: MatchNeighbor},
 			{Rank: 6, Match: MatchRecent},
 		},
@@ -165,7 +171,7 @@ func DefaultConfig() Config {
 		DefaultProfile:    defaultProfile,
 		Profiles:          map[string]Profile{"novel": novel, "agent": agent},
 		Scopes:            map[string]int{"scene": 8000, "chapter": 20000, "arc": 60000, "novel": 120000},
-		HitLimit:          defaultHitLimit,
+		NeighborShare:     defaultNeighbor,
 		LongProse:         defaultLongProse,
 		ObligationKinds:   []string{"obligation"},
 		ObligationHorizon: map[string]int{"scene": 2, "chapter": 10, "arc": 40, "novel": -1},
@@ -198,8 +204,8 @@ func (c Config) withDefaults() Config {
 	if c.Scopes == nil {
 		c.Scopes = d.Scopes
 	}
-	if c.HitLimit == 0 {
-		c.HitLimit = d.HitLimit
+	if c.NeighborShare == 0 {
+		c.NeighborShare = d.NeighborShare
 	}
 	if c.LongProse == 0 {
 		c.LongProse = d.LongProse
@@ -282,6 +288,9 @@ func (c Config) Validate() error {
 		if h := c.ObligationHorizon[name]; h < -1 {
 			return configf("obligation_horizon for scope %q: %d: want 0 or more story positions, or -1 for no limit", name, h)
 		}
+	}
+	if c.NeighborShare < 0 || c.NeighborShare > 100 {
+		return configf("neighbor_share %d: want 1 to 100 (percent of the hit's score)", c.NeighborShare)
 	}
 	if c.HitLimit < 0 {
 		return configf("hit_limit %d: want 0 or more", c.HitLimit)

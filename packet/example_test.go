@@ -54,8 +54,8 @@ func Example() {
 	fmt.Print(p.Report())
 	fmt.Println("exit", packet.ExitCode(p, nil))
 	// Output:
-	// Packed: 3 records, 298 tokens (74% of budget 400)
-	// Deferred: 1 record, 331 tokens freed:
-	//      331  style  (rank 8, dropped: over budget)
+	// Packed: 3 records, 177 tokens (44% of budget 400)
+	// Deferred: 1 record, 311 tokens freed:
+	//      311  style  (rank 8, dropped: over budget)
 	// exit 2
 }

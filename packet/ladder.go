@@ -126,7 +126,7 @@ func (b *builder) measure() error {
 		b.note[i] = worst
 	})
 	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns}
-	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format))
+	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format)) + b.sectionHeadings()
 	sum := 0
 	for i := range b.cands {
 		sum += b.note[i]
@@ -134,6 +134,7 @@ func (b *builder) measure() error {
 	b.noteShare = b.req.Budget * b.cfg.NoteShare / 100
 	if sum > b.noteShare {
 		b.canGroup = true
+		b.groupCost = count(explainHint)
 		var kinds []string
 		for _, c := range b.cands {
 			if !slices.Contains(kinds, c.rec.Kind) {
@@ -146,14 +147,33 @@ func (b *builder) measure() error {
 		for i, k := range kinds {
 			if i == maxGroups {
 				b.groupCost += count(b.groupFragment(NoteGroup{Count: len(b.cands), Kinds: len(kinds), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
-					Fetch: listCmd(b.req.NS, "")}))
+					Fetch: b.explainCmd()}))
 				break
 			}
 			b.groupCost += count(b.groupFragment(NoteGroup{Kind: k, Count: len(b.cands), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
-				Fetch: listCmd(b.req.NS, k)}))
+				Fetch: b.explainCmd()}))
 		}
 	}
 	return nil
+}
+
+// sectionHeadings prices the markdown section heading of every rank
+// among the candidates, with the longest kind of the rank.
+func (b *builder) sectionHeadings() int {
+	if b.req.Format != "md" && b.req.Format != "" {
+		return 0
+	}
+	longest := map[int]string{}
+	for _, c := range b.cands {
+		if k, ok := longest[c.rank]; !ok || len(c.rec.Kind) > len(k) {
+			longest[c.rank] = c.rec.Kind
+		}
+	}
+	t := 0
+	for rank, kind := range longest {
+		t += b.req.Counter.Count(mdSection([]Entry{{Rank: rank, Kind: kind, hit: true}}, rank))
+	}
+	return t
 }
 
 // minParallelPrices is the number of candidates from which measure
@@ -208,7 +228,7 @@ func sectionFrame(format string) string {
 	case "json":
 		return "" // the arrays are in the empty packet already
 	default:
-		return "\n## Contents\n\n\n## Records\n\n## Deferred\n\n99 records left out or shortened; fetch any with the command shown.\n\n"
+		return "Inside: 999 records: 99 record, 99 record, 99 record\n\n## Deferred: 999 records, 99,999 tokens\n"
 	}
 }
 
@@ -219,7 +239,7 @@ func (b *builder) fragment(e Entry) string {
 	case "json":
 		return jsonFragment(e)
 	default:
-		return mdIndexLine(len(b.cands), e) + mdEntry(b.req.NS, e)
+		return mdEntry(e, true)
 	}
 }
 
@@ -236,7 +256,7 @@ func (b *builder) noteFragment(n Note) string {
 
 // entry is candidate c as a packet entry in form f with text.
 func (b *builder) entry(c *candidate, f form, text string) Entry {
-	e := Entry{ID: c.rec.ID, Kind: c.rec.Kind, Title: c.rec.Title, Rank: c.rank, Why: c.why, Form: f.String()}
+	e := Entry{ID: c.rec.ID, Kind: c.rec.Kind, Title: c.rec.Title, Rank: c.rank, Why: c.why, Form: f.String(), hit: c.match == MatchHit}
 	switch f {
 	case formSummary:
 		e.Text = c.rec.Summary
@@ -475,21 +495,24 @@ func (b *builder) group(p *Packet) {
 	for i, c := range b.cands {
 		idx[c.rec.ID] = i
 	}
+	// The most important notes are listed, within the share, and only
+	// those that cost well under their record: a note that costs nearly
+	// as much as what it stands for is grouped instead.
 	order := make([]int, len(p.Deferred))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(x, y int) int {
-		a, c := p.Deferred[x], p.Deferred[y]
-		if r := cmp.Compare(a.Rank, c.Rank); r != 0 {
-			return r
-		}
-		return strings.Compare(a.ID, c.ID)
+		return cmp.Compare(idx[p.Deferred[x].ID], idx[p.Deferred[y].ID])
 	})
 	listed := make([]bool, len(p.Deferred))
 	used := 0
 	for _, k := range order {
-		cost := b.note[idx[p.Deferred[k].ID]]
+		i := idx[p.Deferred[k].ID]
+		cost := b.note[i]
+		if cost*noteWorth > b.cost[i][formFull] {
+			continue
+		}
 		if used+cost > b.noteShare {
 			break
 		}
@@ -505,7 +528,7 @@ func (b *builder) group(p *Packet) {
 		}
 		g, ok := groups[n.Kind]
 		if !ok {
-			g = &NoteGroup{Kind: n.Kind, MinRank: n.Rank, MaxRank: n.Rank, Fetch: listCmd(b.req.NS, n.Kind)}
+			g = &NoteGroup{Kind: n.Kind, MinRank: n.Rank, MaxRank: n.Rank, Fetch: b.explainCmd()}
 			groups[n.Kind] = g
 		}
 		g.Count++
@@ -517,7 +540,7 @@ func (b *builder) group(p *Packet) {
 	slices.SortStableFunc(kinds, func(x, y string) int { return cmp.Compare(groups[y].Count, groups[x].Count) })
 	var other *NoteGroup
 	if len(kinds) > maxGroups+1 {
-		other = &NoteGroup{MinRank: groups[kinds[maxGroups]].MinRank, MaxRank: groups[kinds[maxGroups]].MaxRank, Fetch: listCmd(b.req.NS, "")}
+		other = &NoteGroup{MinRank: groups[kinds[maxGroups]].MinRank, MaxRank: groups[kinds[maxGroups]].MaxRank, Fetch: b.explainCmd()}
 		for _, k := range kinds[maxGroups:] {
 			g := groups[k]
 			other.Count += g.Count
@@ -534,6 +557,16 @@ func (b *builder) group(p *Packet) {
 	if other != nil {
 		p.Grouped = append(p.Grouped, *other)
 	}
+}
+
+// noteWorth: a note is listed one by one only when its record costs at
+// least this many times the note.
+const noteWorth = 3
+
+// explainCmd is the handle of the grouped notes: this request with
+// --explain lists every candidate, each deferred one with its reason.
+func (b *builder) explainCmd() string {
+	return b.command(b.req.Focus, nil) + " --explain"
 }
 
 // maxGroups is how many kinds get a group line of their own.
@@ -554,16 +587,12 @@ func (b *builder) keptAll() []budget.Fitted {
 // budget, it runs again with the least important notes grouped by kind,
 // and keeps that packet if it holds records (or is a smaller frame).
 func (b *builder) fit() (*Packet, error) {
-	p, err := b.fitWith(false)
-	if (err == nil && !p.FrameOnly) || !b.canGroup || (err != nil && !errors.Is(err, ErrCannotFit)) {
-		return p, err
+	if b.canGroup {
+		// Notes past their share are grouped from the start, so that a
+		// bigger budget never spends itself on listing every note.
+		return b.fitWith(true)
 	}
-	g, gerr := b.fitWith(true)
-	if gerr == nil && (!g.FrameOnly || (p != nil && p.FrameOnly && g.Tokens < p.Tokens)) {
-		return g, nil // records fit once notes are grouped, or a smaller frame
-	}
-	b.grouping = false
-	return p, err
+	return b.fitWith(false)
 }
 
 // fitWith runs the ladder, renders and re-counts the whole packet; while
@@ -1288,6 +1317,12 @@ func (b *builder) commandFor(r Request, focus, extra []string) string {
 func (b *builder) splitError(limit int, cause error) error {
 	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
 	e.Need = b.fixedTotal()
+	if b.grouping && b.cfg.NoteShare < 100 {
+		// The listed notes' share grows with the budget: the need is the
+		// budget B whose frame, share of B included, holds the rest.
+		rest := e.Need - b.noteShare
+		e.Need = max(e.Need, (rest*100+99-b.cfg.NoteShare)/(100-b.cfg.NoteShare))
+	}
 	// The real need: the packet of the protected records alone, in their
 	// last forms, rendered and counted whole (estimates add up under it).
 	var kept []budget.Fitted

@@ -72,7 +72,8 @@ func TestAgentProfile(t *testing.T) {
 	for _, e := range p.Records {
 		ranks[e.ID] = e.Rank
 	}
-	want := map[string]int{"persona": 1, "user-prefs": 2, "m2": 3, "m5": 3, "m3": 4, "m4": 6, "m6": 6}
+	// m3 is linked to the hit m2: it ranks with the hits, below m2.
+	want := map[string]int{"persona": 1, "user-prefs": 2, "m2": 3, "m5": 3, "m3": 3, "m4": 6, "m6": 6}
 	for id, r := range want {
 		if ranks[id] != r {
 			t.Errorf("%s: rank %d; want %d (all: %v)\n%s", id, ranks[id], r, ranks, p.Explain())
@@ -81,6 +82,9 @@ func TestAgentProfile(t *testing.T) {
 	// Hits by relevance: m2 mentions coffee twice and sorts first.
 	if i, j := slices.Index(entryIDs(p), "m2"), slices.Index(entryIDs(p), "m5"); i > j {
 		t.Errorf("hits out of relevance order: %v", entryIDs(p))
+	}
+	if i, j := slices.Index(entryIDs(p), "m2"), slices.Index(entryIDs(p), "m3"); i > j {
+		t.Errorf("hit neighbour m3 before the hit m2 that brought it: %v", entryIDs(p))
 	}
 	// Recent pulls the five records written last (m6, m5, m4, m3, m2);
 	// m1 is older, no hit and no neighbour: not a candidate at all.
@@ -129,15 +133,26 @@ func TestOverflowActions(t *testing.T) {
 	}
 
 	req.Config = &Config{Overflow: map[string]budget.Action{"theme": budget.Truncate}}
-	req.Budget = 3300 // over by less than the theme costs: it can be cut
+	req.Budget = wholeSize(t, env, req) - 100 // over by less than the theme costs: it can be cut
 	p, _ := fxBuild(t, env, req)
 	e, ok := findEntry(p, "theme-ash")
 	if !ok || e.Truncated == 0 || e.Fetch == "" {
 		t.Fatalf("truncate action: theme-ash %+v; want it kept, cut, with a fetch handle\n%s", e, p.Explain())
 	}
-	if p.Tokens > 3300 {
-		t.Errorf("truncated packet counts %d tokens", p.Tokens)
+	if p.Tokens > req.Budget {
+		t.Errorf("truncated packet counts %d tokens over %d", p.Tokens, req.Budget)
 	}
+}
+
+// wholeSize is what req's packet counts when nothing is left out.
+func wholeSize(t *testing.T, env fxEnv, req Request) int {
+	t.Helper()
+	req.Budget = 200_000
+	p, _ := fxBuild(t, env, req)
+	if p.Incomplete() {
+		t.Fatalf("packet at 200,000 left something out: %s", describe(p))
+	}
+	return p.Tokens
 }
 
 func TestPinnedRecords(t *testing.T) {
@@ -247,8 +262,14 @@ func TestNotesGrouped(t *testing.T) {
 		if len(p.Grouped) != 1 || p.Grouped[0].Kind != "style" || len(p.listed)+p.Grouped[0].Count != len(p.Deferred) {
 			t.Errorf("%s: groups %+v, %d listed, %d deferred", format, p.Grouped, len(p.listed), len(p.Deferred))
 		}
-		if !bytes.Contains(out, []byte("lore ls --ns big --kind style")) {
-			t.Errorf("%s: no fetch command for the grouped notes", format)
+		// The handle lists exactly the grouped records: --explain on the
+		// same request (markdown names it once, for the request above).
+		handle := []byte("lore packet --ns big --focus hub --task draft")
+		if format == "md" {
+			handle = []byte(explainHint)
+		}
+		if !bytes.Contains(out, handle) || (format != "md" && !bytes.Contains(out, []byte("--explain"))) {
+			t.Errorf("%s: no handle for the grouped notes:\n%s", format, out)
 		}
 		if got := fxCounter(t).Count(string(out)); got > req.Budget {
 			t.Errorf("%s: %d tokens over the budget %d", format, got, req.Budget)

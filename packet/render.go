@@ -35,6 +35,9 @@ type Entry struct {
 	// Fetch is the command that prints the whole record; set when the
 	// packet does not show it whole.
 	Fetch string `json:"fetch,omitempty"`
+	// hit is set for a search hit: markdown says "hits, best first" once
+	// in the section heading instead of "hit N" in every record's.
+	hit bool
 }
 
 // Note is a deferral note: a record left out of the packet, or shown
@@ -154,8 +157,17 @@ func totalLine(format string, v view) string {
 	case "json":
 		return fmt.Sprintf("  \"total\": {\"tokens\": %d, \"budget\": %d, \"percent\": %d, \"hash\": %q},\n", v.tokens, v.p.Budget, percent(v.tokens, v.p.Budget), v.hash)
 	default:
-		return fmt.Sprintf("- Tokens: %s of %s (%d%%) · %s\n", thousands(v.tokens), thousands(v.p.Budget), percent(v.tokens, v.p.Budget), v.hash)
+		return fmt.Sprintf("Tokens: %s of %s · %s\n", thousands(v.tokens), thousands(v.p.Budget), shortHash(v.hash))
 	}
+}
+
+// shortHash is the hash as the markdown packet prints it: enough hex to
+// tell two packets apart at a glance (Packet.Hash keeps it whole).
+func shortHash(h string) string {
+	if len(h) > len("sha256:")+16 {
+		return h[:len("sha256:")+16]
+	}
+	return h
 }
 
 // totalPrefix starts the total line of format, at the start of a line.
@@ -166,7 +178,7 @@ func totalPrefix(format string) string {
 	case "json":
 		return "\n  \"total\": "
 	default:
-		return "\n- Tokens: "
+		return "\nTokens: "
 	}
 }
 
@@ -267,51 +279,90 @@ func shellQuote(s string) string {
 
 // ---- markdown
 
+// The markdown packet spends its tokens on content: the request once, one
+// line for the total, one line of contents by kind, then the records in
+// sections by rank (the kind in the section heading when all its records
+// share it), each under a one-line heading of id, why and title, then the
+// deferral notes.
 func renderMD(v view) string {
 	p := v.p
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Context Packet: %s\n\n", p.title())
+	fmt.Fprintf(&b, "# Context Packet: %s (%s)\n", p.Request.NS, p.Request.Profile)
 	b.WriteString(mdRequest(p))
 	b.WriteString(totalLine("md", v))
 	for _, w := range p.Warnings {
-		fmt.Fprintf(&b, "\n> Warning: %s\n", w)
+		fmt.Fprintf(&b, "> Warning: %s\n", w)
 	}
 	if len(p.Records) > 0 {
-		b.WriteString("\n## Contents\n\n")
+		fmt.Fprintf(&b, "Inside: %s\n", inside(p.Records))
 		for i, e := range p.Records {
-			b.WriteString(mdIndexLine(i, e))
-		}
-		b.WriteString("\n## Records\n")
-		for _, e := range p.Records {
-			b.WriteString(mdEntry(p.Request.NS, e))
+			if i == 0 || p.Records[i-1].Rank != e.Rank {
+				b.WriteString(mdSection(p.Records[i:], e.Rank))
+			}
+			b.WriteString(mdEntry(e, sectionKind(p.Records[i:], e.Rank) == ""))
 		}
 	}
 	if len(p.Deferred) > 0 {
-		fmt.Fprintf(&b, "\n## Deferred\n\n%s left out or shortened; fetch any with the command shown.\n\n", records(len(p.Deferred)))
-		for _, n := range p.listed {
-			b.WriteString(mdNote(n))
-		}
-		for _, g := range p.Grouped {
-			b.WriteString(mdGroup(g))
-		}
+		b.WriteString(mdDeferred(p))
 	}
 	return b.String()
 }
 
+// mdDeferred is the deferral section: the notes listed one by one, then
+// the groups; when the notes form one group alone, its line is the
+// heading.
+func mdDeferred(p *Packet) string {
+	var b strings.Builder
+	if len(p.listed) == 0 && len(p.Grouped) == 1 {
+		g := p.Grouped[0]
+		noun := "records"
+		if g.Count == 1 {
+			noun = "record"
+		}
+		fmt.Fprintf(&b, "\n## Deferred: %d %s %s, rank %s, %s tokens%s\n", g.Count, g.what(), noun, g.ranks(), thousands(g.Tokens), explainHint)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\n## Deferred: %s, %s tokens", records(len(p.Deferred)), thousands(deferredTokens(p.Deferred)))
+	if len(p.Grouped) > 0 {
+		b.WriteString(explainHint)
+	}
+	b.WriteByte('\n')
+	for _, n := range p.listed {
+		b.WriteString(mdNote(n))
+	}
+	for _, g := range p.Grouped {
+		b.WriteString(mdGroup(g))
+	}
+	return b.String()
+}
+
+// explainHint is the handle of grouped notes: --explain lists every
+// candidate of the request, each deferred one with its reason.
+const explainHint = " · this request with `--explain` lists them"
+
+// mdRequest states the request once: the query, the focus, and the
+// options that differ from the defaults.
 func mdRequest(p *Packet) string {
 	r := p.Request
 	var b strings.Builder
-	fmt.Fprintf(&b, "- Namespace: %s · profile %s · encoding %s\n", code(r.NS), r.Profile, r.Encoding)
+	if r.Query != "" {
+		fmt.Fprintf(&b, "Query: %s\n", oneLine(r.Query))
+	}
 	if len(r.Focus) > 0 {
 		focus := make([]string, len(r.Focus))
 		for i, f := range r.Focus {
 			focus[i] = code(f)
 		}
-		fmt.Fprintf(&b, "- Focus: %s\n", strings.Join(focus, ", "))
+		fmt.Fprintf(&b, "Focus: %s\n", strings.Join(focus, ", "))
 	}
-	if r.Query != "" {
-		fmt.Fprintf(&b, "- Query: %s\n", oneLine(r.Query))
+	if opts := requestOptions(r); len(opts) > 0 {
+		fmt.Fprintf(&b, "Request: %s\n", strings.Join(opts, " · "))
 	}
+	return b.String()
+}
+
+// requestOptions lists the request's options that are not defaults.
+func requestOptions(r Request) []string {
 	var opts []string
 	if r.Task != "" {
 		opts = append(opts, "task "+r.Task)
@@ -319,7 +370,9 @@ func mdRequest(p *Packet) string {
 	if len(r.When) > 0 {
 		opts = append(opts, "when "+strings.Join(r.When, ","))
 	}
-	opts = append(opts, fmt.Sprintf("hops %d", r.Hops))
+	if r.Hops > 1 {
+		opts = append(opts, fmt.Sprintf("hops %d", r.Hops))
+	}
 	if r.AsOf > 0 {
 		opts = append(opts, fmt.Sprintf("as of %d", r.AsOf))
 	}
@@ -332,48 +385,116 @@ func mdRequest(p *Packet) string {
 	if len(r.ExcludeKinds) > 0 {
 		opts = append(opts, "excluding "+strings.Join(r.ExcludeKinds, ","))
 	}
-	fmt.Fprintf(&b, "- Request: %s\n", strings.Join(opts, " · "))
-	return b.String()
+	return opts
 }
 
-func mdIndexLine(i int, e Entry) string {
-	form := ""
-	if e.Form != "full" {
-		form = ", " + e.Form
+// inside is the contents line: the records counted by kind, the most
+// frequent kind first.
+func inside(es []Entry) string {
+	counts := map[string]int{}
+	for _, e := range es {
+		counts[e.Kind]++
 	}
-	title := ""
-	if e.Title != "" && e.Title != e.ID {
-		title = " " + oneLine(e.Title)
+	kinds := sortedKeys(counts)
+	slices.SortStableFunc(kinds, func(x, y string) int { return counts[y] - counts[x] })
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		if k == "" {
+			k = "(no kind)"
+		}
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
 	}
-	return fmt.Sprintf("%d. %s%s (%s, rank %d%s)\n", i+1, code(e.ID), title, e.Kind, e.Rank, form)
+	if len(kinds) == 1 {
+		return fmt.Sprintf("%d %s records", len(es), kinds[0])
+	}
+	return records(len(es)) + ": " + strings.Join(parts, ", ")
 }
 
-func mdEntry(ns string, e Entry) string {
+func deferredTokens(ns []Note) int {
+	t := 0
+	for _, n := range ns {
+		t += n.Tokens
+	}
+	return t
+}
+
+// sectionKind is the kind every record of rank shares at the start of es
+// (the section), or "" when they differ.
+func sectionKind(es []Entry, rank int) string {
+	kind := ""
+	for i, e := range es {
+		if e.Rank != rank {
+			break
+		}
+		if i == 0 {
+			kind = e.Kind
+		} else if e.Kind != kind {
+			return ""
+		}
+	}
+	return kind
+}
+
+func mdSection(es []Entry, rank int) string {
+	head := fmt.Sprintf("\n## Rank %d", rank)
+	if k := sectionKind(es, rank); k != "" {
+		head += " · " + k
+	}
+	for _, e := range es {
+		if e.Rank != rank {
+			break
+		}
+		if e.hit {
+			head += " · " + hitsLabel
+			break
+		}
+	}
+	return head + "\n"
+}
+
+// hitsLabel names the search hits of a section, whose headings then
+// omit "hit N".
+const hitsLabel = "hits for the query, best first"
+
+// mdEntry is one record: a bracketed id with its kind (unless the section
+// names it) and why, the title on the same line, then its text.
+func mdEntry(e Entry, withKind bool) string {
 	var b strings.Builder
-	heading := e.Title
-	if heading == "" {
-		heading = e.ID
+	b.WriteString("[")
+	b.WriteString(e.ID)
+	sep := " "
+	if withKind && e.Kind != "" {
+		b.WriteString(sep + e.Kind)
+		sep = ", "
 	}
-	fmt.Fprintf(&b, "\n### %s\n\n%s · %s · rank %d · %s\n", oneLine(heading), code(e.ID), e.Kind, e.Rank, e.Why)
+	if e.Why != "" && !e.hit {
+		b.WriteString(sep + e.Why)
+	}
+	b.WriteString("]")
+	if e.Title != "" && e.Title != e.ID {
+		b.WriteString(" " + oneLine(e.Title))
+	}
+	b.WriteByte('\n')
 	switch e.Form {
 	case "summary":
-		fmt.Fprintf(&b, "\nSummary: %s\n\nFull text: %s\n", strings.TrimRight(e.Text, "\n"), code(e.Fetch))
+		fmt.Fprintf(&b, "Summary: %s\nFull text: %s\n", strings.TrimRight(e.Text, "\n"), code(e.Fetch))
 	case "title":
-		fmt.Fprintf(&b, "\nCollapsed; full text: %s\n", code(e.Fetch))
+		fmt.Fprintf(&b, "Collapsed; full text: %s\n", code(e.Fetch))
 	default:
 		if t := strings.TrimRight(e.Text, "\n"); t != "" {
-			fmt.Fprintf(&b, "\n%s\n", t)
+			b.WriteString(t)
+			b.WriteByte('\n')
 		}
 		if e.Truncated > 0 {
-			fmt.Fprintf(&b, "\nFull text: %s\n", code(e.Fetch))
+			fmt.Fprintf(&b, "Full text: %s\n", code(e.Fetch))
 		}
 	}
 	return b.String()
 }
 
 func mdNote(n Note) string {
-	return fmt.Sprintf("- %s · %s · rank %d · step %d · %s tokens · %s · %s\n",
-		code(n.ID), n.Kind, n.Rank, n.Step, thousands(n.Tokens), n.Reason, code(n.Fetch))
+	return fmt.Sprintf("- %s %s · rank %d · %s tokens · %s · %s\n",
+		code(n.ID), n.Kind, n.Rank, thousands(n.Tokens), n.Reason, code(n.Fetch))
 }
 
 // code is s as markdown inline code, with a fence longer than any run
@@ -396,8 +517,7 @@ func code(s string) string {
 }
 
 func mdGroup(g NoteGroup) string {
-	return fmt.Sprintf("- %d more %s · rank %s · %s tokens · not listed one by one · %s\n",
-		g.Count, g.what(), g.ranks(), thousands(g.Tokens), code(g.Fetch))
+	return fmt.Sprintf("- %d more %s · rank %s · %s tokens\n", g.Count, g.what(), g.ranks(), thousands(g.Tokens))
 }
 
 func oneLine(s string) string {

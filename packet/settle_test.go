@@ -216,7 +216,7 @@ func TestBuildSameOnOneCore(t *testing.T) {
 	}
 	env := fxOpen(t, recs, links, true)
 	build := func(format string) []byte {
-		req := Request{NS: ns, Focus: []string{"hub"}, Budget: 3000, Format: format, Counter: fxCounter(t)}
+		req := Request{NS: ns, Focus: []string{"hub"}, Budget: 30000, Format: format, Counter: fxCounter(t)}
 		p, err := Build(context.Background(), env.st, env.ix, req)
 		if err != nil {
 			t.Fatal(err)
