@@ -70,13 +70,19 @@
 // candidate, and an item costs what its entry costs beyond its note.
 // Records shown by their summary keep their note (it says what was saved).
 //
-// A note costs about 35 tokens, so a request with hundreds of candidates
-// could spend the whole budget on notes. When a note for every candidate
-// leaves only the frame, or cannot fit, and the notes are more than
-// Config.NoteShare (25%) of the budget, the ladder runs again with the
-// notes grouped: the most important are listed one by one within the
-// share, the rest counted by kind with a `lore ls --ns NS --kind K` line
-// (Packet.Grouped). Packet.Deferred and the report still list every note.
+// A note costs about 25 tokens, so a request with hundreds of candidates
+// could spend the whole budget on notes. When the notes of all candidates
+// would take more than Config.NoteShare (5%) of the budget, the ladder
+// runs with the notes grouped from the start: the most important are
+// listed one by one within the share (never one that costs more than a
+// third of its record), the rest counted by kind (Packet.Grouped), with
+// one handle for all of them: the same request with --explain.
+// Packet.Deferred and the report still list every note.
+//
+// The hit pool follows the budget (Request.Budget/20 hits, at least 20;
+// Config.HitLimit caps it), and a hit's one-hop neighbours get
+// Config.NeighborShare of its score, so that within their rank they
+// follow the hit that brought them.
 //
 // # Ranks
 //
@@ -96,8 +102,8 @@
 // asked), then higher search score, story order, id.
 //
 // The agent profile: 1 focus and pinned records, 2 core memories, 3 hits by
-// relevance, 4 one-hop neighbours of the focus and of hits, 5 two-hop
-// neighbours, 6 the most recently updated records. Ranks 1 and 2 are
+// relevance and their one-hop neighbours, 4 one-hop neighbours of the
+// focus, 5 two-hop neighbours, 6 the most recently updated records. Ranks 1 and 2 are
 // protected.
 //
 // # Story time

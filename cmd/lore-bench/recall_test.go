@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestRecallFixture runs the recall benchmark on a conversation written
+// for these tests (testdata/recall: questions whose answer is the reply
+// after the turn their words are in). It guards the benchmark's own
+// arithmetic and the agent packet at a budget that holds the whole
+// conversation: every answer found, no packet over its budget. (At 300
+// the frame costs the packet a reply BM25 alone keeps: on a conversation
+// this short the frame is most of the budget.)
+func TestRecallFixture(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "recall.json")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"recall", "-data", "testdata/recall", "-budgets", "300,600", "-json", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("recall: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep recallReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Questions != 4 {
+		t.Fatalf("%d questions scored; want 4", rep.Questions)
+	}
+	for _, budget := range []int{300, 600} {
+		lore := rep.Cells[methodLore][budget]["all"]
+		if lore.Over != 0 || lore.N != 4 {
+			t.Errorf("budget %d: %d of %d packets over budget", budget, lore.Over, lore.N)
+		}
+		if lore.Overhead <= 0 || lore.Records == 0 {
+			t.Errorf("budget %d: overhead %.0f, %.1f records: want both measured", budget, lore.Overhead, lore.Records)
+		}
+	}
+	if lore := rep.Cells[methodLore][600]["all"]; lore.Recall < 0.99 {
+		t.Errorf("budget 600: lore recall %.3f; want every answer (the whole conversation nearly fits)\n%s", lore.Recall, stdout.String())
+	}
+}
