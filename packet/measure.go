@@ -1,0 +1,240 @@
+package packet
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// measure fills token counts from the cache, counting (and caching) the
+// records that have none for this encoding, then prices every entry and
+// note (pipeline step 3). No body is read for a record with a cached count.
+func (b *builder) measure() error {
+	enc := b.req.Counter.Name()
+	var missing []string
+	for _, c := range b.cands {
+		if tc, ok := c.rec.Tokens[enc]; ok {
+			c.tc = tc
+		} else {
+			missing = append(missing, c.rec.ID)
+		}
+	}
+	if len(missing) > 0 {
+		if err := b.loadBodies(missing); err != nil {
+			return err
+		}
+		setter, _ := b.src.(TokenSetter)
+		var cacheErr error
+		for _, c := range b.cands {
+			if _, ok := c.rec.Tokens[enc]; ok {
+				continue
+			}
+			c.tc = store.TokenCount{Title: b.req.Counter.Count(c.rec.Title), Body: b.req.Counter.Count(b.bodies[c.rec.ID]), Summary: b.req.Counter.Count(c.rec.Summary)}
+			if setter != nil && cacheErr == nil {
+				if err := setter.SetTokens(b.req.NS, c.rec.ID, enc, c.tc); err != nil && !errors.Is(err, store.ErrReadOnly) {
+					cacheErr = err
+				}
+			}
+		}
+		if cacheErr != nil {
+			b.warns = append(b.warns, fmt.Sprintf("token counts for %s were not cached: %v", enc, cacheErr))
+		}
+	}
+	n := len(b.cands)
+	b.cost, b.note, b.step, b.forms = make([][3]int, n), make([]int, n), make([]int, n), make([]form, n)
+	for i, c := range b.cands {
+		c.idx = i
+	}
+	count := b.req.Counter.Count
+	priceEach(len(b.cands), func(i int) {
+		c := b.cands[i]
+		for f := formFull; f <= formTitle; f++ {
+			e := b.entry(c, f, "")
+			text := 0
+			switch f {
+			case formFull:
+				text = c.tc.Body
+			case formSummary:
+				text = c.tc.Summary
+			}
+			b.cost[i][f] = count(b.fragment(e)) + text
+		}
+		full := b.cost[i][formFull]
+		worst := 0
+		for _, reason := range []string{"dropped: over budget on re-count", fmt.Sprintf("replaced by summary: saves %s", thousands(full))} {
+			worst = max(worst, count(b.noteFragment(Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Step: 4, Action: "collapsed",
+				Tokens: full, Saves: full, Reason: reason, Fetch: fetchCmd(b.req.NS, c.rec.ID)})))
+		}
+		b.note[i] = worst
+	})
+	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns}
+	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format)) + b.sectionHeadings()
+	sum := 0
+	for i := range b.cands {
+		sum += b.note[i]
+	}
+	b.noteShare = b.req.Budget * b.cfg.NoteShare / 100
+	if sum > b.noteShare {
+		b.canGroup = true
+		b.groupCost = count(explainHint)
+		var kinds []string
+		for _, c := range b.cands {
+			if !slices.Contains(kinds, c.rec.Kind) {
+				kinds = append(kinds, c.rec.Kind)
+			}
+		}
+		// One line per kind, at most maxGroups of them and a line for
+		// the other kinds: price the longest lines that can occur.
+		slices.SortFunc(kinds, func(x, y string) int { return cmp.Compare(len(y), len(x)) })
+		for i, k := range kinds {
+			if i == maxGroups {
+				b.groupCost += count(b.groupFragment(NoteGroup{Count: len(b.cands), Kinds: len(kinds), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
+					Fetch: b.explainCmd()}))
+				break
+			}
+			b.groupCost += count(b.groupFragment(NoteGroup{Kind: k, Count: len(b.cands), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
+				Fetch: b.explainCmd()}))
+		}
+	}
+	return nil
+}
+
+// sectionHeadings prices the markdown section heading of every rank
+// among the candidates, with the longest kind of the rank.
+func (b *builder) sectionHeadings() int {
+	if b.req.Format != "md" && b.req.Format != "" {
+		return 0
+	}
+	longest := map[int]string{}
+	for _, c := range b.cands {
+		if k, ok := longest[c.rank]; !ok || len(c.rec.Kind) > len(k) {
+			longest[c.rank] = c.rec.Kind
+		}
+	}
+	t := 0
+	for rank, kind := range longest {
+		t += b.req.Counter.Count(mdSection([]Entry{{Rank: rank, Kind: kind, hit: true}}, rank))
+	}
+	return t
+}
+
+// priceEach calls price(i) for every i in [0, n), on all cores when n is
+// large. price must touch only what belongs to i (the counters are safe
+// for concurrent use); the results do not depend on the order.
+func priceEach(n int, price func(i int)) {
+	procs := runtime.GOMAXPROCS(0)
+	if n < minParallelPrices || procs < 2 {
+		for i := range n {
+			price(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(procs, n/(minParallelPrices/2)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				price(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (b *builder) groupFragment(g NoteGroup) string {
+	switch b.req.Format {
+	case "xml":
+		return xmlGroup(g)
+	case "json":
+		return jsonFragment(g)
+	default:
+		return mdGroup(g)
+	}
+}
+
+// sectionFrame is the text of the sections that appear once a packet has
+// records and notes.
+func sectionFrame(format string) string {
+	switch format {
+	case "xml":
+		return "<contents>\n</contents>\n<deferred>\n</deferred>\n"
+	case "json":
+		return "" // the arrays are in the empty packet already
+	default:
+		return "Inside: 999 records: 99 record, 99 record, 99 record\n\n## Deferred: 999 records, 99,999 tokens\n"
+	}
+}
+
+func (b *builder) fragment(e Entry) string {
+	switch b.req.Format {
+	case "xml":
+		return xmlIndexLine(e) + xmlEntry(e)
+	case "json":
+		return jsonFragment(e)
+	default:
+		return mdEntry(e, true)
+	}
+}
+
+func (b *builder) noteFragment(n Note) string {
+	switch b.req.Format {
+	case "xml":
+		return xmlNote(n)
+	case "json":
+		return jsonFragment(n)
+	default:
+		return mdNote(n)
+	}
+}
+
+// entry is candidate c as a packet entry in form f with text.
+func (b *builder) entry(c *candidate, f form, text string) Entry {
+	e := Entry{ID: c.rec.ID, Kind: c.rec.Kind, Title: c.rec.Title, Rank: c.rank, Why: c.why, Form: f.String(), hit: c.match == MatchHit}
+	switch f {
+	case formSummary:
+		e.Text = c.rec.Summary
+		e.Fetch = fetchCmd(b.req.NS, c.rec.ID)
+	case formTitle:
+		e.Fetch = fetchCmd(b.req.NS, c.rec.ID)
+	default:
+		e.Text = text
+		if c.rec.Binary && text == "" {
+			e.Text = "(binary content, not shown)"
+		}
+	}
+	if b.cost != nil && f <= formTitle {
+		e.Tokens = b.cost[c.idx][f]
+	}
+	return e
+}
+
+func (b *builder) loadBodies(ids []string) error {
+	var need []string
+	for _, id := range ids {
+		if _, ok := b.bodies[id]; !ok {
+			need = append(need, id)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	slices.Sort(need)
+	m, err := b.src.Bodies(b.req.NS, need)
+	if err != nil {
+		return fmt.Errorf("read bodies in ns %q: %w", b.req.NS, err)
+	}
+	for _, id := range need {
+		b.bodies[id] = m[id]
+	}
+	return nil
+}

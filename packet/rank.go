@@ -1,0 +1,139 @@
+package packet
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// holds reports whether rule r's condition holds for a record of kind.
+func (g *gatherer) holds(r Rule, kind string) bool {
+	if slices.Contains(splitWhen(r.When), conditionNever) {
+		return kind != "" && slices.Contains(g.req.Kinds, kind)
+	}
+	return g.req.holds(r.When)
+}
+
+func matches(r Rule, rel relation, kind string) bool {
+	if len(r.Kinds) > 0 && !slices.Contains(r.Kinds, kind) {
+		return false
+	}
+	switch r.Match {
+	case MatchAny:
+		return true
+	case MatchNeighbor1:
+		return rel.match == MatchNeighbor && rel.hops == 1
+	default:
+		return rel.match == r.Match
+	}
+}
+
+// rank filters the candidates and gives each its rank (pipeline step 2).
+// It returns the loaded candidates sorted by rank, then score (highest
+// first), then story order, then id.
+func (g *gatherer) rank() []*candidate {
+	var out []*candidate
+	for _, id := range sortedKeys(g.cands) {
+		c := g.cands[id]
+		kind := c.rec.Kind
+		focus := slices.Contains(g.req.Focus, id)
+		if !slices.ContainsFunc(c.rels, func(r relation) bool { return r.match != MatchInPlay }) &&
+			!slices.ContainsFunc(g.prof.Rules, func(r Rule) bool {
+				return r.Match == MatchInPlay && (len(r.Kinds) == 0 || slices.Contains(r.Kinds, kind))
+			}) {
+			continue // reached only through a character in play, and no rule wants its kind
+		}
+		if !focus {
+			if len(g.req.Kinds) > 0 && !slices.Contains(g.req.Kinds, kind) {
+				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("kind %q not among --kinds", kind)})
+				continue
+			}
+			if slices.Contains(g.req.ExcludeKinds, kind) {
+				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("kind %q excluded", kind)})
+				continue
+			}
+			if why, ok := g.storyTime(c.rec); !ok {
+				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: why})
+				continue
+			}
+		}
+		slices.SortStableFunc(c.rels, func(a, b relation) int {
+			if c := cmp.Compare(a.hops, b.hops); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.from, b.from); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.why, b.why)
+		})
+		var rule *Rule
+		var via relation
+	find:
+		for i := range g.prof.Rules {
+			for _, rel := range c.rels {
+				if matches(g.prof.Rules[i], rel, kind) {
+					rule, via = &g.prof.Rules[i], rel
+					break find
+				}
+			}
+		}
+		if rule == nil {
+			// A record reached only through a character in play is looked
+			// at for its kind alone: not a candidate unless a rule takes it.
+			if !slices.ContainsFunc(c.rels, func(r relation) bool { return r.match != MatchInPlay }) {
+				continue
+			}
+			g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: "no rank rule of profile " + g.req.Profile + " matches"})
+			continue
+		}
+		if !g.holds(*rule, kind) {
+			g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("rank %d condition false: %s", rule.Rank, describeWhen(rule.When))})
+			continue
+		}
+		c.rank, c.why, c.hops, c.match = rule.Rank, via.why, via.hops, via.match
+		if via.match == matchPull && rule.Label != "" {
+			c.why = rule.Label
+		}
+		for _, rel := range c.rels {
+			c.score = max(c.score, rel.score)
+		}
+		c.origin = via.from
+		c.protected = slices.Contains(g.prof.Protected, c.rank)
+		c.pinned = c.rec.Pinned
+		c.history = slices.Contains(g.cfg.TimelineKinds, kind) && c.rank != 1
+		c.fidx = len(g.req.Focus)
+		if focus {
+			c.fidx = slices.Index(g.req.Focus, id)
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, compareCandidates)
+	return out
+}
+
+// compareCandidates is the packet order: most important first.
+func compareCandidates(a, b *candidate) int {
+	if c := cmp.Compare(a.rank, b.rank); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.fidx, b.fidx); c != 0 {
+		return c // focus records first, in the order asked
+	}
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	ao, bo := a.rec.Order, b.rec.Order
+	if ao <= 0 {
+		ao = 1<<63 - 1
+	}
+	if bo <= 0 {
+		bo = 1<<63 - 1
+	}
+	if c := cmp.Compare(ao, bo); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.rec.ID, b.rec.ID)
+}

@@ -1,0 +1,254 @@
+package packet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ---- markdown
+
+// The markdown packet spends its tokens on content: the request once, one
+// line for the total, one line of contents by kind, then the records in
+// sections by rank (the kind in the section heading when all its records
+// share it), each under a one-line heading of id, why and title, then the
+// deferral notes.
+func renderMD(v view) string {
+	p := v.p
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Context Packet: %s (%s)\n", p.Request.NS, p.Request.Profile)
+	b.WriteString(mdRequest(p))
+	b.WriteString(totalLine("md", v))
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "> Warning: %s\n", w)
+	}
+	if len(p.Records) > 0 {
+		fmt.Fprintf(&b, "Inside: %s\n", inside(p.Records))
+		for i, e := range p.Records {
+			if i == 0 || p.Records[i-1].Rank != e.Rank {
+				b.WriteString(mdSection(p.Records[i:], e.Rank))
+			}
+			b.WriteString(mdEntry(e, sectionKind(p.Records[i:], e.Rank) == ""))
+		}
+	}
+	if len(p.Deferred) > 0 {
+		b.WriteString(mdDeferred(p))
+	}
+	return b.String()
+}
+
+// mdDeferred is the deferral section: the notes listed one by one, then
+// the groups; when the notes form one group alone, its line is the
+// heading.
+func mdDeferred(p *Packet) string {
+	var b strings.Builder
+	if len(p.listed) == 0 && len(p.Grouped) == 1 {
+		g := p.Grouped[0]
+		noun := "records"
+		if g.Count == 1 {
+			noun = "record"
+		}
+		fmt.Fprintf(&b, "\n## Deferred: %d %s %s, rank %s, %s tokens%s\n", g.Count, g.what(), noun, g.ranks(), thousands(g.Tokens), explainHint)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\n## Deferred: %s, %s tokens", records(len(p.Deferred)), thousands(deferredTokens(p.Deferred)))
+	if len(p.Grouped) > 0 {
+		b.WriteString(explainHint)
+	}
+	b.WriteByte('\n')
+	for _, n := range p.listed {
+		b.WriteString(mdNote(n))
+	}
+	for _, g := range p.Grouped {
+		b.WriteString(mdGroup(g))
+	}
+	return b.String()
+}
+
+// explainHint is the handle of grouped notes: --explain lists every
+// candidate of the request, each deferred one with its reason.
+const explainHint = " · this request with `--explain` lists them"
+
+// mdRequest states the request once: the query, the focus, and the
+// options that differ from the defaults.
+func mdRequest(p *Packet) string {
+	r := p.Request
+	var b strings.Builder
+	if r.Query != "" {
+		fmt.Fprintf(&b, "Query: %s\n", oneLine(r.Query))
+	}
+	if len(r.Focus) > 0 {
+		focus := make([]string, len(r.Focus))
+		for i, f := range r.Focus {
+			focus[i] = code(f)
+		}
+		fmt.Fprintf(&b, "Focus: %s\n", strings.Join(focus, ", "))
+	}
+	if opts := requestOptions(r); len(opts) > 0 {
+		fmt.Fprintf(&b, "Request: %s\n", strings.Join(opts, " · "))
+	}
+	return b.String()
+}
+
+// requestOptions lists the request's options that are not defaults.
+func requestOptions(r Request) []string {
+	var opts []string
+	if r.Task != "" {
+		opts = append(opts, "task "+r.Task)
+	}
+	if len(r.When) > 0 {
+		opts = append(opts, "when "+strings.Join(r.When, ","))
+	}
+	if r.Hops > 1 {
+		opts = append(opts, fmt.Sprintf("hops %d", r.Hops))
+	}
+	if r.AsOf > 0 {
+		opts = append(opts, fmt.Sprintf("as of %d", r.AsOf))
+	}
+	if r.Scope != "" {
+		opts = append(opts, "scope "+r.Scope)
+	}
+	if len(r.Kinds) > 0 {
+		opts = append(opts, "kinds "+strings.Join(r.Kinds, ","))
+	}
+	if len(r.ExcludeKinds) > 0 {
+		opts = append(opts, "excluding "+strings.Join(r.ExcludeKinds, ","))
+	}
+	return opts
+}
+
+// inside is the contents line: the records counted by kind, the most
+// frequent kind first.
+func inside(es []Entry) string {
+	counts := map[string]int{}
+	for _, e := range es {
+		counts[e.Kind]++
+	}
+	kinds := sortedKeys(counts)
+	slices.SortStableFunc(kinds, func(x, y string) int { return counts[y] - counts[x] })
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		if k == "" {
+			k = "(no kind)"
+		}
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+	}
+	if len(kinds) == 1 {
+		return fmt.Sprintf("%d %s records", len(es), kinds[0])
+	}
+	return records(len(es)) + ": " + strings.Join(parts, ", ")
+}
+
+func deferredTokens(ns []Note) int {
+	t := 0
+	for _, n := range ns {
+		t += n.Tokens
+	}
+	return t
+}
+
+// sectionKind is the kind every record of rank shares at the start of es
+// (the section), or "" when they differ.
+func sectionKind(es []Entry, rank int) string {
+	kind := ""
+	for i, e := range es {
+		if e.Rank != rank {
+			break
+		}
+		if i == 0 {
+			kind = e.Kind
+		} else if e.Kind != kind {
+			return ""
+		}
+	}
+	return kind
+}
+
+func mdSection(es []Entry, rank int) string {
+	head := fmt.Sprintf("\n## Rank %d", rank)
+	if k := sectionKind(es, rank); k != "" {
+		head += " · " + k
+	}
+	for _, e := range es {
+		if e.Rank != rank {
+			break
+		}
+		if e.hit {
+			head += " · " + hitsLabel
+			break
+		}
+	}
+	return head + "\n"
+}
+
+// hitsLabel names the search hits of a section, whose headings then
+// omit "hit N".
+const hitsLabel = "hits for the query, best first"
+
+// mdEntry is one record: a bracketed id with its kind (unless the section
+// names it) and why, the title on the same line, then its text.
+func mdEntry(e Entry, withKind bool) string {
+	var b strings.Builder
+	b.WriteString("[")
+	b.WriteString(e.ID)
+	sep := " "
+	if withKind && e.Kind != "" {
+		b.WriteString(sep + e.Kind)
+		sep = ", "
+	}
+	if e.Why != "" && !e.hit {
+		b.WriteString(sep + e.Why)
+	}
+	b.WriteString("]")
+	if e.Title != "" && e.Title != e.ID {
+		b.WriteString(" " + oneLine(e.Title))
+	}
+	b.WriteByte('\n')
+	switch e.Form {
+	case "summary":
+		fmt.Fprintf(&b, "Summary: %s\nFull text: %s\n", strings.TrimRight(e.Text, "\n"), code(e.Fetch))
+	case "title":
+		fmt.Fprintf(&b, "Collapsed; full text: %s\n", code(e.Fetch))
+	default:
+		if t := strings.TrimRight(e.Text, "\n"); t != "" {
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
+		if e.Truncated > 0 {
+			fmt.Fprintf(&b, "Full text: %s\n", code(e.Fetch))
+		}
+	}
+	return b.String()
+}
+
+func mdNote(n Note) string {
+	return fmt.Sprintf("- %s %s · rank %d · %s tokens · %s · %s\n",
+		code(n.ID), n.Kind, n.Rank, thousands(n.Tokens), n.Reason, code(n.Fetch))
+}
+
+// code is s as markdown inline code, with a fence longer than any run
+// of backticks inside it.
+func code(s string) string {
+	if !strings.Contains(s, "`") {
+		return "`" + s + "`"
+	}
+	run, longest := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	return fence + " " + s + " " + fence
+}
+
+func mdGroup(g NoteGroup) string {
+	return fmt.Sprintf("- %d more %s · rank %s · %s tokens\n", g.Count, g.what(), g.ranks(), thousands(g.Tokens))
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,240 @@
+package packet
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lorekeep/lore/budget"
+)
+
+// frameOnly is the packet for a limit below the frame: everything
+// deferred, a warning, or ErrCannotFit when pinned records exist.
+func (b *builder) frameOnly(limit int) (*Packet, error) {
+	for _, c := range b.cands {
+		if c.pinned {
+			return nil, b.splitError(limit, fmt.Errorf("pinned record %q cannot be deferred and the budget is below the frame", c.rec.ID))
+		}
+	}
+	defs := make(map[string]budget.Deferred, len(b.cands))
+	for _, c := range b.cands {
+		defs[c.rec.ID] = budget.Deferred{Rule: budget.RuleFrame}
+	}
+	p, err := b.assemble(nil, defs)
+	if err != nil {
+		return nil, err
+	}
+	p.FrameOnly = true
+	p.Warnings = append(slices.Clone(p.Warnings), b.frameWarning())
+	p.frameWarn = len(p.Warnings) - 1
+	return p, nil
+}
+
+// frameWarning is the warning of a frame-only packet. Inside the packet
+// it points at the stated total rather than quoting a number: the warning
+// is part of what it would measure, and the content hash in the heading
+// tokenizes differently with every change, so a quoted size could not be
+// kept equal to the packet's. Report quotes the packet's total.
+func (b *builder) frameWarning() string {
+	return frameWarningText(b.req.Budget, -1)
+}
+
+// frameWarningText is the frame-only warning; size < 0 points at the
+// stated total.
+func frameWarningText(budgetTokens, size int) string {
+	frame := "frame (the total stated above)"
+	if size >= 0 {
+		frame = fmt.Sprintf("frame of %s tokens", thousands(size))
+	}
+	return fmt.Sprintf("the budget of %s tokens is below this packet's %s: everything is deferred", thousands(budgetTokens), frame)
+}
+
+// command is the `lore packet` line for this request with another focus
+// and extra flags, at the request's budget.
+func (b *builder) command(focus, extra []string) string {
+	return b.commandFor(b.req, focus, extra)
+}
+
+// commandFor is the `lore packet` line of r with focus and extra flags
+// (a "--scope" among them stands for the budget). It uses only flags the
+// command has; story time follows the focus, as it does by default.
+func (b *builder) commandFor(r Request, focus, extra []string) string {
+	args := []string{"lore", "packet", "--ns", shellQuote(r.NS)}
+	if len(focus) > 0 {
+		args = append(args, "--focus", shellQuote(strings.Join(focus, ",")))
+	}
+	set := func(flag string) bool { return slices.Contains(extra, flag) }
+	if r.Hops > 1 && !set("--hops") {
+		args = append(args, "--hops", fmt.Sprint(r.Hops))
+	}
+	if r.Task != "" {
+		args = append(args, "--task", shellQuote(r.Task))
+	}
+	if len(r.When) > 0 {
+		args = append(args, "--when", shellQuote(strings.Join(r.When, ",")))
+	}
+	if r.Profile != "" && r.Profile != b.cfg.DefaultProfile {
+		args = append(args, "--profile", shellQuote(r.Profile))
+	}
+	if len(r.Kinds) > 0 && !set("--kind") {
+		args = append(args, "--kind", shellQuote(strings.Join(r.Kinds, ",")))
+	}
+	if len(r.ExcludeKinds) > 0 && !set("--exclude-kind") {
+		args = append(args, "--exclude-kind", shellQuote(strings.Join(r.ExcludeKinds, ",")))
+	}
+	for k := 0; k+1 < len(extra); k += 2 {
+		v := extra[k+1]
+		if extra[k] == "--exclude-kind" && len(r.ExcludeKinds) > 0 {
+			v = strings.Join(append(slices.Clone(r.ExcludeKinds), v), ",")
+		}
+		args = append(args, extra[k], shellQuote(v))
+	}
+	if r.Format != "" && r.Format != "md" {
+		args = append(args, "--format", r.Format)
+	}
+	if r.Encoding != "" && r.Encoding != defaultEncoding {
+		args = append(args, "--encoding", shellQuote(r.Encoding))
+	}
+	if !set("--scope") {
+		args = append(args, "--budget", fmt.Sprint(r.Budget))
+	}
+	if r.Query != "" {
+		args = append(args, shellQuote(r.Query))
+	}
+	return strings.Join(args, " ")
+}
+
+// splitError is ladder step 5: what could not be trimmed, and a split.
+func (b *builder) splitError(limit int, cause error) error {
+	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
+	e.Need = b.fixedTotal()
+	if b.grouping && b.cfg.NoteShare < 100 {
+		// The listed notes' share grows with the budget: the need is the
+		// budget B whose frame, share of B included, holds the rest.
+		rest := e.Need - b.noteShare
+		e.Need = max(e.Need, (rest*100+99-b.cfg.NoteShare)/(100-b.cfg.NoteShare))
+	}
+	// The real need: the packet of the protected records alone, in their
+	// last forms, rendered and counted whole (estimates add up under it).
+	var kept []budget.Fitted
+	for i, c := range b.cands {
+		if b.fixed(i) && b.forms[i] != formOut {
+			kept = append(kept, budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][b.forms[i]]})
+		}
+	}
+	if p, err := b.assemble(kept, nil); err == nil {
+		_, n := p.settle(b.req.Format)
+		e.Need = max(e.Need, n)
+	}
+	// The budget was not met, so whatever the counts say, the need is
+	// above it (the deferral notes can be what tipped it over).
+	e.Need = max(e.Need, e.Budget+1)
+	// Each protected record at what its entry costs in its last form; the
+	// frame is the rest (heading, and the notes of what was deferred).
+	e.Frame = e.Need
+	byOrigin := map[string]int{}
+	var movable []int
+	for i, c := range b.cands {
+		if !b.fixed(i) || b.forms[i] == formOut {
+			continue
+		}
+		t := b.cost[i][b.forms[i]]
+		e.Frame -= t
+		e.Protected = append(e.Protected, Protected{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Why: c.why, Form: b.forms[i].String(), Tokens: t})
+		byOrigin[c.origin] += t
+		if c.rank != 1 && !c.pinned {
+			movable = append(movable, i)
+		}
+	}
+	e.Frame = max(e.Frame, 0)
+	// Every proposal ends with the command lines that carry it out, with
+	// flags `lore packet` has.
+	cmds := func(lines ...string) string { return ":\n      " + strings.Join(lines, "\n      ") }
+	if len(b.req.Focus) > 1 {
+		var parts, lines []string
+		for _, f := range b.req.Focus {
+			parts = append(parts, fmt.Sprintf("--focus %s (about %s tokens)", f, thousands(e.Frame+byOrigin[f])))
+			lines = append(lines, b.command([]string{f}, nil))
+		}
+		e.Proposals = append(e.Proposals, "one packet per focus: "+strings.Join(parts, "; ")+cmds(lines...))
+	}
+	// Set whole kinds of protected records apart in a second packet (the
+	// largest first) until the first one fits: --exclude-kind leaves them
+	// out of the first, and the second takes them as its focus.
+	byKind := map[string]int{}
+	for _, i := range movable {
+		byKind[b.cands[i].rec.Kind] += b.cost[i][b.forms[i]]
+	}
+	// A kind that holds a rank-1 or pinned record besides the focus stays:
+	// excluding it would lose that record.
+	for _, c := range b.cands {
+		if c.fidx == len(b.req.Focus) && (c.rank == 1 || c.pinned) {
+			delete(byKind, c.rec.Kind)
+		}
+	}
+	kinds := sortedKeys(byKind)
+	slices.SortStableFunc(kinds, func(x, y string) int { return cmp.Compare(byKind[y], byKind[x]) })
+	need := e.Need
+	var moved, movedKinds []string
+	moving := 0
+	// Estimates add up a little under the rendered whole: keep a margin.
+	target := limit - limit/20
+	for _, k := range kinds {
+		if need <= target {
+			break
+		}
+		movedKinds = append(movedKinds, k)
+		for i, c := range b.cands {
+			if c.rec.Kind != k || c.fidx < len(b.req.Focus) {
+				continue
+			}
+			if b.fixed(i) && b.forms[i] != formOut {
+				need -= b.itemTokens(i)
+				if slices.Contains(movable, i) {
+					moved = append(moved, c.rec.ID)
+					moving += b.cost[i][b.forms[i]]
+				}
+			}
+			if !b.grouping {
+				need -= b.note[i] // not loaded at all: no note either
+			}
+		}
+	}
+	if len(moved) > 0 && need <= target && len(b.req.Focus) > 0 {
+		slices.Sort(moved)
+		e.Proposals = append(e.Proposals, fmt.Sprintf("two packets, the %s records apart (about %s tokens, then about %s)", strings.Join(movedKinds, ", "),
+			thousands(max(need, 0)), thousands(b.base+moving))+cmds(
+			b.command(b.req.Focus, []string{"--exclude-kind", strings.Join(movedKinds, ",")}),
+			b.command(moved, []string{"--kind", strings.Join(movedKinds, ",")})))
+	}
+	// A smaller scope: the scenes the focus holds, one packet each.
+	var scenes, sceneCmds []string
+	for i, c := range b.cands {
+		if b.fixed(i) && b.forms[i] != formOut && c.rank > 1 && c.rec.Kind == "scene" {
+			scenes = append(scenes, fmt.Sprintf("--focus %s (about %s tokens)", c.rec.ID, thousands(b.base+b.cost[i][formFull])))
+			sceneCmds = append(sceneCmds, b.command([]string{c.rec.ID}, nil))
+		}
+	}
+	if len(scenes) >= 2 {
+		e.Proposals = append(e.Proposals, "a smaller scope, one packet per scene: "+strings.Join(scenes, "; ")+cmds(sceneCmds...))
+	}
+	if b.req.Hops > 1 {
+		e.Proposals = append(e.Proposals, "narrow the walk"+cmds(b.command(b.req.Focus, []string{"--hops", "1"})))
+	}
+	scope, size := "", 0
+	for _, name := range sortedKeys(b.cfg.Scopes) {
+		if s := b.cfg.Scopes[name]; s >= e.Need && (size == 0 || s < size) {
+			scope, size = name, s
+		}
+	}
+	larger := b.req
+	larger.Budget = e.Need
+	if scope != "" {
+		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens (--scope %s is %s)", thousands(e.Need), scope, thousands(size))+
+			cmds(b.commandFor(larger, b.req.Focus, nil), b.commandFor(larger, b.req.Focus, []string{"--scope", scope})))
+	} else {
+		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", thousands(e.Need))+cmds(b.commandFor(larger, b.req.Focus, nil)))
+	}
+	return e
+}

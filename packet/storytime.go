@@ -1,0 +1,158 @@
+package packet
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// hiddenBridge reports whether the record id, met on the way to another,
+// is outside story time (a focus never is), and why.
+func (g *gatherer) hiddenBridge(id string) (string, bool) {
+	if slices.Contains(g.req.Focus, id) {
+		return "", false
+	}
+	h, ok := g.heads[id]
+	if !ok {
+		return "", false
+	}
+	why, visible := g.storyTime(h)
+	return why, !visible
+}
+
+// dropHiddenBridges walks hop by hop: a relation that passes through a
+// record story time hides (a second hop, a hit's neighbour, a link of a
+// character in play) does not count, since that record is not loaded. A
+// second-hop neighbour keeps another path through a visible first-hop
+// neighbour when it has one; a candidate left with no relation is
+// skipped, with the reason.
+func (g *gatherer) dropHiddenBridges() error {
+	alt := map[string]map[string]relation{} // per focus: second hop -> a path through a visible neighbour
+	for _, id := range sortedKeys(g.cands) {
+		c := g.cands[id]
+		var kept []relation
+		lost, lostWhy := "", ""
+		for _, r := range c.rels {
+			why, hidden := g.hiddenBridge(r.via)
+			if r.via == "" || !hidden {
+				kept = append(kept, r)
+				continue
+			}
+			if r.match == MatchNeighbor && r.hops == 2 {
+				paths, ok := alt[r.from]
+				if !ok {
+					var err error
+					if paths, err = g.secondHops(r.from); err != nil {
+						return err
+					}
+					alt[r.from] = paths
+				}
+				if a, ok := paths[id]; ok {
+					kept = append(kept, a)
+					continue
+				}
+			}
+			if lost == "" {
+				lost, lostWhy = r.via, why
+			}
+		}
+		c.rels = kept
+		if len(kept) == 0 {
+			g.skips = append(g.skips, Skip{ID: id, Kind: c.rec.Kind, Reason: fmt.Sprintf("reached only through %s, which is not loaded (%s)", lost, lostWhy)})
+			delete(g.cands, id)
+		}
+	}
+	return nil
+}
+
+// secondHops maps each record two hops from focus, through a first-hop
+// neighbour that story time does not hide, to that relation (the first
+// such neighbour by id).
+func (g *gatherer) secondHops(focus string) (map[string]relation, error) {
+	first, err := g.src.Neighbors(g.req.NS, focus, 1, nil)
+	if err != nil {
+		return nil, fmt.Errorf("neighbours of %q: %w", focus, err)
+	}
+	ids := make([]string, 0, len(first))
+	for _, n := range first {
+		ids = append(ids, n.ID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := map[string]relation{}
+	for _, mid := range ids {
+		if _, hidden := g.hiddenBridge(mid); hidden || slices.Contains(g.req.Focus, mid) {
+			continue
+		}
+		if _, ok := g.heads[mid]; !ok {
+			continue // dangling: no record to pass through
+		}
+		next, err := g.src.Neighbors(g.req.NS, mid, 1, nil)
+		if err != nil {
+			return nil, fmt.Errorf("neighbours of %q: %w", mid, err)
+		}
+		for _, n := range next {
+			if _, ok := out[n.ID]; ok || n.ID == focus {
+				continue
+			}
+			out[n.ID] = relation{match: MatchNeighbor, hops: 2, from: focus, via: mid,
+				why: fmt.Sprintf("2 hops from %s via %s (%s)", focus, mid, n.Via.Rel)}
+		}
+	}
+	return out, nil
+}
+
+// position resolves a story position: a number, or the id of a record
+// with an order.
+func (g *gatherer) position(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	if store.ValidID(s) != nil {
+		return 0, false
+	}
+	h, ok := g.heads[s]
+	if !ok {
+		heads, err := g.src.Heads(g.req.NS, []string{s})
+		if err != nil || len(heads) == 0 {
+			return 0, false
+		}
+		h = heads[0]
+		g.heads[s] = h
+	}
+	return h.Order, h.Order > 0
+}
+
+// visible applies story time: with AsOf, a record whose meta.from is after
+// it, or whose meta.until is before it, is not loaded (both bounds are
+// inclusive: "until 5" still holds at 5).
+func (g *gatherer) visible(r store.Record) bool {
+	_, ok := g.storyTime(r)
+	return ok
+}
+
+// storyTime returns why r is outside story time, and false when it is.
+func (g *gatherer) storyTime(r store.Record) (string, bool) {
+	if g.req.AsOf == 0 {
+		return "", true
+	}
+	if from := r.Meta["from"]; from != "" {
+		if at, ok := g.position(from); ok && at > g.req.AsOf {
+			return fmt.Sprintf("story time: valid from %s, after as-of %d", from, g.req.AsOf), false
+		} else if !ok {
+			g.warns = append(g.warns, fmt.Sprintf("record %q: meta.from %q is not a position or a record with an order; story time ignores it", r.ID, from))
+		}
+	}
+	if until := r.Meta["until"]; until != "" {
+		if at, ok := g.position(until); ok && at < g.req.AsOf {
+			return fmt.Sprintf("story time: valid until %s, before as-of %d", until, g.req.AsOf), false
+		} else if !ok {
+			g.warns = append(g.warns, fmt.Sprintf("record %q: meta.until %q is not a position or a record with an order; story time ignores it", r.ID, until))
+		}
+	}
+	return "", true
+}
