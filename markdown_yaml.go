@@ -1,0 +1,73 @@
+package lore
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// deref follows a YAML alias to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 8; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// nodeKind names a YAML node kind for an error message.
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("the value %q", clip(n.Value, 40))
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "a document"
+}
+
+// scalar returns a scalar node's text, as written.
+func scalar(key string, n *yaml.Node) (string, error) {
+	if n.Kind != yaml.ScalarNode {
+		return "", fmt.Errorf("%s must be a single value, got %s", key, nodeKind(n))
+	}
+	return n.Value, nil
+}
+
+// scalars returns a list of scalars, or one scalar as a list of one.
+func scalars(key string, n *yaml.Node) ([]string, error) {
+	if n.Kind == yaml.ScalarNode {
+		return []string{n.Value}, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s must be a list of values, got %s", key, nodeKind(n))
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		c = deref(c)
+		if c.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%s must be a list of values, but one item is %s", key, nodeKind(c))
+		}
+		if c.Tag == "!!null" {
+			continue
+		}
+		out = append(out, c.Value)
+	}
+	return out, nil
+}
+
+// joinedScalars returns a scalar, or a list of scalars joined by ", ".
+func joinedScalars(key string, n *yaml.Node) (string, error) {
+	if n.Kind == yaml.MappingNode {
+		return "", fmt.Errorf("%s is a mapping: only meta and links may hold mappings; other keys take a value or a list", key)
+	}
+	vs, err := scalars(key, n)
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(vs, ", "), nil
+}
