@@ -119,7 +119,7 @@ func (b *builder) sectionHeadings() int {
 	}
 	t := 0
 	for rank, kind := range longest {
-		t += b.req.Counter.Count(mdSection([]Entry{{Rank: rank, Kind: kind, hit: true}}, rank))
+		t += b.req.Counter.Count(mdSection([]Entry{{Rank: rank, Kind: kind, hit: true}}, kind))
 	}
 	return t
 }

@@ -24,11 +24,15 @@ func renderMD(v view) string {
 	}
 	if len(p.Records) > 0 {
 		fmt.Fprintf(&b, "Inside: %s\n", inside(p.Records))
+		shared := "" // the kind the section heading names, if any
 		for i, e := range p.Records {
 			if i == 0 || p.Records[i-1].Rank != e.Rank {
-				b.WriteString(mdSection(p.Records[i:], e.Rank))
+				section := p.Records[i:]
+				section = section[:sectionLen(section)]
+				shared = sectionKind(section)
+				b.WriteString(mdSection(section, shared))
 			}
-			b.WriteString(mdEntry(e, sectionKind(p.Records[i:], e.Rank) == ""))
+			b.WriteString(mdEntry(e, shared == ""))
 		}
 	}
 	if len(p.Deferred) > 0 {
@@ -147,36 +151,36 @@ func deferredTokens(ns []Note) int {
 	return t
 }
 
-// sectionKind is the kind every record of rank shares at the start of es
-// (the section), or "" when they differ.
-func sectionKind(es []Entry, rank int) string {
-	kind := ""
-	for i, e := range es {
-		if e.Rank != rank {
-			break
-		}
-		if i == 0 {
-			kind = e.Kind
-		} else if e.Kind != kind {
+// sectionLen is how many records at the start of es share the first one's
+// rank: its section.
+func sectionLen(es []Entry) int {
+	n := 1
+	for n < len(es) && es[n].Rank == es[0].Rank {
+		n++
+	}
+	return n
+}
+
+// sectionKind is the kind every record of a section shares, or "" when
+// they differ.
+func sectionKind(section []Entry) string {
+	for _, e := range section[1:] {
+		if e.Kind != section[0].Kind {
 			return ""
 		}
 	}
-	return kind
+	return section[0].Kind
 }
 
-func mdSection(es []Entry, rank int) string {
-	head := fmt.Sprintf("\n## Rank %d", rank)
-	if k := sectionKind(es, rank); k != "" {
-		head += " · " + k
+// mdSection is a section's heading: its rank, the kind its records share
+// (kind "" for none), and hitsLabel when it holds search hits.
+func mdSection(section []Entry, kind string) string {
+	head := fmt.Sprintf("\n## Rank %d", section[0].Rank)
+	if kind != "" {
+		head += " · " + kind
 	}
-	for _, e := range es {
-		if e.Rank != rank {
-			break
-		}
-		if e.hit {
-			head += " · " + hitsLabel
-			break
-		}
+	if slices.ContainsFunc(section, func(e Entry) bool { return e.hit }) {
+		head += " · " + hitsLabel
 	}
 	return head + "\n"
 }
