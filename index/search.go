@@ -43,7 +43,7 @@ type Query struct {
 	Limit int
 	// AnyTerm reads Text as a question, not a search box: a record
 	// matching any of its terms is a hit, and a "quoted phrase" found
-	// whole adds to the score (phraseBoost) but is never required. A
+	// whole adds to the score but is never required. A
 	// packet's query is parsed this way: people write questions, and a
 	// misspelt quoted title must not empty the packet.
 	AnyTerm bool
@@ -225,21 +225,15 @@ func anyTermQuery(bq *query.BooleanQuery, an analysis.Analyzer, words string, ph
 		return bleve.NewMatchNoneQuery()
 	}
 	bq.AddMust(acrossFields(func() query.FieldableQuery { return bleve.NewMatchQuery(words) }))
+	// A phrase of two terms or more found whole adds its own BM25 to the
+	// words' (one term is already among the words).
 	for _, p := range phrases {
 		if len(an.Analyze([]byte(p))) > 1 {
-			pq := acrossFields(func() query.FieldableQuery { return bleve.NewMatchPhraseQuery(p) })
-			if b, ok := pq.(query.BoostableQuery); ok {
-				b.SetBoost(phraseBoost)
-			}
-			bq.AddShould(pq)
+			bq.AddShould(acrossFields(func() query.FieldableQuery { return bleve.NewMatchPhraseQuery(p) }))
 		}
 	}
 	return bq
 }
-
-// phraseBoost weighs a quoted phrase found whole in an AnyTerm query,
-// beside the BM25 of its words.
-const phraseBoost = 1
 
 // hasTerms reports whether text leaves any term after analysis.
 func hasTerms(an analysis.Analyzer, text string) bool {

@@ -290,3 +290,41 @@ func TestNamespaceClauseAddsNoScore(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchAnyTerm: a question is a ranked OR of its words; a quoted
+// phrase found whole ranks first, and a phrase found nowhere (misspelt)
+// requires nothing: its words still find records.
+func TestSearchAnyTerm(t *testing.T) {
+	ix, _ := openTemp(t)
+	mustApply(t, ix, []store.Record{
+		rec("c", "t1", "turn", "", "We read The Quiet Harbour together last week."),
+		rec("c", "t2", "turn", "", "The harbour was quiet, and we read nothing."),
+		rec("c", "t3", "turn", "", "Lunch was soup."),
+	}, nil, 1)
+	cases := []struct {
+		text string
+		want []string // in rank order
+	}{
+		{`Which book did they read, "The Quiet Harbour"?`, []string{"t1", "t2"}},
+		{`Did they finish "The Quiet Harbur"?`, []string{"t1", "t2"}}, // misspelt: no phrase match, the words still count
+		{`"soup" for lunch`, []string{"t3"}},
+		{"what was it", []string{}}, // stop words alone match nothing
+	}
+	for _, tc := range cases {
+		hits := search(t, ix, Query{NS: "c", Text: tc.text, AnyTerm: true})
+		got := []string{}
+		for _, h := range hits {
+			got = append(got, h.ID)
+		}
+		if tc.text == cases[1].text {
+			slices.Sort(got) // both hold "quiet" and "harbour": their order is BM25's
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("AnyTerm %q = %v, want %v", tc.text, got, tc.want)
+		}
+		// Without AnyTerm the phrases are required.
+		if strict := search(t, ix, Query{NS: "c", Text: tc.text}); tc.text == cases[1].text && len(strict) != 0 {
+			t.Errorf("plain search %q found %d hits; the misspelt phrase must be required", tc.text, len(strict))
+		}
+	}
+}

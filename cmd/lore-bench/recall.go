@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -139,7 +140,7 @@ func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	nss, _ := loadNamespaces(recs, cl100k)
+	nss := loadNamespaces(recs, cl100k)
 	for _, ns := range nss {
 		if err := ns.buildBM25(); err != nil {
 			return err
@@ -236,7 +237,7 @@ func scoreQuestion(ctx context.Context, l *lore.Lore, ns *evalNS, q evalQuery, c
 			kept, _ := ns.cut(ids, b)
 			row.IDs, row.Tokens, row.Overhead = kept, p.Tokens, p.Tokens-content
 			row.Recall = recall(kept, q.Evidence)
-		} else if packet.ExitCode(nil, err) != 3 {
+		} else if !errors.Is(err, packet.ErrCannotFit) {
 			return nil, fmt.Errorf("lore packet %s at %d: %w", q.QID, b, err)
 		}
 		rows = append(rows, row)

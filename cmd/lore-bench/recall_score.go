@@ -27,9 +27,8 @@ type evalNS struct {
 	bm25       bleve.Index       // the baselines' index: field text alone
 }
 
-func loadNamespaces(recs []evalRecord, cl100k budget.Counter) (map[string]*evalNS, []string) {
+func loadNamespaces(recs []evalRecord, cl100k budget.Counter) map[string]*evalNS {
 	out := map[string]*evalNS{}
-	var names []string
 	for i := range recs {
 		r := &recs[i]
 		ns := out[r.Namespace]
@@ -37,7 +36,6 @@ func loadNamespaces(recs []evalRecord, cl100k budget.Counter) (map[string]*evalN
 			ns = &evalNS{name: r.Namespace, byID: map[string]*evalRecord{}, cost: map[string]int{},
 				prev: map[string]string{}, next: map[string]string{}}
 			out[r.Namespace] = ns
-			names = append(names, r.Namespace)
 		}
 		ns.recs = append(ns.recs, r)
 		ns.byID[r.ID] = r
@@ -49,7 +47,7 @@ func loadNamespaces(recs []evalRecord, cl100k budget.Counter) (map[string]*evalN
 			}
 		}
 	}
-	return out, names
+	return out
 }
 
 // cut is the scorer's rule: ids are taken in the order given, unknown

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,11 +36,7 @@ type completer struct{ a *app }
 // withStore runs f on the discovered store's bbolt file, read-only, and
 // its lore.json (defaults when it has none or it is bad).
 func (cp completer) withStore(f func(st *store.Store, cfg lore.Config)) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return
-	}
-	dir, err := lore.Discover(cp.a.storeFlag, wd)
+	dir, err := cp.a.storeDir()
 	if err != nil {
 		return
 	}

@@ -160,11 +160,7 @@ store is only read.`,
 
 // salvage runs `check --salvage NEWDIR`.
 func (a *app) salvage(newDir string) error {
-	wd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	dir, err := lore.Discover(a.storeFlag, wd)
+	dir, err := a.storeDir()
 	if err != nil {
 		return err
 	}

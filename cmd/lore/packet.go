@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -295,11 +294,7 @@ func (a *app) writePack(p *packet.FilePack, rendered []byte, out, format string)
 
 // optionalConfig loads lore.json of the discovered store, if there is one.
 func (a *app) optionalConfig() (lore.Config, bool) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return lore.Config{}, false
-	}
-	dir, err := lore.Discover(a.storeFlag, wd)
+	dir, err := a.storeDir()
 	if err != nil {
 		return lore.Config{}, false
 	}

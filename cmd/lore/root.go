@@ -94,11 +94,7 @@ func usageError(c *cobra.Command, err error) error {
 // open opens the discovered store. Read-only opens share the lock with
 // other readers; writable ones wait up to --lock-timeout.
 func (a *app) open(readOnly bool) (*lore.Lore, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := lore.Discover(a.storeFlag, wd)
+	dir, err := a.storeDir()
 	if err != nil {
 		return nil, err
 	}
@@ -121,15 +117,21 @@ func (a *app) lockWait() time.Duration {
 // storeDirIfAny is the store the command line points at, or "" when there
 // is none (commands that work without a store).
 func (a *app) storeDirIfAny() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	dir, err := lore.Discover(a.storeFlag, wd)
+	dir, err := a.storeDir()
 	if err != nil {
 		return ""
 	}
 	return dir
+}
+
+// storeDir finds the store as git finds .git: --store, else LORE_STORE,
+// else the nearest .lore/ from the working directory up.
+func (a *app) storeDir() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return lore.Discover(a.storeFlag, wd)
 }
 
 // printJSON writes v as indented JSON with a trailing newline.

@@ -64,11 +64,7 @@ none use "memory".`,
 			if token == "" {
 				token = os.Getenv(envToken)
 			}
-			wd, err := os.Getwd()
-			if err != nil {
-				return err
-			}
-			dir, err := lore.Discover(a.storeFlag, wd)
+			dir, err := a.storeDir()
 			if err != nil {
 				return err
 			}
