@@ -116,7 +116,7 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b := &builder{req: g.req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
+	b := &builder{ctx: ctx, srch: srch, req: g.req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
 		memo: newMemoCounter(req.Counter)}
 	if err := b.measure(); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package packet
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,7 +29,9 @@ func (f form) String() string {
 type builder struct {
 	req    Request
 	cfg    Config
+	ctx    context.Context
 	src    Source
+	srch   Searcher // for building the packets a split proposes
 	cands  []*candidate
 	bodies map[string]string // loaded bodies by id
 	warns  []string
@@ -40,8 +43,12 @@ type builder struct {
 	// listed one by one (a store with hundreds of candidates would
 	// otherwise spend the budget on notes).
 	grouping  bool
-	canGroup  bool  // the notes exceed the share: grouping can help
-	noteShare int   // tokens the listed notes may take when grouping
+	canGroup  bool // the notes exceed the share: grouping can help
+	noteShare int  // tokens the listed notes may take at most when grouping
+	// listRoom is what the listed notes may take in the packet being
+	// assembled: 0 while fitting (notes never crowd out content), then
+	// the room the final packet leaves, up to noteShare.
+	listRoom  int
 	groupCost int   // the group lines, one per kind, when grouping
 	step      []int // per candidate: the ladder step that reduced it
 	forms     []form
@@ -73,7 +80,7 @@ func (b *builder) fixed(i int) bool { return b.cands[i].protected || b.cands[i].
 // are grouped, the share they may take plus the group lines.
 func (b *builder) frame() int {
 	if b.grouping {
-		return b.base + b.noteShare + b.groupCost
+		return b.base + b.groupCost
 	}
 	f := b.base
 	for i := range b.cands {
@@ -303,6 +310,9 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 					p.Step = max(p.Step, note.Step)
 				}
 			}
+			if p, out, n, err = b.listNotes(p, out, n); err != nil {
+				return nil, err
+			}
 			p.rendered, p.Tokens = out, n
 			p.Hash, _ = ContentHash(b.req.Format, []byte(out))
 			return p, nil
@@ -313,6 +323,31 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 		}
 	}
 	return nil, b.splitError(limit, errors.New("the rendered packet stays over the budget"))
+}
+
+// listNotes lists the most important grouped notes one by one in the room
+// the final packet leaves (up to the note share): content is chosen
+// first, so a note never takes the place of a record. When the listed
+// notes turn out over the budget, the packet keeps them grouped.
+func (b *builder) listNotes(p *Packet, out string, n int) (*Packet, string, int, error) {
+	if !b.grouping || len(p.Deferred) == 0 || n >= b.req.Budget {
+		return p, out, n, nil
+	}
+	b.listRoom = min(b.noteShare, b.req.Budget-n)
+	defer func() { b.listRoom = 0 }()
+	q, err := b.assemble(b.kept, b.defs)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	if len(q.listed) == 0 {
+		return p, out, n, nil
+	}
+	q.Step, q.ladderStep = p.Step, p.ladderStep
+	o, m := q.settle(b.req.Format)
+	if m > b.req.Budget {
+		return p, out, n, nil
+	}
+	return q, o, m, nil
 }
 
 // ladder is the deferral ladder of DESIGN.md against limit.

@@ -106,20 +106,24 @@ func (b *builder) measure() error {
 }
 
 // sectionHeadings prices the markdown section heading of every rank
-// among the candidates, with the longest kind of the rank.
+// among the candidates, with the longest kind of the rank, and the hits
+// label where the rank holds search hits.
 func (b *builder) sectionHeadings() int {
 	if b.req.Format != "md" && b.req.Format != "" {
 		return 0
 	}
-	longest := map[int]string{}
+	heads := map[int]Entry{}
 	for _, c := range b.cands {
-		if k, ok := longest[c.rank]; !ok || len(c.rec.Kind) > len(k) {
-			longest[c.rank] = c.rec.Kind
+		h, ok := heads[c.rank]
+		if !ok || len(c.rec.Kind) > len(h.Kind) {
+			h.Rank, h.Kind = c.rank, c.rec.Kind
 		}
+		h.hit = h.hit || c.match == MatchHit
+		heads[c.rank] = h
 	}
 	t := 0
-	for rank, kind := range longest {
-		t += b.req.Counter.Count(mdSection([]Entry{{Rank: rank, Kind: kind, hit: true}}, kind))
+	for _, h := range heads {
+		t += b.req.Counter.Count(mdSection([]Entry{h}, h.Kind))
 	}
 	return t
 }

@@ -44,7 +44,7 @@ func (b *builder) group(p *Packet) {
 		if cost*noteWorth > b.cost[i][formFull] {
 			continue
 		}
-		if used+cost > b.noteShare {
+		if used+cost > b.listRoom {
 			break
 		}
 		used += cost

@@ -64,6 +64,10 @@ type Request struct {
 	Config *Config `json:"-"`
 	// Counter counts tokens; nil means budget.NewCounter(Encoding).
 	Counter budget.Counter `json:"-"`
+
+	// proposing is set on the requests a split builds to check its
+	// proposals: their own splits propose nothing.
+	proposing bool
 }
 
 // normalize validates r and returns it with defaults applied and its

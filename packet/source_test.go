@@ -28,14 +28,14 @@ func TestNoBodyReadBeforeFitting(t *testing.T) {
 	recs, links := fxCanon()
 	env := fxOpen(t, recs, links, true)
 	spy := &spySource{Source: env.st}
-	req := fxSceneRequest(2000)
+	req := fxSceneRequest(2200)
 	req.Counter = fxCounter(t)
 	p, err := Build(context.Background(), spy, env.ix, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Deferred) == 0 {
-		t.Fatalf("want deferrals at 2000: %s", describe(p))
+		t.Fatalf("want deferrals at 2200: %s", describe(p))
 	}
 	var full []string
 	for _, e := range p.Records {

@@ -109,12 +109,6 @@ func (b *builder) commandFor(r Request, focus, extra []string) string {
 func (b *builder) splitError(limit int, cause error) error {
 	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
 	e.Need = b.fixedTotal()
-	if b.grouping && b.cfg.NoteShare < 100 {
-		// The listed notes' share grows with the budget: the need is the
-		// budget B whose frame, share of B included, holds the rest.
-		rest := e.Need - b.noteShare
-		e.Need = max(e.Need, (rest*100+99-b.cfg.NoteShare)/(100-b.cfg.NoteShare))
-	}
 	// The real need: the packet of the protected records alone, in their
 	// last forms, rendered and counted whole (estimates add up under it).
 	var kept []budget.Fitted
@@ -201,12 +195,23 @@ func (b *builder) splitError(limit int, cause error) error {
 			}
 		}
 	}
-	if len(moved) > 0 && need <= target && len(b.req.Focus) > 0 {
+	if len(moved) > 0 && need <= target && len(b.req.Focus) > 0 && !b.req.proposing {
 		slices.Sort(moved)
-		e.Proposals = append(e.Proposals, fmt.Sprintf("two packets, the %s records apart (about %s tokens, then about %s)", strings.Join(movedKinds, ", "),
-			thousands(max(need, 0)), thousands(b.base+moving))+cmds(
-			b.command(b.req.Focus, []string{"--exclude-kind", strings.Join(movedKinds, ",")}),
-			b.command(moved, []string{"--kind", strings.Join(movedKinds, ",")})))
+		kinds := strings.Join(movedKinds, ",")
+		first, second := b.req, b.req
+		first.ExcludeKinds = sortedSet(append(slices.Clone(b.req.ExcludeKinds), movedKinds...))
+		second.Focus, second.Kinds = moved, sortedSet(movedKinds)
+		first.AsOf, second.AsOf = 0, 0 // the command lines let story time follow the focus
+		// Offered only when both packets, built, fit: the records set
+		// apart bring their own neighbours, which no estimate here sees.
+		if n1, ok := b.fits(first); ok {
+			if n2, ok := b.fits(second); ok {
+				e.Proposals = append(e.Proposals, fmt.Sprintf("two packets, the %s records apart (%s tokens, then %s)", strings.Join(movedKinds, ", "),
+					thousands(n1), thousands(n2))+cmds(
+					b.command(b.req.Focus, []string{"--exclude-kind", kinds}),
+					b.command(moved, []string{"--kind", kinds})))
+			}
+		}
 	}
 	// A smaller scope: the scenes the focus holds, one packet each.
 	var scenes, sceneCmds []string
@@ -237,4 +242,17 @@ func (b *builder) splitError(limit int, cause error) error {
 		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", thousands(e.Need))+cmds(b.commandFor(larger, b.req.Focus, nil)))
 	}
 	return e
+}
+
+// fits builds r, a packet a split proposes, and reports its tokens and
+// whether it fits its budget.
+func (b *builder) fits(r Request) (int, bool) {
+	r.proposing = true
+	cfg := b.cfg
+	r.Config = &cfg
+	p, err := Build(b.ctx, b.src, b.srch, r)
+	if err != nil || p.Tokens > r.Budget {
+		return 0, false
+	}
+	return p.Tokens, true
 }
