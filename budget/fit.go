@@ -40,6 +40,11 @@ type Request struct {
 	// ByOrder breaks ties by reverse Order (what renders last goes first)
 	// instead of by size (largest first).
 	ByOrder bool
+	// Prefix makes the put-back (rule 5) stop at the first deferred item,
+	// most important first, that does not fit: the survivors are then a
+	// prefix of the total order, so a larger limit never keeps less.
+	// Without it a smaller item further down may fill the gap.
+	Prefix bool
 	// Render, when set, renders the kept items (in arrival order) as the
 	// whole output, frame included. Fit counts that output with Counter and,
 	// while it is over the limit, defers the next item in the order and
@@ -331,7 +336,11 @@ func (f *fitter) putBack(end int) {
 				f.keepCut(i, c)
 				f.used += c.cost
 				n, tokens = n+1, tokens+c.cost
+				continue
 			}
+		}
+		if f.req.Prefix {
+			break
 		}
 	}
 	if n > 0 {

@@ -75,6 +75,12 @@ type Profile struct {
 	// Recent is how many recently updated records a "recent" rule pulls.
 	// Default 5.
 	Recent int `json:"recent,omitempty"`
+	// Monotone keeps the records of a packet a prefix of the packet order
+	// (after the protected ones): once a record does not fit, nothing
+	// less important is put back in its place, so a bigger budget always
+	// holds what a smaller one does. Set for agent; novel fills gaps with
+	// smaller records instead (style, short canon).
+	Monotone bool `json:"monotone,omitempty"`
 }
 
 // Config is the packet part of lore.json. Its zero value means defaults;
@@ -156,6 +162,7 @@ func DefaultConfig() Config {
 	agent := Profile{
 		Protected: []int{1, 2},
 		Recent:    defaultRecentSize,
+		Monotone:  true,
 		Rules: []Rule{
 			{Rank: 1, Match: MatchFocus},
 			{Rank: 1, Match: MatchPinned},

@@ -139,7 +139,7 @@ func (b *builder) fitOnce(limit int) (budget.Result, error) {
 		items = append(items, it)
 	}
 	res, err := budget.Fit(budget.Request{
-		Items: items, Limit: limit, Counter: b.memo.fitCounter(), Frame: b.frame(),
+		Items: items, Limit: limit, Counter: b.memo.fitCounter(), Frame: b.frame(), Prefix: b.monotone(),
 		Render: func(kept []budget.Fitted) string {
 			p, err := b.assemble(kept, nil)
 			if err != nil {
@@ -324,6 +324,10 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 	}
 	return nil, b.splitError(limit, errors.New("the rendered packet stays over the budget"))
 }
+
+// monotone reports whether the profile keeps its packets a prefix of the
+// packet order (Profile.Monotone).
+func (b *builder) monotone() bool { return b.cfg.Profiles[b.req.Profile].Monotone }
 
 // listNotes lists the most important grouped notes one by one in the room
 // the final packet leaves (up to the note share): content is chosen

@@ -311,6 +311,7 @@ func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, e
 			if kept {
 				now = cur.Tokens
 			}
+			placed := false
 			var better []form
 			better = append(better, formFull)
 			if short := b.shorter(c); b.step[i] > 0 && (!kept || b.forms[i] == formOut) && b.cost[i][short] < b.cost[i][formFull] {
@@ -350,10 +351,14 @@ func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, e
 				if m <= b.req.Budget {
 					p, out, n = q, o, m
 					changes = append(changes, ch)
+					placed = true
 					break
 				}
 				failAt = min(failAt, n+add) // the packet only grows: what failed here fails above
 				undo(ch)
+			}
+			if !placed && !kept && b.monotone() && !b.fixed(i) {
+				break // a prefix: nothing less important takes its place
 			}
 		}
 		if len(changes) == 0 {

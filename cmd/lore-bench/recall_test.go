@@ -19,7 +19,7 @@ import (
 func TestRecallFixture(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "recall.json")
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"recall", "-data", "testdata/recall", "-budgets", "300,600", "-json", out}, &stdout, &stderr)
+	err := run(context.Background(), []string{"recall", "-data", "testdata/recall", "-budgets", "300,450,600", "-json", out}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("recall: %v\n%s", err, stderr.String())
 	}
@@ -34,7 +34,17 @@ func TestRecallFixture(t *testing.T) {
 	if rep.Questions != 4 {
 		t.Fatalf("%d questions scored; want 4", rep.Questions)
 	}
-	for _, budget := range []int{300, 600} {
+	// The agent profile is monotone: a bigger budget holds every record
+	// a smaller one does.
+	for step, n := range rep.NotMonotone {
+		if n != 0 {
+			t.Errorf("budgets %s: %d questions whose bigger packet lacks a record of the smaller", step, n)
+		}
+	}
+	if len(rep.NotMonotone) != 2 {
+		t.Errorf("monotonicity checked for %d budget steps; want 2", len(rep.NotMonotone))
+	}
+	for _, budget := range []int{300, 450, 600} {
 		lore := rep.Cells[methodLore][budget]["all"]
 		if lore.Over != 0 || lore.N != 4 {
 			t.Errorf("budget %d: %d of %d packets over budget", budget, lore.Over, lore.N)
