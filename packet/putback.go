@@ -354,7 +354,7 @@ func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, e
 					placed = true
 					break
 				}
-				failAt = min(failAt, n+add) // the packet only grows: what failed here fails above
+				failAt = min(failAt, m) // the packet only grows: an estimate at a real count that was over is over too
 				undo(ch)
 			}
 			if !placed && !kept && b.monotone() && !b.fixed(i) {

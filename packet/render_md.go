@@ -52,7 +52,7 @@ func mdDeferred(p *Packet) string {
 		if g.Count == 1 {
 			noun = "record"
 		}
-		fmt.Fprintf(&b, "\n## Deferred: %d %s %s, rank %s, %s tokens%s\n", g.Count, g.what(), noun, g.ranks(), thousands(g.Tokens), explainHint)
+		fmt.Fprintf(&b, "\n## Deferred: %d %s %s (rank %s, %s tokens)%s\n", g.Count, g.what(), noun, g.ranks(), thousands(g.Tokens), explainHint)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "\n## Deferred: %s, %s tokens", records(len(p.Deferred)), thousands(deferredTokens(p.Deferred)))
@@ -71,7 +71,7 @@ func mdDeferred(p *Packet) string {
 
 // explainHint is the handle of grouped notes: --explain lists every
 // candidate of the request, each deferred one with its reason.
-const explainHint = " · this request with `--explain` lists them"
+const explainHint = "; `--explain` lists them"
 
 // mdRequest states the request once: the query, the focus, and the
 // options that differ from the defaults.
@@ -187,7 +187,7 @@ func mdSection(section []Entry, kind string) string {
 
 // hitsLabel names the search hits of a section, whose headings then
 // omit "hit N".
-const hitsLabel = "hits for the query, best first"
+const hitsLabel = "hits, best first"
 
 // mdEntry is one record: a bracketed id with its kind (unless the section
 // names it) and why, the title on the same line, then its text.
