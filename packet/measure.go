@@ -55,6 +55,9 @@ func (b *builder) measure() error {
 	priceEach(len(b.cands), func(i int) {
 		c := b.cands[i]
 		for f := formFull; f <= formTitle; f++ {
+			if f == formSummary && c.rec.Summary == "" {
+				continue // no summary: the form is never used (priced below as the whole)
+			}
 			e := b.entry(c, f, "")
 			text := 0
 			switch f {
@@ -66,8 +69,13 @@ func (b *builder) measure() error {
 			b.cost[i][f] = count(b.fragment(e)) + text
 		}
 		full := b.cost[i][formFull]
+		reasons := []string{"dropped: over budget on re-count", fmt.Sprintf("replaced by summary: saves %s", thousands(full))}
+		if c.rec.Summary == "" {
+			b.cost[i][formSummary] = full // saves nothing: no step shows it
+			reasons = reasons[:1]
+		}
 		worst := 0
-		for _, reason := range []string{"dropped: over budget on re-count", fmt.Sprintf("replaced by summary: saves %s", thousands(full))} {
+		for _, reason := range reasons {
 			worst = max(worst, count(b.noteFragment(Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Step: 4, Action: "collapsed",
 				Tokens: full, Saves: full, Reason: reason, Fetch: fetchCmd(b.req.NS, c.rec.ID)})))
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ type recallConfig struct {
 	outFile    string
 	convert    string
 	limit      int
+	cpuProfile string
 }
 
 func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
@@ -43,6 +45,7 @@ func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
 	fs.StringVar(&c.outFile, "out", "", "write one JSON line per question and budget (ids kept, recall) to this file")
 	fs.StringVar(&c.convert, "convert", "", "write the records as `lore import` JSONL to this file and exit (for the shared scorer's -setup)")
 	fs.IntVar(&c.limit, "limit", 0, "score only the first N questions (0: all)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scoring loop to this file")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: lore-bench recall -data DIR [flags]\n\nScores evidence recall of Lore's packets beside BM25 baselines, in one process.\n\n")
 		fs.PrintDefaults()
@@ -157,6 +160,17 @@ func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer l.Close()
 
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var rows []recallRow
 	for i, q := range queries {
 		ns := nss[q.Namespace]
