@@ -247,13 +247,9 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 	if g.srch == nil {
 		return invalidf("query %q needs a search index, and none was given", g.req.Query)
 	}
-	limit := hitPool(g.req.Budget)
-	if g.cfg.HitLimit > 0 {
-		limit = min(limit, g.cfg.HitLimit)
-	}
-	hits, err := g.srch.Search(g.ctx, index.Query{NS: g.req.NS, Text: g.req.Query, Kinds: g.req.Kinds, Limit: limit, AnyTerm: true})
+	hits, err := g.search()
 	if err != nil {
-		return fmt.Errorf("search %q in ns %q: %w", g.req.Query, g.req.NS, err)
+		return err
 	}
 	neighbours := g.uses(MatchHitNeighbor)
 	n := 0
@@ -280,17 +276,78 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 	return nil
 }
 
-// hitPool is how many search hits a packet of budget tokens considers: a
-// short record costs about hitPoolTokens, so the pool can fill the budget
-// (with room for the put-back to choose), never fewer than minHitPool.
-func hitPool(budget int) int {
-	return min(maxHitPool, max(minHitPool, budget/hitPoolTokens))
+// search takes hits as deep as the budget can use: it starts at about one
+// hit per hitPoolTokens of budget (at least minHitPool) and looks four
+// times as deep while the hits found cost less than three quarters of the budget
+// (their neighbours come on top) and more exist, up to maxHitPool or
+// Config.HitLimit. The hits' heads are read
+// here (the candidates need them anyway) for their cached sizes.
+func (g *gatherer) search() ([]index.Hit, error) {
+	ceiling := maxHitPool
+	if g.cfg.HitLimit > 0 {
+		ceiling = g.cfg.HitLimit
+	}
+	// Depths come from one ladder (minHitPool times a power of 4), so a
+	// bigger budget never looks less deep.
+	limit := minHitPool
+	for limit < g.req.Budget/hitPoolTokens {
+		limit *= 4
+	}
+	limit = min(limit, ceiling)
+	for {
+		hits, err := g.srch.Search(g.ctx, index.Query{NS: g.req.NS, Text: g.req.Query, Kinds: g.req.Kinds, Limit: limit, AnyTerm: true})
+		if err != nil {
+			return nil, fmt.Errorf("search %q in ns %q: %w", g.req.Query, g.req.NS, err)
+		}
+		if len(hits) < limit || limit >= ceiling {
+			return hits, nil
+		}
+		size, err := g.hitsSize(hits)
+		if err != nil {
+			return nil, err
+		}
+		if 4*size >= 3*g.req.Budget {
+			return hits, nil
+		}
+		limit = min(ceiling, 4*limit)
+	}
+}
+
+// hitsSize reads the heads of hits not read yet and sums the cached
+// token counts of all of them (bytes/4 where none is cached).
+func (g *gatherer) hitsSize(hits []index.Hit) (int, error) {
+	var ids []string
+	for _, h := range hits {
+		if _, ok := g.heads[h.ID]; !ok && h.NS == g.req.NS {
+			ids = append(ids, h.ID)
+		}
+	}
+	heads, err := g.src.Heads(g.req.NS, ids)
+	if err != nil {
+		return 0, fmt.Errorf("read hit records in ns %q: %w", g.req.NS, err)
+	}
+	for _, h := range heads {
+		g.heads[h.ID] = h
+	}
+	size := 0
+	for _, h := range hits {
+		r, ok := g.heads[h.ID]
+		if !ok {
+			continue
+		}
+		if tc, ok := r.Tokens[g.req.Counter.Name()]; ok {
+			size += tc.Title + tc.Body
+		} else {
+			size += (len(r.Title) + r.BodyBytes) / 4
+		}
+	}
+	return size, nil
 }
 
 const (
 	minHitPool    = 20
 	maxHitPool    = 2000
-	hitPoolTokens = 20
+	hitPoolTokens = 60 // a first guess at what a hit costs, neighbours included
 )
 
 // linkedWhy says how a neighbour relates to the hit that brought it:

@@ -101,8 +101,9 @@ type Config struct {
 	// scene 8000, chapter 20000, arc 60000, novel 120000.
 	Scopes map[string]int `json:"scopes,omitempty"`
 	// HitLimit caps the search hits a packet considers. Default 0: the
-	// budget decides (about one hit per 10 tokens, at least 20), so a
-	// bigger budget looks deeper.
+	// budget decides: 20, 80, 320... hits, the first depth of at least
+	// one hit per 60 tokens, deeper while the hits cost under three
+	// quarters of the budget; a bigger budget never looks less deep.
 	HitLimit int `json:"hit_limit,omitempty"`
 	// NeighborShare is the percentage of a hit's score that its one-hop
 	// neighbours get, so that within their rank they follow the hit that

@@ -79,10 +79,15 @@
 // one handle for all of them: the same request with --explain.
 // Packet.Deferred and the report still list every note.
 //
-// The hit pool follows the budget (Request.Budget/20 hits, at least 20;
-// Config.HitLimit caps it), and a hit's one-hop neighbours get
+// The hit pool follows the budget: 20, 80, 320... hits (the first depth
+// of at least one hit per 60 tokens, deeper while the hits cost under
+// three quarters of the budget; Config.HitLimit caps it), so a bigger
+// budget never looks less deep. A hit's one-hop neighbours get
 // Config.NeighborShare of its score, so that within their rank they
-// follow the hit that brought them.
+// follow the hit that brought them. A Profile.Monotone profile (agent)
+// keeps its packet a prefix of the packet order: once a record does not
+// fit, nothing less important is put back, so a bigger budget holds every
+// record a smaller one does.
 //
 // # Ranks
 //
