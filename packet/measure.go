@@ -113,11 +113,12 @@ func (b *builder) measure() error {
 	return nil
 }
 
-// sectionHeadings prices the markdown section heading of every rank
+// sectionHeadings prices the section heading (markdown) or element (XML)
+// of every rank
 // among the candidates, with the longest kind of the rank, and the hits
 // label where the rank holds search hits.
 func (b *builder) sectionHeadings() int {
-	if b.req.Format != "md" && b.req.Format != "" {
+	if b.req.Format == "json" {
 		return 0
 	}
 	heads := map[int]Entry{}
@@ -131,7 +132,11 @@ func (b *builder) sectionHeadings() int {
 	}
 	t := 0
 	for _, h := range heads {
-		t += b.req.Counter.Count(mdSection([]Entry{h}, h.Kind))
+		if b.req.Format == "xml" {
+			t += b.req.Counter.Count(xmlSection([]Entry{h}, h.Kind) + "</section>\n")
+		} else {
+			t += b.req.Counter.Count(mdSection([]Entry{h}, h.Kind))
+		}
 	}
 	return t
 }
@@ -179,7 +184,7 @@ func (b *builder) groupFragment(g NoteGroup) string {
 func sectionFrame(format string) string {
 	switch format {
 	case "xml":
-		return "<contents>\n</contents>\n<deferred>\n</deferred>\n"
+		return "<contents>999 records: 99 record, 99 record, 99 record</contents>\n<deferred>\n</deferred>\n"
 	case "json":
 		return "" // the arrays are in the empty packet already
 	default:
@@ -190,7 +195,7 @@ func sectionFrame(format string) string {
 func (b *builder) fragment(e Entry) string {
 	switch b.req.Format {
 	case "xml":
-		return xmlIndexLine(e) + xmlEntry(e)
+		return xmlEntry(e, true)
 	case "json":
 		return jsonFragment(e)
 	default:

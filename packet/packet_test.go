@@ -254,23 +254,31 @@ func TestFormats(t *testing.T) {
 				XMLName xml.Name `xml:"packet"`
 				Records []struct {
 					ID string `xml:"id,attr"`
-				} `xml:"record"`
-				Notes []struct {
-					ID    string `xml:"id,attr"`
-					Fetch string `xml:"fetch,attr"`
-				} `xml:"deferred>note"`
-				More []struct {
-					Count int    `xml:"count,attr"`
-					Fetch string `xml:"fetch,attr"`
-				} `xml:"deferred>more"`
+				} `xml:"section>record"`
+				Deferred struct {
+					Fetch string `xml:"fetch,attr"` // the handle of the grouped notes
+					Notes []struct {
+						ID    string `xml:"id,attr"`
+						Fetch string `xml:"fetch,attr"`
+					} `xml:"note"`
+					More []struct {
+						Count int `xml:"count,attr"`
+					} `xml:"more"`
+				} `xml:"deferred"`
 			}
 			if err := xml.Unmarshal(out, &v); err != nil {
 				t.Fatalf("xml packet does not parse: %v\n%s", err, out)
 			}
-			notes, fetch := len(v.Notes), len(v.Notes) > 0 && v.Notes[0].Fetch != ""
-			for _, g := range v.More {
+			d := v.Deferred
+			notes, fetch := len(d.Notes), true
+			for _, n := range d.Notes {
+				fetch = fetch && n.Fetch != ""
+			}
+			for _, g := range d.More {
 				notes += g.Count
-				fetch = fetch || g.Fetch != ""
+			}
+			if len(d.More) > 0 {
+				fetch = fetch && strings.Contains(d.Fetch, "--explain")
 			}
 			if len(v.Records) != len(p.Records) || notes != len(p.Deferred) || !fetch {
 				t.Errorf("xml packet: %d records, %d notes; want %d and %d", len(v.Records), notes, len(p.Records), len(p.Deferred))
@@ -416,7 +424,7 @@ func TestXMLCarriesAnyBody(t *testing.T) {
 		Records []struct {
 			Title string `xml:"title,attr"`
 			Text  string `xml:",chardata"`
-		} `xml:"record"`
+		} `xml:"section>record"`
 	}
 	if err := xml.Unmarshal(out, &v); err != nil {
 		t.Fatalf("xml packet does not parse: %v\n%s", err, out)

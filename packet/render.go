@@ -146,7 +146,7 @@ func render(format string, v view) string {
 func totalLine(format string, v view) string {
 	switch format {
 	case "xml":
-		return fmt.Sprintf("<total tokens=\"%d\" budget=\"%d\" hash=\"%s\"/>\n", v.tokens, v.p.Budget, v.hash)
+		return fmt.Sprintf("<total tokens=\"%d\" budget=\"%d\" hash=\"%s\"/>\n", v.tokens, v.p.Budget, shortHash(v.hash))
 	case "json":
 		return fmt.Sprintf("  \"total\": {\"tokens\": %d, \"budget\": %d, \"percent\": %d, \"hash\": %q},\n", v.tokens, v.p.Budget, percent(v.tokens, v.p.Budget), v.hash)
 	default:

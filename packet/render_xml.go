@@ -2,59 +2,47 @@ package packet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // ---- xml
 
+// The XML packet has the markdown packet's economy: the request once
+// (options only when not defaults), one contents line, the records in
+// one <section> per rank (its kind when the records share it), each
+// <record> with its id, title and, when the section does not say it, its
+// kind and why; then the deferral notes, whose grouped handle is given
+// once.
 func renderXML(v view) string {
 	p := v.p
-	r := p.Request
 	var b strings.Builder
-	fmt.Fprintf(&b, "<packet ns=%s profile=%s encoding=%s>\n", xattr(r.NS), xattr(r.Profile), xattr(r.Encoding))
+	fmt.Fprintf(&b, "<packet ns=%s profile=%s>\n", xattr(p.Request.NS), xattr(p.Request.Profile))
 	b.WriteString(totalLine("xml", v))
-	b.WriteString("<request")
-	if len(r.Focus) > 0 {
-		fmt.Fprintf(&b, " focus=%s", xattr(strings.Join(r.Focus, " ")))
-	}
-	if r.Query != "" {
-		fmt.Fprintf(&b, " query=%s", xattr(r.Query))
-	}
-	if r.Task != "" {
-		fmt.Fprintf(&b, " task=%s", xattr(r.Task))
-	}
-	if len(r.When) > 0 {
-		fmt.Fprintf(&b, " when=%s", xattr(strings.Join(r.When, ",")))
-	}
-	fmt.Fprintf(&b, " hops=\"%d\"", r.Hops)
-	if r.AsOf > 0 {
-		fmt.Fprintf(&b, " as-of=\"%d\"", r.AsOf)
-	}
-	if r.Scope != "" {
-		fmt.Fprintf(&b, " scope=%s", xattr(r.Scope))
-	}
-	if len(r.Kinds) > 0 {
-		fmt.Fprintf(&b, " kinds=%s", xattr(strings.Join(r.Kinds, ",")))
-	}
-	if len(r.ExcludeKinds) > 0 {
-		fmt.Fprintf(&b, " exclude-kinds=%s", xattr(strings.Join(r.ExcludeKinds, ",")))
-	}
-	b.WriteString("/>\n")
+	b.WriteString(xmlRequest(p.Request))
 	for _, w := range p.Warnings {
 		fmt.Fprintf(&b, "<warning>%s</warning>\n", xtext(w))
 	}
 	if len(p.Records) > 0 {
-		b.WriteString("<contents>\n")
-		for _, e := range p.Records {
-			b.WriteString(xmlIndexLine(e))
-		}
-		b.WriteString("</contents>\n")
-		for _, e := range p.Records {
-			b.WriteString(xmlEntry(e))
+		fmt.Fprintf(&b, "<contents>%s</contents>\n", xtext(inside(p.Records)))
+		for i := 0; i < len(p.Records); {
+			section := p.Records[i:]
+			section = section[:sectionLen(section)]
+			kind := sectionKind(section)
+			b.WriteString(xmlSection(section, kind))
+			for _, e := range section {
+				b.WriteString(xmlEntry(e, kind == ""))
+			}
+			b.WriteString("</section>\n")
+			i += len(section)
 		}
 	}
 	if len(p.Deferred) > 0 {
-		b.WriteString("<deferred>\n")
+		b.WriteString("<deferred")
+		if len(p.Grouped) > 0 {
+			fmt.Fprintf(&b, " fetch=%s", xattr(p.Grouped[0].Fetch))
+		}
+		b.WriteString(">\n")
 		for _, n := range p.listed {
 			b.WriteString(xmlNote(n))
 		}
@@ -67,27 +55,65 @@ func renderXML(v view) string {
 	return b.String()
 }
 
-func xmlIndexLine(e Entry) string {
-	return fmt.Sprintf("<item id=%s kind=%s rank=\"%d\" form=%s/>\n", xattr(e.ID), xattr(e.Kind), e.Rank, xattr(e.Form))
+// xmlRequest is the request as attributes: the query, the focus and the
+// options that are not defaults.
+func xmlRequest(r Request) string {
+	var b strings.Builder
+	b.WriteString("<request")
+	if len(r.Focus) > 0 {
+		fmt.Fprintf(&b, " focus=%s", xattr(strings.Join(r.Focus, " ")))
+	}
+	if r.Query != "" {
+		fmt.Fprintf(&b, " query=%s", xattr(r.Query))
+	}
+	if opts := requestOptions(r); len(opts) > 0 {
+		fmt.Fprintf(&b, " options=%s", xattr(strings.Join(opts, "; ")))
+	}
+	b.WriteString("/>\n")
+	return b.String()
 }
 
-func xmlEntry(e Entry) string {
+// xmlSection opens a rank's section: its rank, the kind its records share
+// (kind "" for none), and hits="best first" when it holds search hits.
+func xmlSection(section []Entry, kind string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<record id=%s kind=%s rank=\"%d\" form=%s", xattr(e.ID), xattr(e.Kind), e.Rank, xattr(e.Form))
-	if e.Title != "" {
+	fmt.Fprintf(&b, "<section rank=\"%d\"", section[0].Rank)
+	if kind != "" {
+		fmt.Fprintf(&b, " kind=%s", xattr(kind))
+	}
+	if slices.ContainsFunc(section, func(e Entry) bool { return e.hit }) {
+		b.WriteString(` hits="best first"`)
+	}
+	b.WriteString(">\n")
+	return b.String()
+}
+
+// xmlEntry is one record: its id and title, its kind unless the section
+// names it, its why unless it is a hit, the form when it is not whole.
+func xmlEntry(e Entry, withKind bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<record id=%s", xattr(e.ID))
+	if withKind && e.Kind != "" {
+		fmt.Fprintf(&b, " kind=%s", xattr(e.Kind))
+	}
+	if e.Why != "" && !e.hit {
+		fmt.Fprintf(&b, " why=%s", xattr(e.Why))
+	}
+	if e.Form != "full" {
+		fmt.Fprintf(&b, " form=%s", xattr(e.Form))
+	}
+	if e.Title != "" && e.Title != e.ID {
 		fmt.Fprintf(&b, " title=%s", xattr(oneLine(e.Title)))
 	}
-	fmt.Fprintf(&b, " why=%s", xattr(e.Why))
 	if e.Truncated > 0 {
 		fmt.Fprintf(&b, " truncated=\"%d\"", e.Truncated)
 	}
 	if e.Fetch != "" {
 		fmt.Fprintf(&b, " fetch=%s", xattr(e.Fetch))
 	}
-	b.WriteString(">\n")
+	b.WriteString(">")
 	if t := strings.TrimRight(e.Text, "\n"); t != "" {
-		b.WriteString(xtext(t))
-		b.WriteString("\n")
+		b.WriteString("\n" + xtext(t) + "\n")
 	}
 	b.WriteString("</record>\n")
 	return b.String()
@@ -103,7 +129,7 @@ func xmlGroup(g NoteGroup) string {
 	if g.Kind == "" {
 		kind = fmt.Sprintf("kinds=\"%d\"", g.Kinds)
 	}
-	return fmt.Sprintf("<more %s count=\"%d\" ranks=\"%s\" tokens=\"%d\" fetch=%s/>\n", kind, g.Count, g.ranks(), g.Tokens, xattr(g.Fetch))
+	return fmt.Sprintf("<more %s count=\"%d\" ranks=\"%s\" tokens=\"%d\"/>\n", kind, g.Count, g.ranks(), g.Tokens)
 }
 
 var xmlTextEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

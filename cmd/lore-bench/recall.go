@@ -26,6 +26,7 @@ type recallConfig struct {
 	budgets    []int
 	categories []int
 	profile    string
+	format     string
 	jsonFile   string
 	outFile    string
 	convert    string
@@ -41,6 +42,7 @@ func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
 	budgets := fs.String("budgets", "500,1000,2000,4000,8000", "comma-separated token budgets")
 	cats := fs.String("categories", "1,2,3,4", "question categories scored (the headline is their mean)")
 	fs.StringVar(&c.profile, "profile", "agent", "packet profile")
+	fs.StringVar(&c.format, "format", "md", "packet format: md, xml or json")
 	fs.StringVar(&c.jsonFile, "json", "", "write the figures as JSON to this file")
 	fs.StringVar(&c.outFile, "out", "", "write one JSON line per question and budget (ids kept, recall) to this file")
 	fs.StringVar(&c.convert, "convert", "", "write the records as `lore import` JSONL to this file and exit (for the shared scorer's -setup)")
@@ -238,7 +240,7 @@ func scoreQuestion(ctx context.Context, l *lore.Lore, ns *evalNS, q evalQuery, c
 		}
 		t0 := time.Now()
 		p, err := l.Packet(ctx, packet.Request{NS: q.Namespace, Query: q.Question, Budget: b,
-			Profile: c.profile, Encoding: "cl100k_base", Counter: cl100k})
+			Profile: c.profile, Format: c.format, Encoding: "cl100k_base", Counter: cl100k})
 		micros := time.Since(t0).Microseconds()
 		row := recallRow{QID: q.QID, Category: q.Category, Method: methodLore, Budget: b, Micros: micros}
 		if err == nil {
