@@ -260,7 +260,7 @@ func shellQuote(s string) string {
 
 // ---- json
 
-// jsonPacket is the JSON form of a packet. Field names are stable:
+// renderJSON is the JSON form of a packet. Field names are stable:
 //
 //	total      {tokens, budget, percent, hash}: the whole packet's count,
 //	           the limit, and "sha256:<hex>" of the rendered bytes without
@@ -274,45 +274,61 @@ func shellQuote(s string) string {
 //	           reason, fetch
 //	deferred_more  notes not listed one by one, by kind: kind, count,
 //	           tokens, ranks, fetch (absent when every note is listed)
-type jsonPacket struct {
-	Request      Request     `json:"request"`
-	FrameOnly    bool        `json:"frame_only"`
-	Warnings     []string    `json:"warnings"`
-	Records      []Entry     `json:"records"`
-	Deferred     []Note      `json:"deferred"`
-	DeferredMore []NoteGroup `json:"deferred_more,omitempty"`
-}
-
 func renderJSON(v view) string {
 	p := v.p
-	jp := jsonPacket{Request: p.Request, FrameOnly: p.FrameOnly, Warnings: p.Warnings, Records: p.Records, Deferred: p.listed, DeferredMore: p.Grouped}
-	if jp.Warnings == nil {
-		jp.Warnings = []string{}
+	warnings := p.Warnings
+	if warnings == nil {
+		warnings = []string{}
 	}
-	if jp.Records == nil {
-		jp.Records = []Entry{}
+	// One line for the request and one per record and note: the field
+	// names stay, the indentation that would cost a few tokens per field
+	// goes.
+	var b strings.Builder
+	b.WriteString("{\n" + totalLine("json", v))
+	fmt.Fprintf(&b, "  \"request\": %s,\n  \"frame_only\": %t,\n  \"warnings\": %s,\n", compactJSON(p.Request), p.FrameOnly, compactJSON(warnings))
+	jsonArray(&b, "records", p.Records, true)
+	jsonArray(&b, "deferred", p.listed, len(p.Grouped) > 0)
+	if len(p.Grouped) > 0 {
+		jsonArray(&b, "deferred_more", p.Grouped, false)
 	}
-	if jp.Deferred == nil {
-		jp.Deferred = []Note{}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// jsonArray writes "name": [...] with one element a line, and a comma
+// after the array when more fields follow.
+func jsonArray[T any](b *strings.Builder, name string, xs []T, more bool) {
+	fmt.Fprintf(b, "  %q: [", name)
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    " + compactJSON(x))
 	}
+	if len(xs) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("]")
+	if more {
+		b.WriteByte(',')
+	}
+	b.WriteByte('\n')
+}
+
+// compactJSON is x as JSON on one line, HTML characters left as they are.
+func compactJSON(x any) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(jp); err != nil {
+	if err := enc.Encode(x); err != nil {
 		// Only strings, ints and bools: encoding cannot fail.
 		panic(fmt.Sprintf("packet: encode json: %v", err))
 	}
-	// The total line goes first, on a line of its own.
-	return "{\n" + totalLine("json", v) + strings.TrimPrefix(buf.String(), "{\n")
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // jsonFragment is an entry or note as it costs inside the records or
 // deferred array.
 func jsonFragment(x any) string {
-	b, err := json.MarshalIndent(x, "    ", "  ")
-	if err != nil {
-		panic(fmt.Sprintf("packet: encode json: %v", err))
-	}
-	return "    " + string(b) + ",\n"
+	return "\n    " + compactJSON(x) + ","
 }
