@@ -1,0 +1,12 @@
+#!/bin/sh
+# One Lore packet for the shared evidence-recall scorer (its -cmd): the
+# markdown packet's ids in packet order and its own token count, as
+# {"ids": [...], "tokens": N}. The scorer passes the question in
+# LOCOMO_NAMESPACE, LOCOMO_BUDGET and LOCOMO_QUESTION; LORE_STORE names the
+# store the scorer's -setup imported into. Needs jq. lore exits 2 when it
+# deferred something, which is a packet all the same.
+out=$(lore --json packet --format md --ns "$LOCOMO_NAMESPACE" --profile agent \
+  --encoding cl100k_base --budget "$LOCOMO_BUDGET" "$LOCOMO_QUESTION" 2>/dev/null)
+code=$?
+[ $code -eq 0 ] || [ $code -eq 2 ] || exit $code
+printf '%s' "$out" | jq -c '{ids: [.records[].id], tokens: .total.tokens}'
