@@ -283,3 +283,44 @@ func TestPacketDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// Story time for ordered records: drafting scene 3, the later scenes are
+// not shown (scene-06 shows what canon-lamp-bound-mara withholds); a plan
+// sees ahead; --as-of -1 turns story time off.
+func TestPacketStoryTimeHidesLaterScenes(t *testing.T) {
+	l := demoStore(t)
+	req := packet.Request{NS: "tidewater-lamp", Focus: []string{"scene-03"}, Query: "second light binding", Budget: 20000, Hops: 2}
+	shown := func(r packet.Request) map[string]bool {
+		p, err := l.Packet(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		for _, e := range p.Records {
+			ids[e.ID] = true
+		}
+		for _, s := range p.Skipped {
+			if s.ID == "scene-06" && !strings.Contains(s.Reason, "later in the story (order") {
+				t.Errorf("scene-06 skipped as %q; want the story-time reason", s.Reason)
+			}
+		}
+		return ids
+	}
+	for _, task := range []string{"", "draft", "revise"} {
+		req.Task = task
+		got := shown(req)
+		if got["scene-06"] || got["scene-08"] {
+			t.Errorf("task %q: the draft packet of scene-03 shows a later scene (scene-06 %v, scene-08 %v)", task, got["scene-06"], got["scene-08"])
+		}
+		if !got["scene-03"] || !got["timeline-03-oil-cut"] {
+			t.Errorf("task %q: the focus or the timeline entry after it is missing: %v", task, got)
+		}
+	}
+	for _, r := range []packet.Request{{Task: "plan"}, {Task: "audit"}, {AsOf: packet.NoStoryTime}} {
+		q := req
+		q.Task, q.AsOf = r.Task, r.AsOf
+		if got := shown(q); !got["scene-06"] || !got["scene-08"] {
+			t.Errorf("task %q as-of %d: later scenes missing (scene-06 %v, scene-08 %v)", r.Task, r.AsOf, got["scene-06"], got["scene-08"])
+		}
+	}
+}

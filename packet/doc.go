@@ -115,7 +115,12 @@
 //
 // A record is loaded only while meta.from <= AsOf <= meta.until (both
 // inclusive); positions are numbers or ids of records with an order. A
-// fact that changes at scene 30 is not leaked into scene 12. Request.AsOf
+// fact that changes at scene 30 is not leaked into scene 12. While
+// drafting or revising (no task counts as drafting), an ordered record
+// (order > 0: a scene, a chapter, a timeline entry) after AsOf is not
+// loaded either ("story time: later in the story (order 6 > as of 3)"),
+// except the timeline entries that bound the focus; plan and audit see
+// ahead. Request.AsOf
 // 0 takes the focus's position (the smallest order among the focus
 // records; none when no focus has one), so a scene packet never sees what
 // only holds later; NoStoryTime turns story time off. The packet's request

@@ -52,7 +52,11 @@ func (g *gatherer) rank() []*candidate {
 				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("kind %q excluded", kind)})
 				continue
 			}
-			if why, ok := g.storyTime(c.rec); !ok {
+			why, ok := g.storyTime(c.rec)
+			if !ok && bounding(c) {
+				why, ok = g.validity(c.rec) // the entries bounding the focus stay
+			}
+			if !ok {
 				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: why})
 				continue
 			}
@@ -136,4 +140,9 @@ func compareCandidates(a, b *candidate) int {
 		return c
 	}
 	return cmp.Compare(a.rec.ID, b.rec.ID)
+}
+
+// bounding reports whether c is a timeline entry that bounds the focus.
+func bounding(c *candidate) bool {
+	return slices.ContainsFunc(c.rels, func(r relation) bool { return r.match == MatchTimeline })
 }

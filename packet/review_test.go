@@ -192,7 +192,10 @@ func TestLadderMoreBudgetNeverWorse(t *testing.T) {
 			}
 		}
 	}
+	// plan sees the whole story, so the later scenes are candidates too,
+	// as this case was written (drafting hides them: story time).
 	req := demoRequest("scene-06", 2, 5000)
+	req.Task = "plan"
 	small, _ := fxBuild(t, env, req)
 	req.Budget = 5200
 	big, _ := fxBuild(t, env, req)

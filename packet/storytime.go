@@ -127,16 +127,39 @@ func (g *gatherer) position(s string) (int64, bool) {
 	return h.Order, h.Order > 0
 }
 
-// visible applies story time: with AsOf, a record whose meta.from is after
-// it, or whose meta.until is before it, is not loaded (both bounds are
-// inclusive: "until 5" still holds at 5).
+// visible reports whether r holds at the as-of position: with AsOf, a
+// record whose meta.from is after it, or whose meta.until is before it,
+// does not (both bounds are inclusive: "until 5" still holds at 5).
 func (g *gatherer) visible(r store.Record) bool {
-	_, ok := g.storyTime(r)
+	_, ok := g.validity(r)
 	return ok
 }
 
-// storyTime returns why r is outside story time, and false when it is.
+// storyTime returns why r is outside story time, and false when it is:
+// not valid at the as-of position, or later in the story.
 func (g *gatherer) storyTime(r store.Record) (string, bool) {
+	if why, ok := g.validity(r); !ok {
+		return why, false
+	}
+	return g.laterInStory(r)
+}
+
+// laterInStory hides an ordered record (a scene, a chapter, a timeline
+// entry, any record with an order) that lies after the as-of position
+// while drafting or revising (no task counts as drafting): a scene not
+// yet written is not shown. plan and audit see ahead. The timeline
+// entries that bound the focus are pulled by their own rule and stay.
+func (g *gatherer) laterInStory(r store.Record) (string, bool) {
+	drafting := g.req.Task == "" || g.req.Task == "draft" || g.req.Task == "revise"
+	if g.req.AsOf == 0 || !drafting || r.Order <= g.req.AsOf {
+		return "", true
+	}
+	return fmt.Sprintf("story time: later in the story (order %d > as of %d)", r.Order, g.req.AsOf), false
+}
+
+// validity returns why r does not hold at the as-of position (meta.from
+// and meta.until), and false when it does not.
+func (g *gatherer) validity(r store.Record) (string, bool) {
 	if g.req.AsOf == 0 {
 		return "", true
 	}
