@@ -114,7 +114,9 @@ func TestGoldenDemoPackets(t *testing.T) {
 		// more than 500: a split (exit 3), never a frame without them.
 		{"scene-03.500.md", packet.Request{NS: "tidewater-lamp", Focus: scene, Budget: 500}, 3},
 		{"scene-06.power.md", packet.Request{NS: "tidewater-lamp", Focus: []string{"scene-06"}, Budget: 6000, When: []string{"power", "info-control", "thematic"}, Task: "revise", Hops: 2}, -1},
-		{"query-only.frame.md", packet.Request{NS: "tidewater-lamp", Query: "lamp memory", Budget: 60}, 2},
+		// Below the frame and the obligations the novel profile protects:
+		// refused, nothing on stdout (never a packet over its budget).
+		{"query-only.frame.md", packet.Request{NS: "tidewater-lamp", Query: "lamp memory", Budget: 60}, 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

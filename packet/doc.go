@@ -53,7 +53,7 @@
 //  5. Load the survivors' bodies, render, and count the whole rendered
 //     packet with the real counter (budget rule 6). If it is over, fitting
 //     runs again against a limit lowered by the excess: the packet never
-//     exceeds the budget, except a frame-only packet (below).
+//     exceeds the budget.
 //  6. Final put-back, against the real budget with the real count: a
 //     packet fitted at step 2 or later is rebuilt from one base for that
 //     step (everything those steps may shorten, shortened), most important
@@ -137,12 +137,12 @@
 // ExitCode the CLI's exit code (0 complete, 2 something deferred or frame
 // only, 3 ErrCannotFit, 1 other errors).
 //
-// A budget below the frame (heading and notes) cannot be met: the packet
-// is the frame with a warning and every record deferred (FrameOnly), and
-// it may then be larger than the budget; with pinned records Build fails
-// with ErrCannotFit instead. Protected content that does not fit in a
-// budget above the frame is ErrCannotFit (exit 3), never a frame-only
-// packet.
+// Nothing Build returns is over its budget. A packet with nothing
+// protected whose budget holds the frame (heading and grouped notes) but
+// no record is the frame with a warning and every record deferred
+// (FrameOnly, exit 2). A budget below the frame, or protected content that
+// does not fit, is ErrCannotFit (exit 3): the *SplitError names the
+// protected records, or the frame's size when nothing is protected.
 //
 // Safe for concurrent use: Build keeps no state between calls, and a
 // Packet is read-only once built.

@@ -291,6 +291,12 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 			return nil, err
 		}
 		out, n := p.settle(b.req.Format)
+		if p.FrameOnly && (n > b.req.Budget || b.anyFixed()) {
+			// Nothing on stdout is over its budget, and no packet leaves
+			// out its protected records: a budget below the frame, or
+			// below the frame and what it protects, is refused.
+			return nil, b.frameRefusal(n)
+		}
 		if n <= b.req.Budget || p.FrameOnly {
 			ladderStep := p.Step
 			p.ladderStep = ladderStep
@@ -323,6 +329,16 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 		}
 	}
 	return nil, b.splitError(limit, errors.New("the rendered packet stays over the budget"))
+}
+
+// anyFixed reports whether any candidate is protected or pinned.
+func (b *builder) anyFixed() bool {
+	for i := range b.cands {
+		if b.fixed(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // monotone reports whether the profile keeps its packets a prefix of the

@@ -3,6 +3,7 @@ package packet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -198,31 +199,64 @@ func TestLadder(t *testing.T) {
 func TestFrameOnly(t *testing.T) {
 	recs, links := fxCanon()
 	env := fxOpen(t, recs, links, true)
-	p, out := fxBuild(t, env, fxSceneRequest(40))
-	if !p.FrameOnly || len(p.Records) != 0 {
-		t.Fatalf("budget 40: frame only %v, records %v; want frame only, none", p.FrameOnly, entryIDs(p))
+	// Below the frame with protected records: refused, nothing written.
+	req := fxSceneRequest(40)
+	req.Counter = fxCounter(t)
+	_, err := Build(context.Background(), env.st, env.ix, req)
+	var se *SplitError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "below this packet's frame and its protected records") || se.Need <= 40 || len(se.Protected) == 0 {
+		t.Fatalf("budget 40: %v; want ErrCannotFit naming the frame", err)
 	}
-	if ExitCode(p, nil) != 2 {
-		t.Errorf("ExitCode = %d; want 2", ExitCode(p, nil))
+	// A query with nothing protected (the agent profile protects only
+	// pinned and core records): the smallest budget at which the
+	// frame fits gives the frame alone, within the budget, exit 2.
+	var p *Packet
+	var out []byte
+	for b := 60; b < 600 && p == nil; b += 5 {
+		q := Request{NS: "novel-a", Query: "stone", Budget: b, Profile: "agent", Counter: fxCounter(t)}
+		if got, err := Build(context.Background(), env.st, env.ix, q); err == nil && got.FrameOnly {
+			p = got
+			out, _ = p.Render("md")
+		}
 	}
-	if len(p.Deferred) != 15 {
-		t.Errorf("deferred %d notes; want all 15 candidates", len(p.Deferred))
+	if p == nil {
+		t.Fatal("no budget from 60 to 600 gives a frame-only packet for the query")
+	}
+	if len(p.Records) != 0 || p.Tokens > p.Budget || ExitCode(p, nil) != 2 {
+		t.Errorf("budget %d: %d records, %d tokens, exit %d; want none, within budget, exit 2", p.Budget, len(p.Records), p.Tokens, ExitCode(p, nil))
+	}
+	whole, _ := fxBuild(t, env, Request{NS: "novel-a", Query: "stone", Budget: 100_000, Profile: "agent"})
+	if all := len(whole.Records) + len(whole.Deferred); len(p.Deferred) != all {
+		t.Errorf("deferred %d notes; want all %d candidates", len(p.Deferred), all)
 	}
 	for _, n := range p.Deferred {
 		if n.Step != 0 || n.Fetch == "" {
 			t.Errorf("frame-only note %+v: want step 0 and a fetch handle", n)
 		}
 	}
-	if !strings.Contains(string(out), "> Warning: the budget of 40 tokens is below this packet's frame") {
-		t.Errorf("frame-only packet lacks the warning:\n%s", out)
+	if want := fmt.Sprintf("> Warning: the budget of %d tokens is below this packet's frame", p.Budget); !strings.Contains(string(out), want) {
+		t.Errorf("frame-only packet lacks %q:\n%s", want, out)
 	}
 	if !strings.Contains(p.Report(), "Warning:") {
 		t.Errorf("report lacks the warning:\n%s", p.Report())
 	}
-	// Eleven kinds of notes beyond the note share: five kinds get a line,
-	// the other six share one.
-	if len(p.Grouped) != maxGroups+1 || !strings.Contains(string(out), "- 6 more records of 6 other kinds · ") {
-		t.Errorf("grouped notes %+v; want %d lines, the last for 6 other kinds\n%s", p.Grouped, maxGroups+1, out)
+	// Notes beyond the note share are grouped by kind: a line a kind, the
+	// kinds past the fifth sharing one.
+	kinds := map[string]bool{}
+	for _, n := range p.Deferred {
+		kinds[n.Kind] = true
+	}
+	want := len(kinds)
+	if want > maxGroups+1 {
+		want = maxGroups + 1
+	}
+	if len(p.Grouped) != want || len(p.listed) != 0 {
+		t.Errorf("grouped notes %+v, %d listed; want %d lines and none listed\n%s", p.Grouped, len(p.listed), want, out)
+	}
+	for _, g := range p.Grouped {
+		if !strings.Contains(string(out), fmt.Sprintf("- %d more %s · ", g.Count, g.what())) {
+			t.Errorf("no line for the %s group:\n%s", g.what(), out)
+		}
 	}
 }
 

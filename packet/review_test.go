@@ -219,19 +219,35 @@ func TestFrameOnlyQuotesWrittenSize(t *testing.T) {
 	env := fxDemo(t)
 	seen := 0
 	for _, format := range []string{"md", "xml", "json"} {
-		for _, b := range []int{20, 60, 150} {
-			req := demoRequest("scene-06", 2, b)
-			req.Format = format
-			p, out := fxBuild(t, env, req)
-			if !p.FrameOnly {
+		// Below the frame: refused, and the error quotes the frame.
+		// (The agent profile: nothing it pulls here is protected.)
+		req := Request{NS: demoNS, Query: "lamp memory", Budget: 20, Format: format, Profile: "agent", Counter: fxCounter(t)}
+		_, err := Build(context.Background(), env.st, env.ix, req)
+		var se *SplitError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "below this packet's frame of "+thousands(se.Need)+" tokens") {
+			t.Errorf("%s budget 20: %v; want a refusal quoting the frame as the need", format, err)
+		}
+		// The novel profile protects the open obligations it pulls: below
+		// them and the frame, refused too.
+		req.Profile = ""
+		if _, err := Build(context.Background(), env.st, env.ix, req); !errors.As(err, &se) || se.Need <= 20 || len(se.Protected) == 0 {
+			t.Errorf("%s budget 20, novel: %v; want a refusal naming the protected obligations", format, err)
+		}
+		req.Profile = "agent"
+		// At the frame: the frame alone, within the budget.
+		for b := 40; b < 400; b += 5 {
+			req.Budget = b
+			p, err := Build(context.Background(), env.st, env.ix, req)
+			if err != nil || !p.FrameOnly {
 				continue
 			}
+			out, _ := p.Render(format)
 			seen++
 			want := "below this packet's frame of " + thousands(p.Tokens) + " tokens"
 			if !strings.Contains(p.Report(), want) {
 				t.Errorf("%s budget %d: report does not say %q:\n%s", format, b, want, p.Report())
 			}
-			if n := fxCounter(t).Count(string(out)); n > p.Tokens {
+			if n := fxCounter(t).Count(string(out)); n > p.Tokens || p.Tokens > b {
 				t.Errorf("%s budget %d: packet counts %d, states %d", format, b, n, p.Tokens)
 			}
 			if strings.Contains(string(out), "frame of ") {
@@ -239,7 +255,7 @@ func TestFrameOnlyQuotesWrittenSize(t *testing.T) {
 			}
 		}
 	}
-	if seen < 6 {
+	if seen < 3 {
 		t.Errorf("only %d frame-only packets: the test lost its cases", seen)
 	}
 }

@@ -2,6 +2,7 @@ package packet
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -255,4 +256,18 @@ func (b *builder) fits(r Request) (int, bool) {
 		return 0, false
 	}
 	return p.Tokens, true
+}
+
+// frameRefusal is the answer for a budget below the packet's frame (its
+// heading and the notes of every record, grouped), or below the frame and
+// the protected records: ErrCannotFit. With nothing protected the frame's
+// size is the need; otherwise the protected records and the split say it.
+func (b *builder) frameRefusal(frame int) error {
+	err := b.splitError(b.req.Budget, errors.New("the budget is below this packet's frame and its protected records"))
+	var se *SplitError
+	if errors.As(err, &se) && len(se.Protected) == 0 {
+		se.Need, se.Frame = frame, frame
+		se.Cause = fmt.Errorf("the budget is below this packet's frame of %s tokens (its heading and the notes of what it leaves out)", thousands(frame))
+	}
+	return err
 }
