@@ -59,6 +59,12 @@ func TestHostileStoresNeverOverBudget(t *testing.T) {
 					if se.Need <= b || (len(se.Protected) == 0 && !strings.Contains(se.Error(), "frame of")) {
 						t.Errorf("%s: refusal needs %d with %d protected: %v", name, se.Need, len(se.Protected), err)
 					}
+					// The need is a budget that works: "a larger budget: at
+					// least N" runs and fits.
+					req.Budget = se.Need
+					if q, err := Build(context.Background(), env.st, env.ix, req); err != nil || q.Tokens > se.Need {
+						t.Errorf("%s: at its stated need %d: %v", name, se.Need, err)
+					}
 				case err != nil:
 					t.Fatalf("%s: %v", name, err)
 				default:

@@ -27,14 +27,17 @@ func (f form) String() string {
 
 // builder measures and fits ranked candidates (pipeline steps 3 to 6).
 type builder struct {
-	req    Request
-	cfg    Config
-	ctx    context.Context
-	src    Source
-	srch   Searcher // for building the packets a split proposes
-	cands  []*candidate
-	bodies map[string]string // loaded bodies by id
-	warns  []string
+	req  Request
+	cfg  Config
+	ctx  context.Context
+	src  Source
+	srch Searcher // for building the packets a split proposes
+	// refusedFrame is the frame's real count when the budget is below it
+	// (frameRefusal), for the split's need; 0 otherwise.
+	refusedFrame int
+	cands        []*candidate
+	bodies       map[string]string // loaded bodies by id
+	warns        []string
 
 	cost [][3]int // per candidate: entry cost by form (full, summary, title)
 	note []int    // per candidate: cost of its deferral note

@@ -127,22 +127,27 @@ func (b *builder) splitError(limit int, cause error) error {
 	e.Need = max(e.Need, e.Budget+1)
 	// Each protected record at what its entry costs in its last form; the
 	// frame is the rest (heading, and the notes of what was deferred).
-	e.Frame = e.Need
 	byOrigin := map[string]int{}
 	var movable []int
+	protected := 0
 	for i, c := range b.cands {
 		if !b.fixed(i) || b.forms[i] == formOut {
 			continue
 		}
 		t := b.cost[i][b.forms[i]]
-		e.Frame -= t
+		protected += t
 		e.Protected = append(e.Protected, Protected{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Why: c.why, Form: b.forms[i].String(), Tokens: t})
 		byOrigin[c.origin] += t
 		if c.rank != 1 && !c.pinned {
 			movable = append(movable, i)
 		}
 	}
-	e.Frame = max(e.Frame, 0)
+	if len(e.Protected) == 0 && b.refusedFrame > 0 {
+		e.Need = max(e.Budget+1, b.refusedFrame) // nothing protected: the frame is all it needs
+		e.Cause = fmt.Errorf("the budget is below this packet's frame of %s tokens (its heading and the notes of what it leaves out)", thousands(b.refusedFrame))
+	}
+	e.Need = b.workingBudget(e.Need)
+	e.Frame = max(e.Need-protected, 0)
 	// Every proposal ends with the command lines that carry it out, with
 	// flags `lore packet` has.
 	cmds := func(lines ...string) string { return ":\n      " + strings.Join(lines, "\n      ") }
@@ -263,11 +268,38 @@ func (b *builder) fits(r Request) (int, bool) {
 // the protected records: ErrCannotFit. With nothing protected the frame's
 // size is the need; otherwise the protected records and the split say it.
 func (b *builder) frameRefusal(frame int) error {
-	err := b.splitError(b.req.Budget, errors.New("the budget is below this packet's frame and its protected records"))
-	var se *SplitError
-	if errors.As(err, &se) && len(se.Protected) == 0 {
-		se.Need, se.Frame = frame, frame
-		se.Cause = fmt.Errorf("the budget is below this packet's frame of %s tokens (its heading and the notes of what it leaves out)", thousands(frame))
+	b.refusedFrame = frame
+	return b.splitError(b.req.Budget, errors.New("the budget is below this packet's frame and its protected records"))
+}
+
+// workingBudget is need raised until the request, built at it, fits: the
+// frame grows a little with the budget (its stated numbers, the notes),
+// so "a larger budget: at least N" is checked by building at N.
+func (b *builder) workingBudget(need int) int {
+	if b.req.proposing {
+		return need
 	}
-	return err
+	r := b.req
+	r.proposing, r.AsOf = true, 0 // the proposed command lets story time follow the focus
+	cfg := b.cfg
+	r.Config = &cfg
+	for range 6 {
+		if need > budget.MaxBudget {
+			return need
+		}
+		r.Budget = need
+		p, err := Build(b.ctx, b.src, b.srch, r)
+		var se *SplitError
+		switch {
+		case err == nil && p.Tokens <= need:
+			return need
+		case errors.As(err, &se) && se.Need > need:
+			need = se.Need
+		case err != nil && se == nil:
+			return need // not a matter of budget: leave the estimate
+		default:
+			need += max(1, need/50)
+		}
+	}
+	return need
 }
