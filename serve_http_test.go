@@ -498,3 +498,58 @@ func TestHTTPMethodNotAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPPacketHostileFocus: a focus with 300 protected neighbours, at
+// budgets from 1 to 20k and in every format, answers either a packet
+// within its budget (counted whole) or a 422 naming what cannot fit:
+// never a packet over its budget, never a frame without its records.
+func TestHTTPPacketHostileFocus(t *testing.T) {
+	dir := srvStore(t)
+	l, err := lore.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []store.Record{{NS: "novel", ID: "hub", Kind: "scene", Order: 1, Body: "The hub scene, where everyone is."}}
+	var links []store.Link
+	for i := range 300 {
+		id := fmt.Sprintf("c-%03d", i)
+		recs = append(recs, store.Record{NS: "novel", ID: id, Kind: "character", Body: fmt.Sprintf("Character %d keeps a short note about the hub.", i)})
+		links = append(links, store.Link{NS: "novel", From: id, Rel: "appears_in", To: "hub"})
+	}
+	if _, err := l.PutMany(context.Background(), recs, links); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	url := httpServer(t, dir, &lore.ServeOptions{MaxOutput: 30000})
+	counter, err := budget.NewCounter("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused, built := 0, 0
+	for _, format := range []string{"md", "xml", "json"} {
+		for _, b := range []int{1, 300, 2000, 8000, 20000} {
+			status, body := do(t, "POST", url+"/v1/packet", "", map[string]any{"ns": "novel", "focus": []string{"hub"}, "profile": "novel", "budget": b, "format": format})
+			switch status {
+			case 422:
+				refused++
+				if !strings.Contains(body, "cannot be met") {
+					t.Errorf("%s at %d: 422 %s; want the reason", format, b, body)
+				}
+			case 200:
+				built++
+				var ans lore.PacketAnswer
+				if err := json.Unmarshal([]byte(body), &ans); err != nil {
+					t.Fatal(err)
+				}
+				if n := counter.Count(ans.Packet); n > b || ans.Tokens > b {
+					t.Errorf("%s at %d: packet counts %d (states %d), over the budget", format, b, n, ans.Tokens)
+				}
+			default:
+				t.Errorf("%s at %d: status %d %s", format, b, status, body)
+			}
+		}
+	}
+	if refused == 0 || built == 0 {
+		t.Errorf("%d refused, %d built: want both", refused, built)
+	}
+}

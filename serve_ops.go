@@ -406,7 +406,7 @@ func (s *Server) opPacket(ctx context.Context, a packetArgs, size func(*PacketAn
 				break
 			}
 		}
-		return fmt.Errorf("packet: %w: it does not fit the %d-token output ceiling with its notes; ask for a smaller budget", ErrServeOptions, s.opts.MaxOutput)
+		return fmt.Errorf("packet: %w: it does not fit the %d-token output ceiling with its notes and report; raise the server's --max-output, or narrow the request (fewer focus records, --hops 1, a kind filter)", ErrServeOptions, s.opts.MaxOutput)
 	})
 	return ans, err
 }
