@@ -242,7 +242,8 @@ func (g *gatherer) gather() error {
 // hits adds the full-text hits of the query, as deep as the budget can
 // use (Config.HitLimit caps it when set), and, when the profile ranks
 // them, each hit's one-hop neighbours, scored just below the hit that
-// brought them (Config.NeighborShare of its score) so that they follow it.
+// brought them (a share of its score, Config.neighborShare) so that they
+// follow it.
 func (g *gatherer) hits(isFocus func(string) bool) error {
 	if g.srch == nil {
 		return invalidf("query %q needs a search index, and none was given", g.req.Query)
@@ -269,7 +270,7 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		for _, nb := range ns {
 			if !isFocus(nb.ID) {
 				g.add(nb.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID,
-					score: h.Score * float64(g.cfg.NeighborShare) / 100, why: linkedWhy(h.ID, nb.Via)})
+					score: h.Score * float64(g.cfg.neighborShare(h.ID, nb.Via)) / 100, why: linkedWhy(h.ID, nb.Via)})
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/store"
 )
 
 // Relations a Rule can match: how a candidate came into the packet.
@@ -26,6 +27,8 @@ const (
 	matchPull         = "pull"          // internal: listed because a Pull rule named its kind
 	conditionNever    = "never"         // a rule that never loads (rank 11)
 	defaultNeighbor   = 60              // percent of its hit's score a hit's neighbour gets
+	defaultNext       = 80              // ... the record that follows the hit in a sequence
+	defaultPrevious   = 30              // ... the record that precedes it
 	defaultLongProse  = 120             // body tokens above which prose counts as long
 	defaultRecentSize = 5               // recent records pulled by the agent profile
 	defaultNoteShare  = 5               // percent of the budget for notes listed one by one
@@ -109,6 +112,13 @@ type Config struct {
 	// neighbours get, so that within their rank they follow the hit that
 	// brought them. Default 60.
 	NeighborShare int `json:"neighbor_share,omitempty"`
+	// NextShare and PreviousShare replace NeighborShare for the records
+	// a hit's "next" link leads to and comes from: in a sequence (turns of
+	// a conversation, scenes) what follows a hit, the reply, tells more
+	// than what precedes it. Defaults 80 and 30, measured on
+	// question-answer data (BENCHMARKS.md).
+	NextShare     int `json:"next_share,omitempty"`
+	PreviousShare int `json:"previous_share,omitempty"`
 	// LongProse is the body size in tokens from which step 2 of the ladder
 	// may replace a record by its summary. Default 120.
 	LongProse int `json:"long_prose,omitempty"`
@@ -180,6 +190,8 @@ func DefaultConfig() Config {
 		Profiles:          map[string]Profile{"novel": novel, "agent": agent},
 		Scopes:            map[string]int{"scene": 8000, "chapter": 20000, "arc": 60000, "novel": 120000},
 		NeighborShare:     defaultNeighbor,
+		NextShare:         defaultNext,
+		PreviousShare:     defaultPrevious,
 		LongProse:         defaultLongProse,
 		ObligationKinds:   []string{"obligation"},
 		ObligationHorizon: map[string]int{"scene": 2, "chapter": 10, "arc": 40, "novel": -1},
@@ -214,6 +226,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.NeighborShare == 0 {
 		c.NeighborShare = d.NeighborShare
+	}
+	if c.NextShare == 0 {
+		c.NextShare = d.NextShare
+	}
+	if c.PreviousShare == 0 {
+		c.PreviousShare = d.PreviousShare
 	}
 	if c.LongProse == 0 {
 		c.LongProse = d.LongProse
@@ -297,8 +315,13 @@ func (c Config) Validate() error {
 			return configf("obligation_horizon for scope %q: %d: want 0 or more story positions, or -1 for no limit", name, h)
 		}
 	}
-	if c.NeighborShare < 0 || c.NeighborShare > 100 {
-		return configf("neighbor_share %d: want 1 to 100 (percent of the hit's score)", c.NeighborShare)
+	for _, s := range []struct {
+		name string
+		v    int
+	}{{"neighbor_share", c.NeighborShare}, {"next_share", c.NextShare}, {"previous_share", c.PreviousShare}} {
+		if s.v < 0 || s.v > 100 {
+			return configf("%s %d: want 1 to 100 (percent of the hit's score)", s.name, s.v)
+		}
 	}
 	if c.HitLimit < 0 {
 		return configf("hit_limit %d: want 0 or more", c.HitLimit)
@@ -359,4 +382,17 @@ func describeWhen(w string) string {
 		}
 	}
 	return fmt.Sprintf("needs %s", strings.Join(parts, " or "))
+}
+
+// neighborShare is the percentage of hit's score a neighbour reached
+// through via gets: NextShare for what follows the hit, PreviousShare for
+// what precedes it, NeighborShare for any other link.
+func (c Config) neighborShare(hit string, via store.Link) int {
+	switch {
+	case via.Rel == "next" && via.From == hit:
+		return c.NextShare
+	case via.Rel == "next":
+		return c.PreviousShare
+	}
+	return c.NeighborShare
 }

@@ -311,3 +311,31 @@ func TestSplitProposals(t *testing.T) {
 		t.Errorf("two focus records: %v; want a per-focus proposal", err)
 	}
 }
+
+// In a sequence, what follows a hit (its reply) ranks above what
+// precedes it: NextShare 80, PreviousShare 30 of the hit's score.
+func TestHitNeighboursNextBeforePrevious(t *testing.T) {
+	ns := "talk"
+	texts := []string{"Good morning.", "How was the lake trip?", "We saw an otter by the reeds.", "An otter! Lucky you.", "See you soon."}
+	var recs []store.Record
+	var links []store.Link
+	for i, text := range texts {
+		id := fmt.Sprintf("t%d", i+1)
+		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "turn", Order: int64(i + 1), Body: text})
+		if i+1 < len(texts) {
+			links = append(links, store.Link{NS: ns, From: id, Rel: "next", To: fmt.Sprintf("t%d", i+2)})
+		}
+	}
+	env := fxOpen(t, recs, links, true)
+	p, _ := fxBuild(t, env, Request{NS: ns, Query: "where did they see the reeds", Budget: 2000, Profile: "agent"})
+	ids := entryIDs(p)
+	hit, next, prev := slices.Index(ids, "t3"), slices.Index(ids, "t4"), slices.Index(ids, "t2")
+	if hit < 0 || next < 0 || prev < 0 || !(hit < next && next < prev) {
+		t.Fatalf("packet order %v; want the hit t3, then its reply t4, then t2 before it", ids)
+	}
+	for _, e := range p.Records {
+		if e.ID == "t4" && e.Why != "after t3" || e.ID == "t2" && e.Why != "before t3" {
+			t.Errorf("%s: why %q", e.ID, e.Why)
+		}
+	}
+}
