@@ -499,6 +499,9 @@ func (g *gatherer) pinnedAndRecent(isFocus func(string) bool) error {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
 		}
+		if c := cmp.Compare(b.Order, a.Order); c != 0 {
+			return c // one import writes many at once: the latest position first
+		}
 		return cmp.Compare(a.ID, b.ID)
 	})
 	n := 0

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -329,6 +330,7 @@ func headKind(v []byte) (kind []byte, ok bool) {
 // headPeek is what peekHead reads of an encoded head.
 type headPeek struct {
 	pinned  bool
+	order   int64
 	updated int64 // UnixNano; 0 for the zero time
 }
 
@@ -387,7 +389,7 @@ func peekHead(v []byte) (p headPeek, ok bool) {
 		b = b[n:]
 		return x, true
 	}
-	if _, ok := sv(); !ok { // order
+	if p.order, ok = sv(); !ok {
 		return p, false
 	}
 	if len(b) == 0 {
@@ -403,7 +405,8 @@ func peekHead(v []byte) (p headPeek, ok bool) {
 }
 
 // Recent returns the heads of the n most recently updated records of ns,
-// newest first (equal times by id). It reads only the update time of the
+// newest first; equal times (an import writes them all at once) go by
+// order, the latest position first, then by id. It reads only the update time of the
 // heads it passes over, so it costs a walk over the namespace's keys, not
 // a decode of every record.
 func (s *Store) Recent(ns string, n int) ([]Record, error) {
@@ -417,17 +420,17 @@ func (s *Store) Recent(ns string, n int) ([]Record, error) {
 		return nil, nil
 	}
 	type entry struct {
-		updated int64
-		id      string
-		v       []byte
+		updated, order int64
+		id             string
+		v              []byte
 	}
-	// newer orders entries newest first, then by id.
+	// newer orders entries newest first, then latest in order, then by id.
 	newer := func(a, b entry) int {
-		if a.updated != b.updated {
-			if a.updated > b.updated {
-				return -1
-			}
-			return 1
+		if c := cmp.Compare(b.updated, a.updated); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.order, a.order); c != 0 {
+			return c
 		}
 		return strings.Compare(a.id, b.id)
 	}
@@ -445,13 +448,10 @@ func (s *Store) Recent(ns string, n int) ([]Record, error) {
 				}
 				return err
 			}
-			if len(top) == n {
-				last := top[n-1]
-				if p.updated < last.updated || p.updated == last.updated && string(k[len(pre):]) > last.id {
-					continue
-				}
+			e := entry{updated: p.updated, order: p.order, id: string(k[len(pre):]), v: v}
+			if len(top) == n && newer(e, top[n-1]) > 0 {
+				continue
 			}
-			e := entry{updated: p.updated, id: string(k[len(pre):]), v: v}
 			i, _ := slices.BinarySearchFunc(top, e, newer)
 			top = slices.Insert(top, i, e)
 			if len(top) > n {

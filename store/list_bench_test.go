@@ -85,6 +85,9 @@ func TestRecentAndPinnedAgreeWithList(t *testing.T) {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
 		}
+		if a.Order != b.Order {
+			return int(b.Order - a.Order)
+		}
 		return strings.Compare(a.ID, b.ID)
 	})
 	for _, n := range []int{0, 1, 5, 2000, 5000} {
@@ -143,4 +146,24 @@ func BenchmarkRecent(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Records written at one time (an import) are recent by their order, the
+// latest position first, not by the byte order of their ids.
+func TestRecentTiesByOrder(t *testing.T) {
+	s := storetest.Open(t, nil)
+	var recs []store.Record
+	for i := 1; i <= 12; i++ {
+		recs = append(recs, store.Record{NS: "talk", ID: fmt.Sprintf("D1:%d", i), Kind: "turn", Order: int64(i), Body: "turn"})
+	}
+	if _, err := s.PutMany(recs, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Recent("talk", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := ids(got); g != ids([]store.Record{{ID: "D1:12"}, {ID: "D1:11"}, {ID: "D1:10"}}) {
+		t.Errorf("Recent(talk, 3) = %v, want the last three turns", g)
+	}
 }
