@@ -1,0 +1,120 @@
+package lore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/store"
+)
+
+// hostileFocusStore is a store whose scene "hub" in ns "novel" has 300
+// characters appearing in it: protected canon (rank 2) of about 4,000
+// tokens.
+func hostileFocusStore(t *testing.T) string {
+	t.Helper()
+	dir := srvStore(t)
+	l, err := lore.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	recs := []store.Record{{NS: "novel", ID: "hub", Kind: "scene", Order: 1, Body: "The hub scene, where everyone is."}}
+	var links []store.Link
+	for i := range 300 {
+		id := fmt.Sprintf("c-%03d", i)
+		recs = append(recs, store.Record{NS: "novel", ID: id, Kind: "character", Body: fmt.Sprintf("Character %d keeps a short note about the hub.", i)})
+		links = append(links, store.Link{NS: "novel", From: id, Rel: "appears_in", To: "hub"})
+	}
+	if _, err := l.PutMany(context.Background(), recs, links); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// hostileBudgets are the budgets the servers are tried at: below the
+// frame, below the protected set, and above it.
+var hostileBudgets = []int{1, 300, 2000, 8000, 20000}
+
+// TestHTTPPacketHostileFocus: at every budget and in every format the
+// answer is a packet within its budget (counted whole) or a 422 naming
+// why: never a packet over its budget, never a frame without its records.
+func TestHTTPPacketHostileFocus(t *testing.T) {
+	url := httpServer(t, hostileFocusStore(t), &lore.ServeOptions{MaxOutput: 30000})
+	counter, err := budget.NewCounter("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused, built := 0, 0
+	for _, format := range []string{"md", "xml", "json"} {
+		for _, b := range hostileBudgets {
+			status, body := do(t, "POST", url+"/v1/packet", "", map[string]any{"ns": "novel", "focus": []string{"hub"}, "profile": "novel", "budget": b, "format": format})
+			switch status {
+			case 422:
+				refused++
+				if !strings.Contains(body, "cannot be met") {
+					t.Errorf("%s at %d: 422 %s; want the reason", format, b, body)
+				}
+			case 200:
+				built++
+				var ans lore.PacketAnswer
+				if err := json.Unmarshal([]byte(body), &ans); err != nil {
+					t.Fatal(err)
+				}
+				if n := counter.Count(ans.Packet); n > b || ans.Tokens > b {
+					t.Errorf("%s at %d: packet counts %d (states %d), over the budget", format, b, n, ans.Tokens)
+				}
+			default:
+				t.Errorf("%s at %d: status %d %s", format, b, status, body)
+			}
+		}
+	}
+	if refused == 0 || built == 0 {
+		t.Errorf("%d refused, %d built: want both", refused, built)
+	}
+}
+
+// TestMCPPacketHostileFocus: build_packet answers the same way: a packet
+// within its budget, or a tool error (isError) naming why.
+func TestMCPPacketHostileFocus(t *testing.T) {
+	cs := mcpClient(t, hostileFocusStore(t), &lore.ServeOptions{MaxOutput: 30000})
+	counter, err := budget.NewCounter("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused, built := 0, 0
+	for _, format := range []string{"md", "xml", "json"} {
+		for _, b := range hostileBudgets {
+			args := map[string]any{"ns": "novel", "focus": []string{"hub"}, "profile": "novel", "budget": b, "format": format}
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "build_packet", Arguments: args})
+			if err != nil {
+				t.Fatalf("%s at %d: protocol error: %v", format, b, err)
+			}
+			if res.IsError {
+				refused++
+				if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "cannot be met") {
+					t.Errorf("%s at %d: tool error %q; want the reason", format, b, text)
+				}
+				continue
+			}
+			built++
+			var ans lore.PacketAnswer
+			raw, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(raw, &ans); err != nil {
+				t.Fatal(err)
+			}
+			if n := counter.Count(ans.Packet); n > b || ans.Tokens > b || ans.Packet == "" {
+				t.Errorf("%s at %d: packet counts %d (states %d), over the budget or empty", format, b, n, ans.Tokens)
+			}
+		}
+	}
+	if refused == 0 || built == 0 {
+		t.Errorf("%d refused, %d built: want both", refused, built)
+	}
+}
