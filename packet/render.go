@@ -157,11 +157,15 @@ func totalLine(format string, v view) string {
 // shortHash is the hash as the markdown packet prints it: enough hex to
 // tell two packets apart at a glance (Packet.Hash keeps it whole).
 func shortHash(h string) string {
-	if len(h) > len("sha256:")+16 {
-		return h[:len("sha256:")+16]
+	if len(h) > len("sha256:")+shortHashHex {
+		return h[:len("sha256:")+shortHashHex]
 	}
 	return h
 }
+
+// shortHashHex is how many hex digits of the hash the md and xml packets
+// print: like a short git commit, enough to tell two packets apart.
+const shortHashHex = 10
 
 // totalPrefix starts the total line of format, at the start of a line.
 func totalPrefix(format string) string {
