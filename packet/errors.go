@@ -108,7 +108,7 @@ func (e *SplitError) Report() string {
 		fmt.Fprintf(&b, "Cause: %v\n", e.Cause)
 	}
 	if len(e.Protected) > 0 {
-		fmt.Fprintf(&b, "Protected: %d records:\n", len(e.Protected))
+		fmt.Fprintf(&b, "Protected: %s:\n", records(len(e.Protected)))
 		for _, p := range e.Protected {
 			fmt.Fprintf(&b, "%8s  %s  (rank %d, %s, %s)\n", thousands(p.Tokens), p.ID, p.Rank, p.Form, p.Why)
 		}
