@@ -40,7 +40,7 @@ type Options struct {
 type Lore struct {
 	dir     string
 	cfg     Config
-	st      *store.Store
+	st      store.Backend
 	counter budget.Counter
 	// lockTimeout bounds the wait for the index's own lock too.
 	lockTimeout time.Duration
@@ -183,10 +183,10 @@ func (l *Lore) Config() Config { return l.cfg }
 // Counter is the store's token counter (its encoding, from lore.json).
 func (l *Lore) Counter() budget.Counter { return l.counter }
 
-// Store gives direct access to the bbolt store, for reads the facade does
-// not wrap. Writes through it bypass index maintenance until the next
-// write through Lore.
-func (l *Lore) Store() *store.Store { return l.st }
+// Store gives direct access to the store behind the facade (bbolt or
+// etcd), for reads the facade does not wrap. Writes through it bypass
+// index maintenance until the next write through Lore.
+func (l *Lore) Store() store.Backend { return l.st }
 
 // Close closes the index and the store.
 func (l *Lore) Close() error {
