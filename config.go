@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/lorekeep/lore/packet"
+	"github.com/lorekeep/lore/packet/pack"
 )
 
 // Config is a store's lore.json. Every field is optional; a missing file
@@ -35,7 +36,7 @@ type Config struct {
 // PackConfig is the `pack` section of lore.json.
 type PackConfig struct {
 	// Categories maps path patterns to categories, first match wins.
-	Categories []packet.PackCategory `json:"categories,omitempty"`
+	Categories []pack.Category `json:"categories,omitempty"`
 	// Priority lists categories from most to least important.
 	Priority []string `json:"priority,omitempty"`
 }

@@ -129,7 +129,7 @@ func (r Request) normalize() (Request, Config, error) {
 		r.Profile = cfg.DefaultProfile
 	}
 	if _, ok := cfg.Profiles[r.Profile]; !ok && r.Profile == "files" {
-		return r, cfg, invalidf("profile %q packs a directory, not a store: use lore pack DIR (packet.PackDir)", r.Profile)
+		return r, cfg, invalidf("profile %q packs a directory, not a store: use lore pack DIR (pack.Dir)", r.Profile)
 	}
 	if _, ok := cfg.Profiles[r.Profile]; !ok {
 		return r, cfg, invalidf("profile %q: want one of %s", r.Profile, strings.Join(profileNames(cfg), ", "))

@@ -13,6 +13,7 @@ import (
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/packet"
+	"github.com/lorekeep/lore/packet/pack"
 	"github.com/spf13/cobra"
 )
 
@@ -167,7 +168,7 @@ func (a *app) writePacket(p *packet.Packet, format string, explain bool) error {
 func newPackCommand(a *app) *cobra.Command {
 	var (
 		budgetText string
-		opts       packet.PackOptions
+		opts       pack.Options
 		categories []string
 		priority   []string
 		encoding   string
@@ -219,7 +220,7 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 				if !ok || pat == "" || cat == "" {
 					return usageError(c, fmt.Errorf("--category %q: want PATTERN=CATEGORY", kv))
 				}
-				opts.Categories = append(opts.Categories, packet.PackCategory{Pattern: pat, Category: cat})
+				opts.Categories = append(opts.Categories, pack.Category{Pattern: pat, Category: cat})
 			}
 			opts.Priority = priority
 			if len(opts.Categories) == 0 || len(opts.Priority) == 0 {
@@ -240,7 +241,7 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 				}
 				opts.Exclude = append(opts.Exclude, abs)
 			}
-			p, err := packet.PackDir(c.Context(), dir, opts)
+			p, err := pack.Dir(c.Context(), dir, opts)
 			if err != nil {
 				return err
 			}
@@ -252,7 +253,7 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 				return err
 			}
 			if !a.quiet {
-				fmt.Fprint(a.streams.err, p.PackReport())
+				fmt.Fprint(a.streams.err, p.Report())
 			}
 			if p.ExitCode() == exitDeferred {
 				return errDeferred
@@ -273,7 +274,7 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 
 // writePack writes a rendered pack to stdout, or to the file out with,
 // under --json, a summary of it on stdout.
-func (a *app) writePack(p *packet.FilePack, rendered []byte, out, format string) error {
+func (a *app) writePack(p *pack.Pack, rendered []byte, out, format string) error {
 	if out == "" || out == "-" {
 		_, err := a.streams.out.Write(rendered)
 		return err

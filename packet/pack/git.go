@@ -1,4 +1,4 @@
-package packet
+package pack
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func fileGitChanged(ctx context.Context, dir string) (map[string]bool, error) {
 }
 
 // fileGit runs git in dir and returns its stdout; a failure wraps
-// ErrPackGit with git's own message.
+// ErrGit with git's own message.
 func fileGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	var stdout, stderr bytes.Buffer
@@ -58,7 +58,7 @@ func fileGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 			msg = err.Error()
 		}
 		return nil, fmt.Errorf("git diff for %q (is it inside a git work tree?): git %s: %s: %w",
-			dir, strings.Join(args, " "), msg, ErrPackGit)
+			dir, strings.Join(args, " "), msg, ErrGit)
 	}
 	return stdout.Bytes(), nil
 }

@@ -1,4 +1,4 @@
-package packet
+package pack
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-const packSmallDir = "../testdata/pack/small"
+const packSmallDir = "../../testdata/pack/small"
 
 // TestPackGolden compares whole packs of testdata/pack/small with the
 // golden files beside it, in every format, without a budget and under one
@@ -26,13 +26,13 @@ func TestPackGolden(t *testing.T) {
 		for _, format := range []string{"md", "xml", "json"} {
 			name := fmt.Sprintf("small-%d.%s", limit, format)
 			t.Run(name, func(t *testing.T) {
-				p := packMust(t, packSmallDir, PackOptions{Counter: c, Budget: limit, Format: format})
+				p := packMust(t, packSmallDir, Options{Counter: c, Budget: limit, Format: format})
 				out, err := p.Render("")
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := string(out) + "\n<!-- report -->\n" + p.PackReport() + fmt.Sprintf("<!-- exit %d -->\n", p.ExitCode())
-				path := filepath.Join("..", "testdata", "pack", name+".golden")
+				got := string(out) + "\n<!-- report -->\n" + p.Report() + fmt.Sprintf("<!-- exit %d -->\n", p.ExitCode())
+				path := filepath.Join("..", "..", "testdata", "pack", name+".golden")
 				if *packUpdate {
 					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 						t.Fatal(err)
@@ -67,9 +67,9 @@ func TestPackGroupedNotes(t *testing.T) {
 	}
 	packWriteTree(t, root, files)
 	c := packRealCounter(t)
-	p := packMust(t, root, PackOptions{Counter: c, Budget: 600})
+	p := packMust(t, root, Options{Counter: c, Budget: 600})
 	if !p.GroupedNotes || p.Tokens > 600 || p.ExitCode() != 2 {
-		t.Fatalf("grouped %v, tokens %d, exit %d; want grouped notes within 600, exit 2\n%s", p.GroupedNotes, p.Tokens, p.ExitCode(), p.PackReport())
+		t.Fatalf("grouped %v, tokens %d, exit %d; want grouped notes within 600, exit 2\n%s", p.GroupedNotes, p.Tokens, p.ExitCode(), p.Report())
 	}
 	out, _ := p.Render("")
 	s := string(out)
@@ -87,25 +87,25 @@ func TestPackGroupedNotes(t *testing.T) {
 	if !strings.Contains(s, "## File: src/main.go") {
 		t.Errorf("src/main.go should be packed")
 	}
-	if n := strings.Count(p.PackReport(), "(category docs)"); n != len(p.Deferred) || n < 50 {
+	if n := strings.Count(p.Report(), "(category docs)"); n != len(p.Deferred) || n < 50 {
 		t.Errorf("the report lists %d deferred docs, want every one of %d", n, len(p.Deferred))
 	}
 	// With room to spare, one note a file again.
-	q := packMust(t, root, PackOptions{Counter: c, Budget: 5000})
+	q := packMust(t, root, Options{Counter: c, Budget: 5000})
 	if q.GroupedNotes || len(q.Deferred) == 0 || q.Tokens > 5000 {
 		t.Errorf("budget 5,000: tokens %d, grouped %v, deferred %d; want per-file notes", q.Tokens, q.GroupedNotes, len(q.Deferred))
 	}
 }
 
-// ExamplePackDir packs a small project under a budget and prints the
+// ExampleDir packs a small project under a budget and prints the
 // report that `lore pack` writes on stderr.
-func ExamplePackDir() {
-	p, err := PackDir(context.Background(), "../testdata/pack/small", PackOptions{Budget: 330})
+func ExampleDir() {
+	p, err := Dir(context.Background(), "../../testdata/pack/small", Options{Budget: 330})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Print(p.PackReport())
+	fmt.Print(p.Report())
 	fmt.Println("exit code:", p.ExitCode())
 	// Output:
 	// Packed: 4 files, 325 tokens (98% of budget 330)

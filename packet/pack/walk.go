@@ -1,4 +1,4 @@
-package packet
+package pack
 
 import (
 	"bytes"
@@ -51,7 +51,7 @@ func fileWalk(ctx context.Context, root string, maxBytes int64, exclude []string
 		return nil, fmt.Errorf("pack %q: %w", root, err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("pack %q: not a directory (give the directory to pack): %w", root, ErrPackInvalid)
+		return nil, fmt.Errorf("pack %q: not a directory (give the directory to pack): %w", root, ErrInvalid)
 	}
 	w := fileWalker{ctx: ctx, root: resolved, maxBytes: maxBytes, exclude: fileExcludes(abs, resolved, exclude)}
 	w.ancestors()
@@ -139,7 +139,7 @@ type fileWalker struct {
 	root     string
 	maxBytes int64
 	ignore   gitignoreMatcher
-	exclude  map[string]bool // walk paths PackOptions.Exclude names
+	exclude  map[string]bool // walk paths Options.Exclude names
 	out      []fileEntry
 	// readFile reads a file's content; nil means os.ReadFile. Tests set
 	// it to make a read fail where file modes cannot (running as root).

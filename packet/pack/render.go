@@ -1,4 +1,4 @@
-package packet
+package pack
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // count of the rendering, starting from guess (the digits rarely move, so
 // a good guess costs one count). If the count keeps flipping between two
 // values, the larger is stated and the returned count is the true one.
-func packRenderCounted(p *FilePack, format string, c budget.Counter, guess int) ([]byte, int) {
+func packRenderCounted(p *Pack, format string, c budget.Counter, guess int) ([]byte, int) {
 	stated := guess
 	var out []byte
 	var n int
@@ -55,7 +55,7 @@ func (m *packLastCounter) Count(s string) int {
 
 // packRenderFrame is the pack with no file and no note: what a budget
 // must at least hold.
-func packRenderFrame(p *FilePack) string {
+func packRenderFrame(p *Pack) string {
 	v := *p
 	v.Files, v.Deferred, v.FrameOnly = nil, nil, false
 	v.Hash = packHash(&v)
@@ -63,7 +63,7 @@ func packRenderFrame(p *FilePack) string {
 }
 
 // packRender renders the pack in format, stating tokens as its total.
-func packRender(p *FilePack, format string, tokens int) []byte {
+func packRender(p *Pack, format string, tokens int) []byte {
 	switch format {
 	case "xml":
 		return packRenderXML(p, tokens)
@@ -75,7 +75,7 @@ func packRender(p *FilePack, format string, tokens int) []byte {
 
 // packItemText is what one file costs on its own in format: its block and
 // (md, xml) its line in the tree.
-func packItemText(format string, f PackFile) string {
+func packItemText(format string, f File) string {
 	var b bytes.Buffer
 	switch format {
 	case "xml":
@@ -94,11 +94,11 @@ func packItemText(format string, f PackFile) string {
 }
 
 // packSummary is the line of counts shared by the formats.
-func packSummary(p *FilePack) string {
+func packSummary(p *Pack) string {
 	return fmt.Sprintf("%d packed, %d deferred, %d not packed", len(p.Files), len(p.Deferred), len(p.NotPacked))
 }
 
-func packRequest(p *FilePack) string {
+func packRequest(p *Pack) string {
 	s := "files profile"
 	if p.Budget > 0 {
 		s += ", budget " + packThousands(p.Budget) + " tokens"
@@ -112,7 +112,7 @@ func packRequest(p *FilePack) string {
 	return s
 }
 
-func packTokensLine(p *FilePack, tokens int) string {
+func packTokensLine(p *Pack, tokens int) string {
 	s := packThousands(tokens)
 	if p.Budget > 0 {
 		s += fmt.Sprintf(" (%d%% of budget)", tokens*100/p.Budget)
@@ -120,7 +120,7 @@ func packTokensLine(p *FilePack, tokens int) string {
 	return s
 }
 
-func packRenderMD(p *FilePack, tokens int) []byte {
+func packRenderMD(p *Pack, tokens int) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Pack: %s\n\n", p.Name)
 	fmt.Fprintf(&b, "- Request: %s\n", packRequest(p))
@@ -161,7 +161,7 @@ func packRenderMD(p *FilePack, tokens int) []byte {
 
 // packMDFile writes one file as a heading and a fenced block whose fence
 // is longer than any run of backticks in the content.
-func packMDFile(b *bytes.Buffer, f PackFile) {
+func packMDFile(b *bytes.Buffer, f File) {
 	fence := strings.Repeat("`", max(3, packLongestRun(f.Content, '`')+1))
 	mark := ""
 	if f.Focus {
@@ -235,7 +235,7 @@ func packLang(p string) string {
 }
 
 // packTree draws the directory tree of the packed files only.
-func packTree(p *FilePack) string {
+func packTree(p *Pack) string {
 	type node struct {
 		name     string
 		children []*node
@@ -280,7 +280,7 @@ func packTree(p *FilePack) string {
 	return b.String()
 }
 
-func packRenderXML(p *FilePack, tokens int) []byte {
+func packRenderXML(p *Pack, tokens int) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "<pack name=%s profile=\"files\" encoding=%s budget=\"%d\" tokens=\"%d\" hash=%s",
 		packXMLAttr(p.Name), packXMLAttr(p.Encoding), p.Budget, tokens, packXMLAttr(p.Hash))
@@ -324,7 +324,7 @@ func packRenderXML(p *FilePack, tokens int) []byte {
 	return b.Bytes()
 }
 
-func packXMLFile(b *bytes.Buffer, f PackFile) {
+func packXMLFile(b *bytes.Buffer, f File) {
 	fmt.Fprintf(b, "<file path=%s category=%s", packXMLAttr(f.Path), packXMLAttr(f.Category))
 	if f.Focus {
 		b.WriteString(` focus="true"`)
@@ -374,18 +374,18 @@ func packXMLAttr(s string) string {
 // packJSON is the JSON shape of a pack: stable field order, arrays never
 // null.
 type packJSON struct {
-	Profile   string          `json:"profile"`
-	Name      string          `json:"name"`
-	Encoding  string          `json:"encoding"`
-	Budget    int             `json:"budget"`
-	Tokens    int             `json:"tokens"`
-	Hash      string          `json:"hash"`
-	GitDiff   bool            `json:"git_diff,omitempty"`
-	FrameOnly bool            `json:"frame_only,omitempty"`
-	Warnings  []string        `json:"warnings"`
-	Files     []packJSONFile  `json:"files"`
-	NotPacked []PackNotPacked `json:"not_packed"`
-	Deferred  []PackDeferred  `json:"deferred"`
+	Profile   string         `json:"profile"`
+	Name      string         `json:"name"`
+	Encoding  string         `json:"encoding"`
+	Budget    int            `json:"budget"`
+	Tokens    int            `json:"tokens"`
+	Hash      string         `json:"hash"`
+	GitDiff   bool           `json:"git_diff,omitempty"`
+	FrameOnly bool           `json:"frame_only,omitempty"`
+	Warnings  []string       `json:"warnings"`
+	Files     []packJSONFile `json:"files"`
+	NotPacked []NotPacked    `json:"not_packed"`
+	Deferred  []Deferred     `json:"deferred"`
 	// DeferredDirs replaces Deferred when the notes are grouped.
 	DeferredDirs []packGroup `json:"deferred_dirs,omitempty"`
 }
@@ -397,16 +397,16 @@ type packJSONFile struct {
 	Content  string `json:"content"`
 }
 
-func packJSONFileOf(f PackFile) packJSONFile {
+func packJSONFileOf(f File) packJSONFile {
 	return packJSONFile{Path: f.Path, Category: f.Category, Focus: f.Focus, Content: f.Content}
 }
 
-func packRenderJSON(p *FilePack, tokens int) []byte {
+func packRenderJSON(p *Pack, tokens int) []byte {
 	j := packJSON{
 		Profile: "files", Name: p.Name, Encoding: p.Encoding, Budget: p.Budget, Tokens: tokens, Hash: p.Hash,
 		GitDiff: p.GitDiff, FrameOnly: p.FrameOnly,
 		Warnings: append([]string{}, p.Warnings...), Files: []packJSONFile{},
-		NotPacked: append([]PackNotPacked{}, p.NotPacked...), Deferred: []PackDeferred{},
+		NotPacked: append([]NotPacked{}, p.NotPacked...), Deferred: []Deferred{},
 	}
 	for _, f := range p.Files {
 		j.Files = append(j.Files, packJSONFileOf(f))
@@ -438,7 +438,7 @@ type packGroup struct {
 
 // packDeferredGroups groups deferred files by directory and reason,
 // sorted by directory then reason.
-func packDeferredGroups(ds []PackDeferred) []packGroup {
+func packDeferredGroups(ds []Deferred) []packGroup {
 	type key struct{ dir, reason string }
 	idx := map[key]int{}
 	var out []packGroup

@@ -1,4 +1,4 @@
-package packet
+package pack
 
 import (
 	"flag"
@@ -18,7 +18,7 @@ import (
 // (Not "-update": another test file of this package may own that name.)
 var packUpdate = flag.Bool("update-pack", false, "rewrite testdata/pack fixtures and golden files")
 
-const packLmpackDir = "../testdata/pack/lmpack"
+const packLmpackDir = "../../testdata/pack/lmpack"
 
 // packLmpackFile is one file of the lmpack fixture and what it must cost
 // in a markdown pack (its block and its tree line, o200k_base).
@@ -143,7 +143,7 @@ func packFixtureText(t testing.TB, c budget.Counter, path string, target int) st
 		}
 		return strings.TrimRight(b.String(), " ") + "\n"
 	}
-	cost := func(s string) int { return c.Count(packItemText("md", PackFile{Path: path, Content: s})) }
+	cost := func(s string) int { return c.Count(packItemText("md", File{Path: path, Content: s})) }
 	lo, hi := 0, len(seq)
 	for lo < hi { // largest n with cost(text(n)) <= target
 		mid := (lo + hi + 1) / 2
@@ -195,7 +195,7 @@ func TestPackLmpackFixture(t *testing.T) {
 		readme := 1300
 		for try := range 8 {
 			packWriteLmpack(t, c, packLmpackDir, readme)
-			p := packMust(t, packLmpackDir, PackOptions{Counter: c, Budget: 20000})
+			p := packMust(t, packLmpackDir, Options{Counter: c, Budget: 20000})
 			room := 20000 - p.Tokens
 			got := packDeferredPaths(p.Deferred)
 			t.Logf("try %d: README %d tokens: %d deferred, room %d", try, readme, len(got), room)
@@ -220,7 +220,7 @@ func TestPackLmpackFixture(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := c.Count(packItemText("md", PackFile{Path: f.path, Content: string(data)}))
+		got := c.Count(packItemText("md", File{Path: f.path, Content: string(data)}))
 		if f.path != "README.md" && f.path != ".gitignore" && got != f.tokens {
 			t.Errorf("%s costs %d tokens, the spec says %d (regenerate with -update-pack)", f.path, got, f.tokens)
 		}
@@ -232,14 +232,14 @@ func TestPackLmpackFixture(t *testing.T) {
 // the three smallest docs are put back; the report and exit code 2.
 func TestPackLmpackExample(t *testing.T) {
 	c := packRealCounter(t)
-	full := packMust(t, packLmpackDir, PackOptions{Counter: c})
+	full := packMust(t, packLmpackDir, Options{Counter: c})
 	if len(full.Files) != 54 || full.Tokens < 33000 || full.Tokens > 36000 || full.ExitCode() != 0 {
 		t.Fatalf("fixture: %d files, %d tokens, exit %d; want 54 files, ~34k tokens, exit 0", len(full.Files), full.Tokens, full.ExitCode())
 	}
 
-	p := packMust(t, packLmpackDir, PackOptions{Counter: c, Budget: 20000})
+	p := packMust(t, packLmpackDir, Options{Counter: c, Budget: 20000})
 	if got := packDeferredPaths(p.Deferred); !slices.Equal(got, packLmpackDropped) {
-		t.Fatalf("dropped:\n got %q\nwant %q\nreport:\n%s", got, packLmpackDropped, p.PackReport())
+		t.Fatalf("dropped:\n got %q\nwant %q\nreport:\n%s", got, packLmpackDropped, p.Report())
 	}
 	kept := packPaths(p.Files)
 	for _, back := range []string{"docs/tsconfig.json", "docs/src/env.d.ts", "docs/src/content.config.ts"} {
@@ -284,34 +284,34 @@ func TestPackLmpackExample(t *testing.T) {
 	for _, path := range packLmpackDropped {
 		fmt.Fprintf(&want, "  %5s  %s  (category %s)\n", packThousands(spec[path]), path, strings.Split(path, "/")[0])
 	}
-	if got := p.PackReport(); got != want.String() {
+	if got := p.Report(); got != want.String() {
 		t.Errorf("report:\n%s\nwant:\n%s", got, want.String())
 	}
 	if freed != 14013 {
 		t.Errorf("freed %d tokens, the example frees 14,013", freed)
 	}
-	if !strings.Contains(p.PackReport(), "\n  1,236  docs/src/content/docs/index.mdx  (category docs)\n") ||
-		!strings.Contains(p.PackReport(), "\n    892  docs/src/content/docs/reference/configuration.md  (category docs)\n") {
-		t.Errorf("report lines are not lmpack's:\n%s", p.PackReport())
+	if !strings.Contains(p.Report(), "\n  1,236  docs/src/content/docs/index.mdx  (category docs)\n") ||
+		!strings.Contains(p.Report(), "\n    892  docs/src/content/docs/reference/configuration.md  (category docs)\n") {
+		t.Errorf("report lines are not lmpack's:\n%s", p.Report())
 	}
 	if p.ExitCode() != 2 {
 		t.Errorf("exit code %d, want 2", p.ExitCode())
 	}
 
 	// A budget that holds everything: nothing dropped, exit 0.
-	all := packMust(t, packLmpackDir, PackOptions{Counter: c, Budget: 40000})
-	if len(all.Deferred) != 0 || all.ExitCode() != 0 || !strings.HasPrefix(all.PackReport(), "Packed: 54 files, ") ||
-		strings.Contains(all.PackReport(), "Dropped") {
-		t.Errorf("budget 40,000: exit %d, report:\n%s", all.ExitCode(), all.PackReport())
+	all := packMust(t, packLmpackDir, Options{Counter: c, Budget: 40000})
+	if len(all.Deferred) != 0 || all.ExitCode() != 0 || !strings.HasPrefix(all.Report(), "Packed: 54 files, ") ||
+		strings.Contains(all.Report(), "Dropped") {
+		t.Errorf("budget 40,000: exit %d, report:\n%s", all.ExitCode(), all.Report())
 	}
 
-	golden := filepath.Join("..", "testdata", "pack", "lmpack-20k.report")
+	golden := filepath.Join("..", "..", "testdata", "pack", "lmpack-20k.report")
 	if *packUpdate {
-		if err := os.WriteFile(golden, []byte(p.PackReport()), 0o644); err != nil {
+		if err := os.WriteFile(golden, []byte(p.Report()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if data, err := os.ReadFile(golden); err != nil || string(data) != p.PackReport() {
+	if data, err := os.ReadFile(golden); err != nil || string(data) != p.Report() {
 		t.Errorf("report differs from %s (err %v); refresh with -update-pack if intended", golden, err)
 	}
 }

@@ -1,11 +1,11 @@
-package packet
+package pack
 
 import (
 	"fmt"
 	"strings"
 )
 
-// PackReport is the report `lore pack` prints on stderr, in lmpack's words:
+// Report is the report `lore pack` prints on stderr, in lmpack's words:
 //
 //	Packed: 37 files, 19,859 tokens (99% of budget 20,000)
 //	Dropped by budget: 17 files, 14,013 tokens freed:
@@ -13,7 +13,7 @@ import (
 //
 // then the files listed but not packed and the warnings. Dropped files
 // come in the order they were dropped, each with what it would have cost.
-func (p *FilePack) PackReport() string {
+func (p *Pack) Report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Packed: %s, %s tokens", packFiles(len(p.Files)), packThousands(p.Tokens))
 	if p.Budget > 0 {

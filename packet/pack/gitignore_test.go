@@ -1,4 +1,4 @@
-package packet
+package pack
 
 import (
 	"strings"

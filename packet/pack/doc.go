@@ -1,0 +1,15 @@
+// Package pack is the files profile of Lore: `lore pack DIR` packs the
+// files of a directory into one budgeted Context Packet for a model.
+//
+// It keeps lmpack's rules (the reference is lmpack's budget page): each
+// file has a category (the first matching pattern, else its top-level
+// directory, else (root)); over budget whole files are dropped, never
+// parts of one, categories from the end of the priority first and the
+// largest first within a category; then what still fits is put back; and
+// the rendered pack is counted again whole. A budget below the frame
+// gives the frame alone, a warning and exit 2.
+//
+// It is a client of the same budget engine as package packet
+// (budget.Fit), with its own walk (.gitignore honoured, binary files
+// listed but not packed) and its own renderers (md, xml, json).
+package pack

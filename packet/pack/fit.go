@@ -1,0 +1,283 @@
+package pack
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/lorekeep/lore/budget"
+)
+
+// fitter fits the items of one pack into its budget: the engine decides
+// which files stay, the pack is rendered, and the rendering is counted
+// again whole (lmpack's rule 4). Its methods are the steps of packFit.
+type fitter struct {
+	p       *Pack
+	items   []*fileItem
+	counter budget.Counter // remembers the last count (packLastCounter)
+	guess   int            // the last total: the next rendering states about as much
+	base    int            // the frame: the pack with no file and no note
+	req     []budget.Item  // the items as the engine sees them
+	pinned  bool           // the changed files (GitDiff) are pinned
+	// pinNotes say why the changed files lost their pin; they are kept
+	// across attempts.
+	pinNotes []string
+}
+
+// packFit decides which items stay, renders the pack and counts it whole.
+func packFit(p *Pack, items []*fileItem, counter budget.Counter) error {
+	p.counter = counter
+	f := &fitter{p: p, items: items, counter: &packLastCounter{Counter: counter}}
+	if p.Budget == 0 {
+		all := make(map[string]bool, len(items))
+		for _, it := range items {
+			all[it.Path] = true
+		}
+		f.set(all, "")
+		return nil
+	}
+	// Below the frame (heading, empty tree, the not-packed list) nothing
+	// can be met.
+	f.base = f.counter.Count(packRenderFrame(p))
+	f.engineItems()
+
+	warnings := slices.Clone(p.Warnings)
+	if len(f.pinNotes) > 0 {
+		warnings = warnings[:len(warnings)-len(f.pinNotes)]
+	}
+	ok, err := f.attempt()
+	if err != nil {
+		return err
+	}
+	if ok, err = f.maybeGroup(ok, warnings); err != nil || ok {
+		return err
+	}
+	f.frameOnly(warnings)
+	return nil
+}
+
+// engineItems builds the engine's items; the changed files are pinned
+// unless they alone overflow the budget beside the frame.
+func (f *fitter) engineItems() {
+	f.req = make([]budget.Item, len(f.items))
+	focusTokens := 0
+	for i, it := range f.items {
+		f.req[i] = budget.Item{ID: it.Path, Kind: "file", Tokens: it.Tokens, Rank: it.rank, Order: int64(i), Pinned: it.Focus}
+		if it.Focus {
+			focusTokens += it.Tokens
+		}
+	}
+	f.pinned = focusTokens > 0
+	if f.pinned && f.base+focusTokens > f.p.Budget {
+		f.unpin(fmt.Sprintf("the changed files alone (%s tokens) do not fit in budget %s: not all of them are packed",
+			packThousands(focusTokens), packThousands(f.p.Budget)))
+	}
+}
+
+// unpin lets the changed files go like any other, and says why.
+func (f *fitter) unpin(why string) {
+	for i := range f.req {
+		f.req[i].Pinned = false
+	}
+	f.pinned = false
+	f.pinNotes = append(f.pinNotes, why)
+	f.p.Warnings = append(f.p.Warnings, why)
+}
+
+// kept lists the items of kept in walk order.
+func (f *fitter) kept(kept map[string]bool) []File {
+	var out []File
+	for _, it := range f.items {
+		if kept[it.Path] {
+			out = append(out, it.File)
+		}
+	}
+	return out
+}
+
+// set makes the pack hold the kept items and renders it.
+func (f *fitter) set(kept map[string]bool, reason string) {
+	p := f.p
+	p.Files = f.kept(kept)
+	p.Deferred = packDeferredOf(f.items, kept, reason)
+	p.Hash = packHash(p)
+	p.out, p.Tokens = packRenderCounted(p, p.Format, f.counter, f.guess)
+	f.guess = p.Tokens
+}
+
+// view renders the pack as it would be with kept, for the engine's whole
+// re-count and (without the files) for the cost of the deferral notes.
+func (f *fitter) view(kept map[string]bool, withFiles bool) ([]byte, int) {
+	v := *f.p
+	v.Files = nil
+	if withFiles {
+		v.Files = f.kept(kept)
+	}
+	v.Deferred = packDeferredOf(f.items, kept, packReasonBudget)
+	v.Hash = packHash(&v)
+	out, n := packRenderCounted(&v, f.p.Format, f.counter, f.guess)
+	if withFiles {
+		f.guess = n
+	}
+	return out, n
+}
+
+// render is the engine's Render: the pack with the fitted files.
+func (f *fitter) render(fitted []budget.Fitted) string {
+	out, _ := f.view(keptSet(fitted), true)
+	return string(out)
+}
+
+func keptSet(fitted []budget.Fitted) map[string]bool {
+	k := make(map[string]bool, len(fitted))
+	for _, it := range fitted {
+		k[it.ID] = true
+	}
+	return k
+}
+
+// attempt fits with the current notes style; false means not even one
+// arrangement with the notes fitted.
+func (f *fitter) attempt() (bool, error) {
+	if f.base > f.p.Budget {
+		return false, nil
+	}
+	kept, ok, err := f.converge()
+	if err != nil || !ok {
+		return false, err
+	}
+	f.recount(kept)
+	return f.p.Tokens <= f.p.Budget, nil
+}
+
+// converge runs the engine. The deferral notes grow as files go, and the
+// engine only knows a fixed frame: it fits by the sums alone with the
+// frame plus the notes of the last answer until the answer stops
+// changing, then once more with the whole rendering counted again.
+func (f *fitter) converge() (map[string]bool, bool, error) {
+	var kept, prev map[string]bool
+	frame := f.base
+	for round := 0; ; round++ {
+		final := round >= 6
+		req := budget.Request{Items: f.req, Limit: f.p.Budget, Counter: f.counter, Frame: frame}
+		if final {
+			req.Render = f.render
+		}
+		res, err := budget.Fit(req)
+		if errors.Is(err, budget.ErrOverBudget) && f.pinned {
+			f.unpin(fmt.Sprintf("the changed files do not fit in budget %s beside the frame and notes: not all of them are packed",
+				packThousands(f.p.Budget)))
+			continue
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("pack %q: %w", f.p.Name, err)
+		}
+		if res.FrameOnly {
+			return nil, false, nil
+		}
+		kept = keptSet(res.Kept)
+		if final {
+			return kept, true, nil
+		}
+		if prev != nil && maps.Equal(prev, kept) {
+			round = 5 // converged: the next round is the final one
+			continue
+		}
+		prev = kept
+		_, frame = f.view(kept, false)
+	}
+}
+
+// recount renders the pack with kept and counts it whole; while over, it
+// drops the next file in the order (changed files last), whatever the
+// engine concluded.
+func (f *fitter) recount(kept map[string]bool) {
+	order := packDropOrder(f.items)
+	f.set(kept, packReasonBudget)
+	for f.p.Tokens > f.p.Budget {
+		next := nextToDrop(order, kept)
+		if next == "" {
+			return
+		}
+		kept = maps.Clone(kept)
+		delete(kept, next)
+		f.set(kept, packReasonBudget)
+	}
+}
+
+// nextToDrop is the first kept file of order that is not a changed file,
+// else the first kept changed file, else "".
+func nextToDrop(order []*fileItem, kept map[string]bool) string {
+	for _, focus := range []bool{false, true} {
+		for _, it := range order {
+			if kept[it.Path] && it.Focus == focus {
+				return it.Path
+			}
+		}
+	}
+	return ""
+}
+
+// maybeGroup tries one deferral note a directory instead of one a file.
+// One note a file is the rule; when those notes would eat more than a
+// quarter of the budget (a big tree, a small budget), one note a
+// directory may leave room to more files: taken only if it does. The
+// report still lists each file. ok says whether the pack now fits.
+func (f *fitter) maybeGroup(ok bool, warnings []string) (bool, error) {
+	p := f.p
+	notes := 0
+	if ok && len(p.Deferred) > 0 {
+		kept := make(map[string]bool, len(p.Files))
+		for _, file := range p.Files {
+			kept[file.Path] = true
+		}
+		_, withNotes := f.view(kept, false)
+		notes = withNotes - f.base
+	}
+	if ok && notes <= p.Budget/4 {
+		return true, nil
+	}
+	full := *p
+	p.GroupedNotes = true
+	// The warning is part of what is counted, so it goes in first.
+	p.Warnings = append(append(slices.Clone(warnings), f.pinNotes...),
+		"the deferral notes are grouped by directory to leave room for files; the report lists each file")
+	okGrouped, err := f.attempt()
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case okGrouped && (!ok || keptTokens(p) > keptTokens(&full)):
+		return true, nil
+	case ok:
+		*p = full
+		return true, nil
+	}
+	return false, nil
+}
+
+func keptTokens(p *Pack) int {
+	n := 0
+	for _, f := range p.Files {
+		n += f.Tokens
+	}
+	return n
+}
+
+// frameOnly defers every file: the pack holds its frame and a warning,
+// the notes are in the report alone.
+func (f *fitter) frameOnly(warnings []string) {
+	p := f.p
+	reason := packReasonFrame
+	warn := fmt.Sprintf("budget %s is below the frame of the pack (%s tokens): every file was dropped",
+		packThousands(p.Budget), packThousands(f.base))
+	if f.base <= p.Budget {
+		reason = packReasonNotes
+		warn = fmt.Sprintf("budget %s cannot hold any file with the deferral notes: every file was dropped, the notes are in the report",
+			packThousands(p.Budget))
+	}
+	p.FrameOnly, p.GroupedNotes = true, false
+	p.Warnings = append(append(warnings, f.pinNotes...), warn)
+	f.set(nil, reason)
+}

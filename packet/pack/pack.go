@@ -1,0 +1,355 @@
+package pack
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/lorekeep/lore/budget"
+)
+
+// Category gives every file whose path matches Pattern the category
+// Category. Patterns use .gitignore syntax relative to the packed
+// directory ("docs/", "*.test.ts", "/scripts/**"); a pattern that matches
+// a directory matches every file inside it.
+type Category struct {
+	Pattern  string `json:"pattern"`
+	Category string `json:"category"`
+}
+
+// Root is the category of files at the top of the packed directory
+// that no pattern claims.
+const Root = "(root)"
+
+// DefaultPriority returns the default category priority of the files
+// profile, most important first: src, lib, app, packages, (root), tests,
+// test, docs.
+func DefaultPriority() []string {
+	return []string{"src", "lib", "app", "packages", Root, "tests", "test", "docs"}
+}
+
+// DefaultMaxFileBytes is the size above which a file is listed but not
+// packed, unless Options.MaxFileBytes says otherwise.
+const DefaultMaxFileBytes = 4 << 20
+
+// Options tunes Dir. The zero value packs everything, in markdown,
+// counted with o200k_base.
+type Options struct {
+	// Budget is the most tokens the rendered pack may hold; 0 means no
+	// budget. Negative values are an error.
+	Budget int
+	// Counter counts tokens; nil means budget.NewCounter("o200k_base").
+	Counter budget.Counter
+	// Format is "md" (default; "markdown" too), "xml" or "json".
+	Format string
+	// Categories are tried in order; the first match gives a file its
+	// category. Unmatched files take their top-level directory, or
+	// Root at the top.
+	Categories []Category
+	// Priority ranks categories, most important first; nil means
+	// DefaultPriority. Categories missing from it are dropped before
+	// any listed one (in reverse name order among themselves, as if
+	// appended to the list sorted by name).
+	Priority []string
+	// GitDiff packs only what changed against HEAD (plus untracked files)
+	// and the files beside them: the changed files are the focus, kept
+	// whole unless they alone overflow the budget, and their neighbours
+	// are the first to go. Needs git and a work tree.
+	GitDiff bool
+	// MaxFileBytes lists bigger files without packing them; 0 means
+	// DefaultMaxFileBytes, negative means no limit.
+	MaxFileBytes int64
+	// Exclude lists files or directories the walk skips, as paths
+	// relative to DIR or absolute (the CLI passes its -o file, so a pack
+	// never packs its own earlier output). Paths outside DIR are ignored;
+	// a symbolic link to an excluded file is skipped too.
+	Exclude []string
+}
+
+// Pack is a directory packed into a Context Packet (the files
+// profile). Its exported fields are the whole packet; Render turns them
+// into bytes.
+type Pack struct {
+	// Name is the base name of the packed directory: the title.
+	Name string
+	// Format is the format the pack was fitted in.
+	Format string
+	// Encoding is the counter's name.
+	Encoding string
+	// Budget is the budget asked for; 0 means none.
+	Budget int
+	// Tokens is the whole rendered pack (in Format), counted again.
+	Tokens int
+	// Hash identifies the packed content ("sha256:" and the 64 hex digits
+	// of the full digest, as a packet's Hash):
+	// the same files, deferrals and omissions give the same hash in every
+	// format.
+	Hash string
+	// GitDiff says the pack was limited to changed files and neighbours.
+	GitDiff bool
+	// Files are the packed files in walk order (each directory sorted by
+	// name, depth first): the order of the tree and of the blocks.
+	Files []File
+	// Deferred are the files dropped for the budget, in the order they
+	// were dropped.
+	Deferred []Deferred
+	// NotPacked are files listed but not packed (binary, too large,
+	// symlinks not followed), in walk order.
+	NotPacked []NotPacked
+	// GroupedNotes is set when the pack's deferral notes are one line a
+	// directory rather than one a file, because one a file would have
+	// taken more than a quarter of the budget. Deferred and the report
+	// still list every file.
+	GroupedNotes bool
+	// FrameOnly is set when even the frame did not fit: every file was
+	// deferred and the pack holds only its frame and a warning.
+	FrameOnly bool
+	// Warnings say what the user must know about this pack.
+	Warnings []string
+
+	out     []byte         // the fitted rendering
+	counter budget.Counter // counts other formats in Render
+}
+
+// File is one packed file.
+type File struct {
+	Path     string `json:"path"`
+	Category string `json:"category"`
+	// Tokens is what the file costs as rendered on its own (its block and
+	// its line in the tree).
+	Tokens int `json:"tokens"`
+	// Focus marks a changed file under GitDiff.
+	Focus   bool   `json:"focus,omitempty"`
+	Content string `json:"content"`
+}
+
+// Deferred is one file dropped for the budget.
+type Deferred struct {
+	Path     string `json:"path"`
+	Category string `json:"category"`
+	// Rank is the file's place in the drop order's categories: 1 is the
+	// most important.
+	Rank int `json:"rank"`
+	// Tokens is what the file would have cost.
+	Tokens int    `json:"tokens"`
+	Reason string `json:"reason"`
+}
+
+// NotPacked is a file that is listed but not packed.
+type NotPacked struct {
+	Path   string `json:"path"`
+	Bytes  int64  `json:"bytes"`
+	Reason string `json:"reason"`
+}
+
+// Deferral reasons of the files profile.
+const (
+	packReasonBudget    = "over budget"
+	packReasonNeighbour = "neighbour of a changed file, dropped first"
+	packReasonFrame     = "budget below the frame"
+	packReasonNotes     = "deferral notes over budget"
+)
+
+// fileItem is a packable file on its way through the fit.
+type fileItem struct {
+	File
+	rank      int
+	neighbour bool
+}
+
+// Dir packs the files under dir into a Context Packet of the files
+// profile: .gitignore files honoured, .git and .lore skipped, binary files
+// listed but not packed, and, under a budget, whole files dropped by
+// category priority (largest first within a category), put back where
+// they still fit, and the whole rendering counted again. A pack with
+// anything deferred is still a pack: ExitCode says 2. Dir may run
+// concurrently with itself; a Pack is not meant to be mutated.
+func Dir(ctx context.Context, dir string, opts Options) (*Pack, error) {
+	set, err := opts.settle()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := fileWalk(ctx, dir, set.maxBytes, opts.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pack{
+		Name:     packName(dir),
+		Format:   set.format,
+		Encoding: set.counter.Name(),
+		Budget:   opts.Budget,
+		GitDiff:  opts.GitDiff,
+	}
+	var changed map[string]bool
+	if opts.GitDiff {
+		if changed, err = fileGitChanged(ctx, dir); err != nil {
+			return nil, err
+		}
+		entries = packDiffScope(entries, changed)
+		if len(entries) == 0 {
+			p.Warnings = append(p.Warnings, "no file changed against HEAD: nothing to pack")
+		}
+	}
+	items, err := packItems(ctx, p, entries, changed, set)
+	if err != nil {
+		return nil, err
+	}
+	if set.counter.Name() == budget.Estimate {
+		p.Warnings = append(p.Warnings, "token counts are estimates (counter \"estimate\"): keep a margin below the model's window")
+	}
+	if err := packFit(p, items, set.counter); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// settings are Options checked and with their defaults filled in.
+type settings struct {
+	format   string
+	cats     []packCompiled
+	priority []string
+	counter  budget.Counter
+	maxBytes int64
+}
+
+// settle checks the options and fills in the defaults.
+func (o Options) settle() (settings, error) {
+	var s settings
+	var err error
+	if s.format, err = packFormat(o.Format); err != nil {
+		return s, err
+	}
+	if o.Budget < 0 {
+		return s, fmt.Errorf("pack budget %d: must be 0 (no budget) or a positive number of tokens: %w", o.Budget, ErrInvalid)
+	}
+	if s.cats, err = packCompileCategories(o.Categories); err != nil {
+		return s, err
+	}
+	s.priority = o.Priority
+	if s.priority == nil {
+		s.priority = DefaultPriority()
+	}
+	for _, c := range s.priority {
+		if strings.TrimSpace(c) == "" {
+			return s, fmt.Errorf("pack priority %q: category names must not be empty: %w", s.priority, ErrInvalid)
+		}
+	}
+	s.counter = o.Counter
+	if s.counter == nil {
+		if s.counter, err = budget.NewCounter("o200k_base"); err != nil {
+			return s, err
+		}
+	}
+	s.maxBytes = o.MaxFileBytes
+	if s.maxBytes == 0 {
+		s.maxBytes = DefaultMaxFileBytes
+	}
+	return s, nil
+}
+
+// packItems turns the walked entries into ranked and counted items; the
+// files listed but not packed go to p.NotPacked.
+func packItems(ctx context.Context, p *Pack, entries []fileEntry, changed map[string]bool, set settings) ([]*fileItem, error) {
+	var items []*fileItem
+	for _, e := range entries {
+		if e.notPacked != "" {
+			p.NotPacked = append(p.NotPacked, NotPacked{Path: e.path, Bytes: e.bytes, Reason: e.notPacked})
+			continue
+		}
+		it := &fileItem{File: File{Path: e.path, Category: packCategory(set.cats, e.path), Content: e.content}}
+		if changed != nil {
+			it.Focus = changed[e.path]
+			it.neighbour = !it.Focus
+		}
+		items = append(items, it)
+	}
+	packRank(items, set.priority)
+	for i, it := range items {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		it.Tokens = set.counter.Count(packItemText(set.format, it.File))
+	}
+	return items, nil
+}
+
+// packName is the title of a pack: the base name of the directory.
+func packName(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	name := filepath.Base(dir)
+	if name == string(filepath.Separator) || name == "." || name == "" {
+		return "pack"
+	}
+	return name
+}
+
+// packFormat normalises a format name.
+func packFormat(f string) (string, error) {
+	switch strings.ToLower(f) {
+	case "", "md", "markdown":
+		return "md", nil
+	case "xml":
+		return "xml", nil
+	case "json":
+		return "json", nil
+	}
+	return "", fmt.Errorf("pack format %q: want md, xml or json: %w", f, ErrInvalid)
+}
+
+// packHash hashes what the pack holds, independent of the format: each
+// packed file's path and content, then the deferred and not-packed paths.
+func packHash(p *Pack) string {
+	h := sha256.New()
+	for _, f := range p.Files {
+		fmt.Fprintf(h, "file\x00%s\x00%d\x00%s\x00", f.Path, len(f.Content), f.Content)
+	}
+	for _, d := range p.Deferred {
+		fmt.Fprintf(h, "deferred\x00%s\x00%s\x00", d.Path, d.Reason)
+	}
+	for _, n := range p.NotPacked {
+		fmt.Fprintf(h, "notpacked\x00%s\x00%s\x00", n.Path, n.Reason)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// ExitCode is the exit code of `lore pack` for this pack: 2 when a file
+// was dropped for the budget (or only the frame fitted), else 0.
+func (p *Pack) ExitCode() int {
+	if len(p.Deferred) > 0 || p.FrameOnly {
+		return 2
+	}
+	return 0
+}
+
+// Render returns the pack in format ("" for the format it was fitted in).
+// Only the fitted format is guaranteed to stay within the budget: another
+// format renders the same files and may count differently.
+func (p *Pack) Render(format string) ([]byte, error) {
+	if format == "" {
+		format = p.Format
+	}
+	f, err := packFormat(format)
+	if err != nil {
+		return nil, err
+	}
+	if f == p.Format && p.out != nil {
+		return slices.Clone(p.out), nil
+	}
+	counter := p.counter
+	if counter == nil {
+		var err error
+		if counter, err = budget.NewCounter(p.Encoding); err != nil {
+			return nil, err
+		}
+	}
+	out, _ := packRenderCounted(p, f, counter, p.Tokens)
+	return out, nil
+}
