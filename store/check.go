@@ -54,7 +54,7 @@ func (s *Store) check() ([]Problem, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	c := checker{tx: tx, counters: s.opts.Counters, digest: touchAll(tx)}
+	c := checker{tx: boltTx{tx}, counters: s.opts.Counters, digest: touchAll(tx)}
 	for err := range tx.Check() {
 		c.add("", "", "bbolt page check: %v", err)
 	}
@@ -70,7 +70,7 @@ func (s *Store) check() ([]Problem, error) {
 }
 
 type checker struct {
-	tx       *bolt.Tx
+	tx       kvTx
 	counters []Counter
 	problems []Problem
 	digest   byte // of every byte touchAll read
@@ -264,10 +264,15 @@ func (c *checker) changes() {
 // other goroutines keep reading and writing. It returns the bytes written.
 func (s *Store) Backup(w io.Writer) (int64, error) {
 	var n int64
-	err := s.view(func(tx *bolt.Tx) error {
-		var err error
-		n, err = tx.WriteTo(w)
-		return err
+	if s.etcd != nil {
+		return 0, fmt.Errorf("backup of %s: %w: an etcd store is backed up by the cluster's own snapshot (etcdctl snapshot save) or by lore export", s.path, ErrInvalid)
+	}
+	err := guard(s.path, func() error {
+		return s.db.View(func(tx *bolt.Tx) error {
+			var err error
+			n, err = tx.WriteTo(w)
+			return err
+		})
 	})
 	return n, err
 }

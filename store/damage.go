@@ -204,8 +204,11 @@ func guard(path string, fn func() error) (err error) {
 }
 
 // view runs fn in a read transaction, through guard.
-func (s *Store) view(fn func(tx *bolt.Tx) error) error {
-	return guard(s.path, func() error { return s.db.View(fn) })
+func (s *Store) view(fn func(tx kvTx) error) error {
+	if s.etcd != nil {
+		return s.etcd.view(fn)
+	}
+	return guard(s.path, func() error { return s.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) }) })
 }
 
 // commas writes n with thousands separators, as messages print sizes.

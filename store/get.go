@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
 )
 
 func notFound(ns, id string) error {
@@ -21,7 +20,7 @@ func validKey(ns, id string) error {
 }
 
 // headTx reads the head of (ns, id); ok is false when it does not exist.
-func headTx(tx *bolt.Tx, ns, id string) (r Record, ok bool, err error) {
+func headTx(tx kvTx, ns, id string) (r Record, ok bool, err error) {
 	b := tx.Bucket(bucketHeads).Get(key(ns, id))
 	if b == nil {
 		return Record{}, false, nil
@@ -31,7 +30,7 @@ func headTx(tx *bolt.Tx, ns, id string) (r Record, ok bool, err error) {
 }
 
 // bodyTx reads the body of (ns, id); a record without body has none.
-func bodyTx(tx *bolt.Tx, ns, id string) (string, error) {
+func bodyTx(tx kvTx, ns, id string) (string, error) {
 	b := tx.Bucket(bucketBodies).Get(key(ns, id))
 	if b == nil {
 		return "", nil
@@ -57,7 +56,7 @@ func (s *Store) get(ns, id string, withBody bool) (Record, error) {
 		return Record{}, err
 	}
 	var r Record
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		var ok bool
 		var err error
 		if r, ok, err = headTx(tx, ns, id); err != nil {
@@ -85,7 +84,7 @@ func (s *Store) Heads(ns string, ids []string) ([]Record, error) {
 		}
 	}
 	out := make([]Record, 0, len(ids))
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		for _, id := range ids {
 			r, ok, err := headTx(tx, ns, id)
 			if err != nil {
@@ -112,7 +111,7 @@ func (s *Store) Bodies(ns string, ids []string) (map[string]string, error) {
 		}
 	}
 	out := make(map[string]string, len(ids))
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		heads := tx.Bucket(bucketHeads)
 		for _, id := range ids {
 			if heads.Get(key(ns, id)) == nil {
@@ -138,7 +137,7 @@ func (s *Store) GetVersion(ns, id string, version int) (Record, error) {
 		return Record{}, fmt.Errorf("%w: version %d; versions start at 1", ErrInvalid, version)
 	}
 	var r Record
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		cur, ok, err := headTx(tx, ns, id)
 		if err != nil {
 			return err
@@ -164,7 +163,7 @@ func (s *Store) GetVersion(ns, id string, version int) (Record, error) {
 }
 
 // versionsTx lists the version numbers kept in history for (ns, id).
-func versionsTx(tx *bolt.Tx, ns, id string) []uint64 {
+func versionsTx(tx kvTx, ns, id string) []uint64 {
 	pre := prefix(ns, id)
 	vs := []uint64{}
 	c := tx.Bucket(bucketHistory).Cursor()
@@ -183,7 +182,7 @@ func (s *Store) History(ns, id string) ([]Record, error) {
 		return nil, err
 	}
 	var out []Record
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		cur, ok, err := headTx(tx, ns, id)
 		if err != nil {
 			return err
@@ -216,7 +215,7 @@ func (s *Store) Delete(ns, id string, cascade bool) error {
 	if err := validKey(ns, id); err != nil {
 		return err
 	}
-	return s.update(func(tx *bolt.Tx) error {
+	return s.update(func(tx kvTx) error {
 		k := key(ns, id)
 		heads := tx.Bucket(bucketHeads)
 		if heads.Get(k) == nil {
@@ -252,7 +251,7 @@ func (s *Store) Delete(ns, id string, cascade bool) error {
 
 // deletePrefix deletes every key of b that starts with pre. Keys are
 // collected first: deleting under a live cursor skips keys.
-func deletePrefix(b *bolt.Bucket, pre []byte) error {
+func deletePrefix(b kvBucket, pre []byte) error {
 	var keys [][]byte
 	c := b.Cursor()
 	for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {
@@ -279,7 +278,7 @@ func (s *Store) SetTokens(ns, id, counter string, tc TokenCount) error {
 	if tc.Title < 0 || tc.Body < 0 || tc.Summary < 0 {
 		return fmt.Errorf("%w: token count %+v is negative", ErrInvalid, tc)
 	}
-	return s.update(func(tx *bolt.Tx) error {
+	return s.update(func(tx kvTx) error {
 		r, ok, err := headTx(tx, ns, id)
 		if err != nil {
 			return err

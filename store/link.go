@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
 )
 
 // Direction selects which links of a record to read.
@@ -34,14 +33,14 @@ func (s *Store) Link(l Link) (changed bool, err error) {
 	if err := validLink(l); err != nil {
 		return false, err
 	}
-	err = s.update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx kvTx) error {
 		changed, err = linkTx(tx, l)
 		return err
 	})
 	return changed, err
 }
 
-func linkTx(tx *bolt.Tx, l Link) (bool, error) {
+func linkTx(tx kvTx, l Link) (bool, error) {
 	out, in := tx.Bucket(bucketOut), tx.Bucket(bucketIn)
 	ko := key(l.NS, l.From, l.Rel, l.To)
 	v := encodeWeight(l.Weight)
@@ -63,7 +62,7 @@ func (s *Store) Unlink(ns, from, rel, to string) error {
 	if err := validLink(Link{NS: ns, From: from, Rel: rel, To: to}); err != nil {
 		return err
 	}
-	return s.update(func(tx *bolt.Tx) error {
+	return s.update(func(tx kvTx) error {
 		ok, err := unlinkTx(tx, ns, from, rel, to)
 		if err == nil && !ok {
 			err = fmt.Errorf("link %q -%s-> %q in namespace %q: %w", from, rel, to, ns, ErrNotFound)
@@ -72,7 +71,7 @@ func (s *Store) Unlink(ns, from, rel, to string) error {
 	})
 }
 
-func unlinkTx(tx *bolt.Tx, ns, from, rel, to string) (bool, error) {
+func unlinkTx(tx kvTx, ns, from, rel, to string) (bool, error) {
 	out := tx.Bucket(bucketOut)
 	ko := key(ns, from, rel, to)
 	if out.Get(ko) == nil {
@@ -98,7 +97,7 @@ func (s *Store) Links(ns, id string, dir Direction) ([]Link, error) {
 		return nil, fmt.Errorf("%w: direction %d; want Out, In or Both", ErrInvalid, dir)
 	}
 	var links []Link
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		var err error
 		links, err = linksTx(tx, ns, id, dir)
 		return err
@@ -106,9 +105,9 @@ func (s *Store) Links(ns, id string, dir Direction) ([]Link, error) {
 	return links, err
 }
 
-func linksTx(tx *bolt.Tx, ns, id string, dir Direction) ([]Link, error) {
+func linksTx(tx kvTx, ns, id string, dir Direction) ([]Link, error) {
 	var links []Link
-	scan := func(b *bolt.Bucket, out bool) error {
+	scan := func(b kvBucket, out bool) error {
 		pre := prefix(ns, id)
 		c := b.Cursor()
 		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
@@ -168,7 +167,7 @@ func (s *Store) Neighbors(ns, id string, hops int, rels []string) ([]Neighbor, e
 		follow[r] = true
 	}
 	var out []Neighbor
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		seen := map[string]bool{id: true}
 		frontier := []string{id}
 		for h := 1; h <= hops; h++ {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
 )
 
 // ListOptions select the records List returns.
@@ -38,7 +37,7 @@ func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) 
 			return nil, "", err
 		}
 	}
-	err = s.view(func(tx *bolt.Tx) error {
+	err = s.view(func(tx kvTx) error {
 		pre := prefix(opts.NS)
 		c := tx.Bucket(bucketHeads).Cursor()
 		start := pre
@@ -88,7 +87,7 @@ func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) 
 // Namespaces returns every namespace that holds a record or a link, sorted.
 func (s *Store) Namespaces() ([]string, error) {
 	seen := map[string]bool{}
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		for _, name := range [][]byte{bucketHeads, bucketOut} {
 			c := tx.Bucket(name).Cursor()
 			for k, _ := c.First(); k != nil; {
@@ -116,7 +115,7 @@ func (s *Store) ForEach(ns string, fn func(Record) error) error {
 	if err != nil {
 		return err
 	}
-	return walkBatches(s, bucketHeads, pre, 256, 16<<20, func(tx *bolt.Tx, k, v []byte) (Record, int, error) {
+	return walkBatches(s, bucketHeads, pre, 256, 16<<20, func(tx kvTx, k, v []byte) (Record, int, error) {
 		parts, err := splitKey(k, 2)
 		if err != nil {
 			return Record{}, 0, err
@@ -139,7 +138,7 @@ func (s *Store) ForEachLink(ns string, fn func(Link) error) error {
 	if err != nil {
 		return err
 	}
-	return walkBatches(s, bucketOut, pre, 4096, 0, func(_ *bolt.Tx, k, v []byte) (Link, int, error) {
+	return walkBatches(s, bucketOut, pre, 4096, 0, func(_ kvTx, k, v []byte) (Link, int, error) {
 		l, err := decodeLink(k, v)
 		return l, 0, err
 	}, fn)
@@ -162,11 +161,11 @@ func nsPrefix(ns string) ([]byte, error) {
 // transaction, so fn may use the store. Each batch resumes after the last
 // key of the one before.
 func walkBatches[T any](s *Store, bucket, pre []byte, maxBatch, maxBytes int,
-	decode func(tx *bolt.Tx, k, v []byte) (T, int, error), fn func(T) error) error {
+	decode func(tx kvTx, k, v []byte) (T, int, error), fn func(T) error) error {
 	var last []byte
 	for {
 		var batch []T
-		err := s.view(func(tx *bolt.Tx) error {
+		err := s.view(func(tx kvTx) error {
 			c := tx.Bucket(bucket).Cursor()
 			var k, v []byte
 			if last == nil {
@@ -220,7 +219,7 @@ func (s *Store) Changes(after uint64, limit int) ([]Change, error) {
 		return nil, fmt.Errorf("%w: limit %d is negative; want 0 (all) or more", ErrInvalid, limit)
 	}
 	var out []Change
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		c := tx.Bucket(bucketChanges).Cursor()
 		for k, v := c.Seek(u64(after + 1)); k != nil && (limit == 0 || len(out) < limit); k, v = c.Next() {
 			if len(k) != 8 {
@@ -241,14 +240,14 @@ func (s *Store) Changes(after uint64, limit int) ([]Change, error) {
 // store).
 func (s *Store) LastSeq() (uint64, error) {
 	var seq uint64
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		seq = lastSeqTx(tx)
 		return nil
 	})
 	return seq, err
 }
 
-func lastSeqTx(tx *bolt.Tx) uint64 {
+func lastSeqTx(tx kvTx) uint64 {
 	if b := tx.Bucket(bucketMeta).Get(keySeq); len(b) == 8 {
 		return binary.BigEndian.Uint64(b)
 	}
@@ -277,7 +276,7 @@ func (s *Store) Stats(ns string) (Stats, error) {
 		pre = prefix(ns)
 	}
 	st := Stats{Namespaces: map[string]int{}, Kinds: map[string]int{}}
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		c := tx.Bucket(bucketHeads).Cursor()
 		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
 			parts, err := splitKey(k, 2)
@@ -295,15 +294,15 @@ func (s *Store) Stats(ns string) (Stats, error) {
 		st.Links = countPrefix(tx.Bucket(bucketOut), pre)
 		st.Versions = countPrefix(tx.Bucket(bucketHistory), pre)
 		st.LastSeq = lastSeqTx(tx)
-		st.FileBytes = tx.Size()
+		st.FileBytes = txSize(tx)
 		return nil
 	})
 	return st, err
 }
 
-func countPrefix(b *bolt.Bucket, pre []byte) int {
-	if len(pre) == 0 {
-		return b.Stats().KeyN
+func countPrefix(b kvBucket, pre []byte) int {
+	if bb, ok := b.(boltBucket); ok && len(pre) == 0 {
+		return bb.Stats().KeyN
 	}
 	n := 0
 	c := b.Cursor()
@@ -435,7 +434,7 @@ func (s *Store) Recent(ns string, n int) ([]Record, error) {
 		return strings.Compare(a.id, b.id)
 	}
 	var out []Record
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		pre := prefix(ns)
 		top := make([]entry, 0, n+1) // sorted by newer; at most n kept
 		c := tx.Bucket(bucketHeads).Cursor()

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
 )
 
 // PutStatus says what a put did to a record.
@@ -138,7 +137,7 @@ func (s *Store) PutManyContext(ctx context.Context, recs []Record, links []Link)
 	// hold up other writers; skip records whose content is already stored.
 	if len(s.opts.Counters) > 0 {
 		stored := make([]bool, len(ps))
-		err := s.view(func(tx *bolt.Tx) error {
+		err := s.view(func(tx kvTx) error {
 			heads := tx.Bucket(bucketHeads)
 			for i := range ps {
 				stored[i] = sameSum(heads.Get(key(ps[i].rec.NS, ps[i].rec.ID)), ps[i].rec.SHA256)
@@ -161,7 +160,7 @@ func (s *Store) PutManyContext(ctx context.Context, recs []Record, links []Link)
 	}
 
 	results := make([]PutResult, len(ps))
-	err := s.update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx kvTx) error {
 		now := s.opts.Now()
 		for i := range ps {
 			if i%256 == 0 {
@@ -189,7 +188,7 @@ func (s *Store) PutManyContext(ctx context.Context, recs []Record, links []Link)
 }
 
 // putTx writes one record inside tx.
-func (s *Store) putTx(tx *bolt.Tx, p *pending, now time.Time) (PutResult, error) {
+func (s *Store) putTx(tx kvTx, p *pending, now time.Time) (PutResult, error) {
 	r := p.rec
 	res := PutResult{NS: r.NS, ID: r.ID}
 	heads, bodies := tx.Bucket(bucketHeads), tx.Bucket(bucketBodies)
@@ -249,7 +248,7 @@ func (s *Store) putTx(tx *bolt.Tx, p *pending, now time.Time) (PutResult, error)
 
 // keepVersion moves prev into history and evicts the oldest versions
 // beyond HistoryCap.
-func (s *Store) keepVersion(tx *bolt.Tx, prev *Record) error {
+func (s *Store) keepVersion(tx kvTx, prev *Record) error {
 	hist := tx.Bucket(bucketHistory)
 	pre := prefix(prev.NS, prev.ID)
 	if err := hist.Put(append(slices.Clip(pre), u64(uint64(prev.Version))...), encodeVersion(prev)); err != nil {

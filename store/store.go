@@ -75,7 +75,8 @@ var (
 // concurrent use by many goroutines: reads run in parallel, writes are
 // serialized by bbolt's single writer.
 type Store struct {
-	db   *bolt.DB
+	db   *bolt.DB    // the bbolt engine, or nil
+	etcd *etcdEngine // the etcd engine, or nil
 	path string
 	opts Options
 }
@@ -170,7 +171,7 @@ func withDefaults(opts *Options) (Options, error) {
 // init creates the buckets of a new store and checks the format of an
 // existing one.
 func (s *Store) init() error {
-	check := func(tx *bolt.Tx) error {
+	check := func(tx kvTx) error {
 		for _, name := range allBuckets {
 			if tx.Bucket(name) == nil {
 				return fmt.Errorf("open store %q: bucket %q is missing, this is not a lore store: %w", s.path, name, ErrCorrupt)
@@ -191,27 +192,34 @@ func (s *Store) init() error {
 	if s.opts.ReadOnly {
 		return s.view(check)
 	}
-	return s.update(func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketMeta) == nil {
-			if k, _ := tx.Cursor().First(); k != nil {
-				return fmt.Errorf("open store %q: the file holds other data, this is not a lore store: %w", s.path, ErrCorrupt)
-			}
-			for _, name := range allBuckets {
-				if _, err := tx.CreateBucket(name); err != nil {
+	return guard(s.path, func() error {
+		return s.db.Update(func(tx *bolt.Tx) error {
+			if tx.Bucket(bucketMeta) == nil {
+				if k, _ := tx.Cursor().First(); k != nil {
+					return fmt.Errorf("open store %q: the file holds other data, this is not a lore store: %w", s.path, ErrCorrupt)
+				}
+				for _, name := range allBuckets {
+					if _, err := tx.CreateBucket(name); err != nil {
+						return err
+					}
+				}
+				if err := tx.Bucket(bucketMeta).Put(keyFormat, []byte{formatVersion}); err != nil {
 					return err
 				}
 			}
-			if err := tx.Bucket(bucketMeta).Put(keyFormat, []byte{formatVersion}); err != nil {
-				return err
-			}
-		}
-		return check(tx)
+			return check(boltTx{tx})
+		})
 	})
 }
 
 // Close closes the store, waiting for running transactions. Closing twice
 // is harmless.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.etcd != nil {
+		return s.etcd.close()
+	}
+	return s.db.Close()
+}
 
 // Path returns the store's file name as given to Open.
 func (s *Store) Path() string { return s.path }
@@ -221,16 +229,37 @@ func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
 
 // update runs fn in a write transaction, through guard, refusing on
 // read-only stores.
-func (s *Store) update(fn func(tx *bolt.Tx) error) error {
+func (s *Store) update(fn func(tx kvTx) error) error {
+	_, err := s.updateRev(fn)
+	return err
+}
+
+// updateRev is update that also returns the sequence number the engine
+// gave the whole write, when it gives one (etcd: the revision of its
+// transaction); bbolt numbers each change inside fn and returns 0.
+func (s *Store) updateRev(fn func(tx kvTx) error) (uint64, error) {
 	if s.opts.ReadOnly {
-		return fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
+		return 0, fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
-	return guard(s.path, func() error { return s.db.Update(fn) })
+	if s.etcd != nil {
+		return s.etcd.update(fn)
+	}
+	return 0, guard(s.path, func() error { return s.db.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) }) })
+}
+
+// changeAppender is a kvTx whose engine keeps the change log itself
+// (etcd); its appendChange returns 0, the write's revision being known
+// only at commit (see updateRev).
+type changeAppender interface {
+	appendChange(op Op, ns, id string) error
 }
 
 // appendChange appends one entry to the change log and advances the
 // sequence number kept in meta. Called inside the write's transaction.
-func appendChange(tx *bolt.Tx, op Op, ns, id string) (uint64, error) {
+func appendChange(tx kvTx, op Op, ns, id string) (uint64, error) {
+	if ca, ok := tx.(changeAppender); ok {
+		return 0, ca.appendChange(op, ns, id)
+	}
 	meta := tx.Bucket(bucketMeta)
 	var seq uint64
 	if b := meta.Get(keySeq); len(b) == 8 {
@@ -238,7 +267,9 @@ func appendChange(tx *bolt.Tx, op Op, ns, id string) (uint64, error) {
 	}
 	seq++
 	ch := tx.Bucket(bucketChanges)
-	ch.FillPercent = 1 // keys only ever grow: pack pages full
+	if b, ok := ch.(boltBucket); ok {
+		b.FillPercent = 1 // keys only ever grow: pack pages full
+	}
 	if err := ch.Put(u64(seq), encodeChange(op, ns, id)); err != nil {
 		return 0, err
 	}

@@ -1,0 +1,57 @@
+package store
+
+import (
+	bolt "go.etcd.io/bbolt"
+)
+
+// kvTx is one transaction of an engine, seen as named buckets of sorted
+// byte keys: all the store's logic (puts, versions, links, lists,
+// checks) is written once against it, and each engine (bbolt, etcd)
+// supplies it. Reads inside one kvTx see one snapshot plus the tx's own
+// writes.
+type kvTx interface {
+	Bucket(name []byte) kvBucket
+}
+
+// kvBucket is one bucket of a kvTx. Get returns nil for a missing key.
+// An engine whose reads can fail (etcd) returns nil and keeps the error,
+// which its view or update then returns in place of fn's.
+type kvBucket interface {
+	Get(k []byte) []byte
+	Put(k, v []byte) error
+	Delete(k []byte) error
+	Cursor() kvCursor
+}
+
+// kvCursor walks a bucket's keys in byte order; a nil key means the end.
+type kvCursor interface {
+	First() (k, v []byte)
+	Seek(seek []byte) (k, v []byte)
+	Next() (k, v []byte)
+}
+
+// boltTx is a bbolt transaction as a kvTx.
+type boltTx struct{ tx *bolt.Tx }
+
+func (t boltTx) Bucket(name []byte) kvBucket {
+	b := t.tx.Bucket(name)
+	if b == nil {
+		return nil
+	}
+	return boltBucket{b}
+}
+
+type boltBucket struct{ *bolt.Bucket }
+
+func (b boltBucket) Cursor() kvCursor { return b.Bucket.Cursor() }
+
+// Size is the bbolt file's size, for Stats.
+func (t boltTx) Size() int64 { return t.tx.Size() }
+
+// txSize is the engine's size in bytes where it knows one, else 0.
+func txSize(tx kvTx) int64 {
+	if s, ok := tx.(interface{ Size() int64 }); ok {
+		return s.Size()
+	}
+	return 0
+}
