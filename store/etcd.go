@@ -4,6 +4,8 @@ package store
 // constructs one yet, so every Store is a bbolt store.
 type etcdEngine struct{}
 
-func (e *etcdEngine) view(func(kvTx) error) error            { panic("unreachable: no etcd engine yet") }
-func (e *etcdEngine) update(func(kvTx) error) (uint64, error) { panic("unreachable: no etcd engine yet") }
-func (e *etcdEngine) close() error                            { return nil }
+func (e *etcdEngine) view(func(kvTx) error) error { panic("unreachable: no etcd engine yet") }
+func (e *etcdEngine) update(func(kvTx) error) (uint64, error) {
+	panic("unreachable: no etcd engine yet")
+}
+func (e *etcdEngine) close() error { return nil }

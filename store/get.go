@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-
 )
 
 func notFound(ns, id string) error {

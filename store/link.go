@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-
 )
 
 // Direction selects which links of a record to read.

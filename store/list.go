@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
 )
 
 // ListOptions select the records List returns.
