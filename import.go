@@ -14,6 +14,9 @@ type ImportSummary struct {
 	Unchanged int          `json:"unchanged"`
 	Links     int          `json:"links"`
 	Errors    []InputError `json:"errors,omitempty"`
+	// Warnings are inputs read that may not do what they seem to (an
+	// empty wikilink makes no link); they do not stop an import.
+	Warnings []InputError `json:"warnings,omitempty"`
 }
 
 // Import stores records and links in one transaction: all of them or, on

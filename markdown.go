@@ -63,10 +63,19 @@ const defaultMarkdownKind = "note"
 // A file that is not valid UTF-8 becomes a record with Binary set, no
 // body, and the default id, kind and title. Front matter that is not YAML,
 // an invalid id and an id used by two files are InputErrors naming the
-// file and line; the other files are still returned.
+// file and line; the other files are still returned. docs/VAULT.md is the
+// user's reference to all of this.
 func ReadMarkdownDir(fsys fs.FS, ns string) (recs []store.Record, links []store.Link, errs []InputError) {
+	recs, links, errs, _ = ReadMarkdownDirWarn(fsys, ns)
+	return recs, links, errs
+}
+
+// ReadMarkdownDirWarn is ReadMarkdownDir that also returns warnings: what
+// was read but does not do what it seems to, such as an empty wikilink
+// ([[]], [[|label]]), which makes no link. Sorted by (file, line).
+func ReadMarkdownDirWarn(fsys fs.FS, ns string) (recs []store.Record, links []store.Link, errs, warns []InputError) {
 	if err := validNamespace(ns); err != nil {
-		return nil, nil, []InputError{{File: ".", Err: err}}
+		return nil, nil, []InputError{{File: ".", Err: err}}, nil
 	}
 	var files []*mdFile
 	walkErr := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -128,14 +137,17 @@ func ReadMarkdownDir(fsys fs.FS, ns string) (recs []store.Record, links []store.
 		for _, rl := range f.links {
 			links = append(links, store.Link{NS: ns, From: f.rec.ID, Rel: rl.rel, To: res.resolve(rl.target)})
 		}
+		warns = append(warns, f.warns...)
 	}
 	slices.SortFunc(recs, func(a, b store.Record) int { return cmp.Compare(a.ID, b.ID) })
 	slices.SortFunc(links, compareLinks)
 	links = slices.Compact(links)
-	slices.SortStableFunc(errs, func(a, b InputError) int {
+	byPlace := func(a, b InputError) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
-	})
-	return recs, links, errs
+	}
+	slices.SortStableFunc(errs, byPlace)
+	slices.SortStableFunc(warns, byPlace)
+	return recs, links, errs, warns
 }
 
 // isMarkdownName reports whether a file name ends in ".md" (any case).
@@ -152,6 +164,7 @@ type mdFile struct {
 	// titleSet: front matter gave the title, so no heading replaces it.
 	titleSet bool
 	links    []mdLink
+	warns    []InputError // problems that do not stop the file (empty wikilinks)
 }
 
 // mdLink is an unresolved link from a file: a wikilink or a front-matter link.
@@ -217,11 +230,16 @@ func parseMarkdownFile(p string, data []byte) (*mdFile, *InputError) {
 		// left is the kind taken from the folder name.
 		return nil, fail(0, fmt.Errorf("the folder name gives %w; set a kind in front matter", err))
 	}
-	for _, w := range findWikilinks(body) {
+	links, empty := scanWikilinks(body)
+	for _, w := range links {
 		if err := validID(w.target); err != nil {
 			return nil, fail(bodyLine+w.line-1, fmt.Errorf("wikilink [[%s]]: %w", clip(w.target, 60), err))
 		}
 		f.links = append(f.links, mdLink{rel: MentionsRel, target: w.target})
+	}
+	for _, w := range empty {
+		f.warns = append(f.warns, InputError{File: p, Line: bodyLine + w.line - 1,
+			Err: fmt.Errorf("empty wikilink %s names no record: no link made (write [[id]] or [[id|label]])", clip(w.target, 60))})
 	}
 	return f, nil
 }
@@ -298,6 +316,9 @@ func (f *mdFile) applyFrontMatter(fm string, start int) (int, error) {
 			line = start - 1 + n
 		} else {
 			msg = strings.TrimPrefix(msg, "yaml: ")
+		}
+		if tab := tabIndented(fm); tab > 0 && (strings.Contains(msg, "tab") || strings.Contains(msg, "cannot start any token")) {
+			return start - 1 + tab, fmt.Errorf("front matter is not valid YAML: this line is indented with a tab, and YAML indents with spaces only: replace the tab with spaces (yaml: %s)", msg)
 		}
 		return line, fmt.Errorf("front matter is not valid YAML: %s", msg)
 	}
@@ -476,14 +497,22 @@ type wikilink struct {
 	line   int
 }
 
-// wikilinkRE matches [[target]], [[target|label]] and [[target#heading]].
-var wikilinkRE = regexp.MustCompile(`\[\[([^\[\]\n]+)\]\]`)
+// wikilinkRE matches [[target]], [[target|label]] and [[target#heading]],
+// and the empty [[]].
+var wikilinkRE = regexp.MustCompile(`\[\[([^\[\]\n]*)\]\]`)
 
 // findWikilinks returns the wikilinks of body in order, outside fenced
-// code. Targets are cleaned (label, heading and ".md" removed); empty
-// targets such as [[#heading]] are skipped.
+// code. Targets are cleaned (label, heading and ".md" removed); a link to
+// a heading of the same file ([[#heading]]) is no link and is skipped.
 func findWikilinks(body string) []wikilink {
-	var out []wikilink
+	links, _ := scanWikilinks(body)
+	return links
+}
+
+// scanWikilinks returns the wikilinks of body (as findWikilinks) and the
+// empty ones, such as [[]], [[ ]] and [[|label]], which name no target:
+// their text is kept in target, for a warning.
+func scanWikilinks(body string) (out, empty []wikilink) {
 	fenced := false
 	lineNo := 0
 	for line := range strings.SplitSeq(body, "\n") {
@@ -499,10 +528,12 @@ func findWikilinks(body string) []wikilink {
 			target, _, _ := strings.Cut(m[1], "|")
 			if t := cleanTarget(target); t != "" {
 				out = append(out, wikilink{target: t, line: lineNo})
+			} else if h, ok := strings.CutPrefix(strings.TrimSpace(target), "#"); !ok || strings.TrimSpace(h) == "" {
+				empty = append(empty, wikilink{target: m[0], line: lineNo})
 			}
 		}
 	}
-	return out
+	return out, empty
 }
 
 // cleanTarget strips a "#heading" part, surrounding space and ".md".

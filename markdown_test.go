@@ -177,7 +177,8 @@ func TestReadMarkdownDirErrors(t *testing.T) {
 	}{
 		{"not yaml", "---\nid: a\ntitle: [unclosed\n---\nbody", 3, "front matter is not valid YAML", false},
 		{"bad indentation", "---\nid: a\n  kind: x\n: y\n---\n", 3, "front matter is not valid YAML: mapping values are not allowed", false},
-		{"tab", "---\nid: a\n\tkind: x\n---\n", 3, "front matter is not valid YAML", false},
+		{"tab", "---\nid: a\n\tkind: x\n---\n", 3, "this line is indented with a tab, and YAML indents with spaces only", false},
+		{"tab in list", "---\nid: a\ntags:\n  - x\n\t- y\n---\n", 5, "indented with a tab", false},
 		{"flow map unclosed", "---\na: b\nc: {x: 1\n---\n", 3, "did not find expected ',' or '}'", false},
 		{"list in map", "---\na: b\n- x\n---\n", 3, "did not find expected key", false},
 		{"unknown anchor", "---\na: *nope\n---\n", 1, "unknown anchor 'nope'", false},
@@ -495,5 +496,31 @@ func TestReadMarkdownDirBadFolderKind(t *testing.T) {
 	}
 	if len(recs) != 1 || recs[0].Kind != "note" {
 		t.Errorf("records %+v, want g.md with its own kind", recs)
+	}
+}
+
+func TestReadMarkdownDirEmptyWikilinks(t *testing.T) {
+	fsys := mapFS(map[string]string{
+		"a.md": "---\nid: a\n---\nsee [[]] and [[|label]]\n\n[[ ]] [[#own heading]] [[b]]\n```\n[[]]\n```\n",
+		"b.md": "fine",
+	})
+	recs, links, errs, warns := ReadMarkdownDirWarn(fsys, "n")
+	if len(errs) != 0 || len(recs) != 2 {
+		t.Fatalf("errors %v, %d records; want none and 2", errs, len(recs))
+	}
+	if len(links) != 1 || links[0].To != "b" {
+		t.Errorf("links %+v, want only a -mentions-> b", links)
+	}
+	want := []string{"a.md:4: empty wikilink [[]]", "a.md:4: empty wikilink [[|label]]", "a.md:6: empty wikilink [[ ]]"}
+	if len(warns) != len(want) {
+		t.Fatalf("warnings %v, want %d (none for [[#own heading]] or inside code)", warns, len(want))
+	}
+	for i, w := range warns {
+		if !strings.HasPrefix(w.Error(), want[i]) || !strings.Contains(w.Error(), "no link made") {
+			t.Errorf("warning %d: %q, want it to start %q and say no link was made", i, w.Error(), want[i])
+		}
+	}
+	if _, _, errs := ReadMarkdownDir(fsys, "n"); len(errs) != 0 {
+		t.Errorf("ReadMarkdownDir: warnings among errors: %v", errs)
 	}
 }

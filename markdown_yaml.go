@@ -71,3 +71,19 @@ func joinedScalars(key string, n *yaml.Node) (string, error) {
 	}
 	return strings.Join(vs, ", "), nil
 }
+
+// tabIndented returns the 1-based line of the first line of fm whose
+// indentation holds a tab, or 0. YAML forbids tabs there, and the
+// parser's own words for it ("found character that cannot start any
+// token") do not say "tab".
+func tabIndented(fm string) int {
+	n := 0
+	for line := range strings.SplitSeq(fm, "\n") {
+		n++
+		indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+		if strings.Contains(indent, "\t") && strings.TrimSpace(line) != "" {
+			return n
+		}
+	}
+	return 0
+}

@@ -38,42 +38,46 @@ good ones and lists the rest.`,
 				recs  []store.Record
 				links []store.Link
 				bad   []lore.InputError
+				warns []lore.InputError
 			)
 			for _, p := range args {
-				r, lk, errs, err := a.readImport(p, ns)
+				r, lk, errs, ws, err := a.readImport(p, ns)
 				if err != nil {
 					return err
 				}
-				recs, links, bad = append(recs, r...), append(links, lk...), append(bad, errs...)
-				a.note("read %s: %d records, %d links, %d bad\n", p, len(r), len(lk), len(errs))
+				recs, links, bad, warns = append(recs, r...), append(links, lk...), append(bad, errs...), append(warns, ws...)
+				a.note("read %s: %s, %s, %d bad\n", p, plural(len(r), "record"), plural(len(lk), "link"), len(errs))
 				if c.Context().Err() != nil {
 					return fmt.Errorf("nothing imported, stopped while reading: %w", context.Cause(c.Context()))
 				}
+			}
+			for _, w := range warns {
+				fmt.Fprintf(a.streams.err, "warning: %s\n", w.Error())
 			}
 			for _, e := range bad {
 				fmt.Fprintf(a.streams.err, "%s\n", e.Error())
 			}
 			if len(bad) > 0 && !skipBad {
-				return fmt.Errorf("%d bad input(s), nothing imported (fix them, or pass --skip-bad to import the %d good records)", len(bad), len(recs))
+				return fmt.Errorf("%d bad input(s), nothing imported (fix them, or pass --skip-bad to import the %s)", len(bad), plural(len(recs), "good record"))
 			}
 			l, err := a.open(false)
 			if err != nil {
 				return err
 			}
 			defer l.Close()
-			a.note("writing %d records and %d links in one transaction\n", len(recs), len(links))
+			a.note("writing %s and %s in one transaction\n", plural(len(recs), "record"), plural(len(links), "link"))
 			sum, err := l.Import(c.Context(), recs, links)
 			if err != nil {
 				return err
 			}
-			sum.Errors = bad
+			sum.Errors, sum.Warnings = bad, warns
 			if a.jsonOut {
 				if err := a.printJSON(sum); err != nil {
 					return err
 				}
 			} else {
-				a.note("imported: %d added, %d updated, %d unchanged, %d links, %d errors\n",
-					sum.Added, sum.Updated, sum.Unchanged, sum.Links, len(bad))
+				a.note("imported: %d added, %d updated, %d unchanged, %s, %s, %s\n",
+					sum.Added, sum.Updated, sum.Unchanged, plural(sum.Links, "link"), plural(len(bad), "error"), plural(len(warns), "warning"))
 			}
 			if len(bad) > 0 {
 				return &exitStatus{code: exitError, err: fmt.Errorf("%d bad input(s) skipped", len(bad))}
@@ -87,35 +91,37 @@ good ones and lists the rest.`,
 }
 
 // readImport reads one import path: a markdown folder or a JSONL file.
-func (a *app) readImport(path, ns string) ([]store.Record, []store.Link, []lore.InputError, error) {
+func (a *app) readImport(path, ns string) ([]store.Record, []store.Link, []lore.InputError, []lore.InputError, error) {
 	if path == "-" {
 		r, lk, errs := lore.ReadJSONL(a.streams.in, "stdin", ns)
-		return r, lk, errs, nil
+		return r, lk, errs, nil, nil
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("import: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("import: %w", err)
 	}
 	if fi.IsDir() {
 		// os.Root's FS refuses any path, symlinks included, that leaves
 		// the folder.
 		root, err := os.OpenRoot(path)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("import: %w", err)
+			return nil, nil, nil, nil, fmt.Errorf("import: %w", err)
 		}
 		defer root.Close()
-		r, lk, errs := lore.ReadMarkdownDir(root.FS(), ns)
-		for i := range errs {
-			errs[i].File = filepath.Join(path, errs[i].File)
+		r, lk, errs, warns := lore.ReadMarkdownDirWarn(root.FS(), ns)
+		for _, list := range [][]lore.InputError{errs, warns} {
+			for i := range list {
+				list[i].File = filepath.Join(path, list[i].File)
+			}
 		}
-		return r, lk, errs, nil
+		return r, lk, errs, warns, nil
 	}
 	if ext := strings.ToLower(filepath.Ext(path)); ext != ".jsonl" && ext != ".json" && ext != ".ndjson" {
-		return nil, nil, nil, fmt.Errorf("import %s: not a folder of markdown files nor a .jsonl file", path)
+		return nil, nil, nil, nil, fmt.Errorf("import %s: not a folder of markdown files nor a .jsonl file", path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("import: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("import: %w", err)
 	}
 	defer f.Close()
 	var in io.Reader = f
@@ -129,7 +135,7 @@ func (a *app) readImport(path, ns string) ([]store.Record, []store.Link, []lore.
 		defer bar.Finish()
 	}
 	r, lk, errs := lore.ReadJSONL(in, path, ns)
-	return r, lk, errs, nil
+	return r, lk, errs, nil, nil
 }
 
 func newExportCommand(a *app) *cobra.Command {
@@ -156,4 +162,12 @@ func newExportCommand(a *app) *cobra.Command {
 	c.Flags().StringVar(&ns, "ns", "", "only this namespace (default: all)")
 	c.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
 	return c
+}
+
+// plural says "1 record" or "2 records" (n with thousands separators).
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return thousands(n) + " " + noun + "s"
 }
