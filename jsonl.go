@@ -62,6 +62,8 @@ type jsonlLine struct {
 	Body    string            `json:"body"`
 	Summary string            `json:"summary"`
 	Tags    []string          `json:"tags"`
+	Aliases []string          `json:"aliases"`
+	Keys    []string          `json:"keys"`
 	Meta    map[string]string `json:"meta"`
 	Order   int64             `json:"order"`
 	Pinned  bool              `json:"pinned"`
@@ -100,7 +102,7 @@ type jsonlBare struct {
 }
 
 // recordFields lists the keys a record line may carry, for error messages.
-const recordFields = "ns, id, kind, title, body, summary, tags, meta, order, pinned, binary, links " +
+const recordFields = "ns, id, kind, title, body, summary, tags, aliases, keys, meta, order, pinned, binary, links " +
 	"(and the ignored created, updated, version, sha256, body_bytes, tokens), or a bare \"link\""
 
 // ReadJSONL reads records and links from r, one JSON object a line: a
@@ -194,9 +196,12 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 	if err := validFields(l.Kind, l.Tags, l.Meta); err != nil {
 		return rec, nil, false, fmt.Errorf("record %q: %w", l.ID, err)
 	}
+	if err := validNames(l.ID, l.Aliases, l.Keys); err != nil {
+		return rec, nil, false, err
+	}
 	rec = store.Record{
 		NS: ns, ID: l.ID, Kind: l.Kind, Title: l.Title, Body: l.Body, Summary: l.Summary,
-		Tags: l.Tags, Meta: l.Meta, Order: l.Order, Pinned: l.Pinned, Binary: l.Binary,
+		Tags: l.Tags, Aliases: l.Aliases, Keys: l.Keys, Meta: l.Meta, Order: l.Order, Pinned: l.Pinned, Binary: l.Binary,
 	}
 	for i, el := range l.Links {
 		if el.NS != nil && *el.NS != ns {
@@ -217,7 +222,7 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 // parseBareLink checks a {"link": {...}} line: it must carry nothing else.
 func parseBareLink(l *jsonlLine, defaultNS string) (store.Record, []store.Link, bool, error) {
 	if l.NS != "" || l.ID != "" || l.Kind != "" || l.Title != "" || l.Body != "" || l.Summary != "" ||
-		l.Tags != nil || l.Meta != nil || l.Order != 0 || l.Pinned || l.Binary || l.Links != nil ||
+		l.Tags != nil || l.Aliases != nil || l.Keys != nil || l.Meta != nil || l.Order != 0 || l.Pinned || l.Binary || l.Links != nil ||
 		l.Created != nil || l.Updated != nil || l.Version != nil || l.SHA256 != nil || l.BodyBytes != nil || l.Tokens != nil {
 		return store.Record{}, nil, false, errors.New(`a link line carries only "link": put record fields on their own line`)
 	}
@@ -338,6 +343,8 @@ type jsonlOut struct {
 	Body      string                      `json:"body,omitempty"`
 	Summary   string                      `json:"summary,omitempty"`
 	Tags      []string                    `json:"tags,omitempty"`
+	Aliases   []string                    `json:"aliases,omitempty"`
+	Keys      []string                    `json:"keys,omitempty"`
 	Meta      map[string]string           `json:"meta,omitempty"`
 	Order     int64                       `json:"order,omitempty"`
 	Pinned    bool                        `json:"pinned,omitempty"`
@@ -396,7 +403,7 @@ func WriteJSONL(w io.Writer, recs []store.Record, links []store.Link) error {
 	for i, r := range recs {
 		o := jsonlOut{
 			NS: r.NS, ID: r.ID, Kind: r.Kind, Title: r.Title, Body: r.Body, Summary: r.Summary,
-			Tags: r.Tags, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary,
+			Tags: r.Tags, Aliases: r.Aliases, Keys: r.Keys, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary,
 			Created: r.Created, Updated: r.Updated, Version: r.Version, SHA256: r.SHA256,
 			BodyBytes: r.BodyBytes, Tokens: r.Tokens,
 		}
@@ -432,6 +439,9 @@ var (
 	validNamespace = store.ValidNamespace
 	validID        = store.ValidID
 )
+
+// validNames checks the aliases and keys of record id like the store does.
+func validNames(id string, aliases, keys []string) error { return store.ValidNames(id, aliases, keys) }
 
 // validRel checks a relation name like the store does.
 func validRel(rel string) error { return store.ValidRel(rel) }

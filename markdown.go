@@ -43,6 +43,11 @@ const defaultMarkdownKind = "note"
 //	title    default: the text of the first "# Heading", else the file name
 //	summary  the short form: facts and ids that can stand in for the body
 //	tags     a list of strings (or one string)
+//	aliases  other names of the record, a list (or one string): "Sefa"
+//	         for Sefa Dunmore; a packet's focus that says one brings the
+//	         record in
+//	keys     lorebook-style triggers, a list (or one string): words whose
+//	         mention brings the record in though they are not its name
 //	order    an integer position (timeline, chapter, scene)
 //	pinned   true or false
 //	meta     a mapping of strings (numbers and booleans are kept as written)
@@ -377,6 +382,14 @@ func (f *mdFile) applyFrontMatter(fm string, start int) (int, error) {
 		case "tags":
 			if f.rec.Tags, err = scalars(key, vn); err == nil {
 				err = validFields("", f.rec.Tags, nil)
+			}
+		case "aliases":
+			if f.rec.Aliases, err = names(key, vn); err == nil {
+				err = validNames(f.rec.ID, f.rec.Aliases, nil)
+			}
+		case "keys":
+			if f.rec.Keys, err = names(key, vn); err == nil {
+				err = validNames(f.rec.ID, nil, f.rec.Keys)
 			}
 		case "order":
 			var s string

@@ -33,7 +33,9 @@ order: 2
 pinned: true
 pov: "yes"
 age: 31
+aka: [the Keeper, M]
 aliases: [the Keeper, M]
+keys: saltlight
 meta:
   from: 6
   status: open
@@ -80,7 +82,8 @@ Body starts here.
 	mara := byID["mara"]
 	wantMara := store.Record{NS: "novel", ID: "mara", Kind: "character", Title: "Mara Venn",
 		Summary: "lamp keeper; sister of [[ivo]]", Tags: []string{"pov", "lamp"}, Order: 2, Pinned: true,
-		Meta: map[string]string{"pov": "yes", "age": "31", "aliases": "the Keeper, M", "from": "6", "status": "open"},
+		Aliases: []string{"the Keeper", "M"}, Keys: []string{"saltlight"},
+		Meta: map[string]string{"pov": "yes", "age": "31", "aka": "the Keeper, M", "from": "6", "status": "open"},
 		Body: "# Not the title\n\nMara knows [[ivo|her brother]] and [[scene-01#the dock]].\n"}
 	if !reflect.DeepEqual(mara, wantMara) {
 		t.Errorf("mara:\n got %+v\nwant %+v", mara, wantMara)
@@ -199,6 +202,10 @@ func TestReadMarkdownDirErrors(t *testing.T) {
 		{"links bad target", "---\nlinks:\n  knows: [\"a\\tb\"]\n---\n", 3, `links.knows: target: invalid input: id "a\tb"`, true},
 		{"links bad rel", "---\nlinks:\n  \" sp\": [a]\n---\n", 3, `relation " sp" has leading or trailing space`, true},
 		{"bad tag", "---\nid: a\ntags: [ok, \"\"]\n---\n", 3, `tag "" is empty`, true},
+		{"empty alias", "---\nid: sefa\naliases: [Sefa, \"\"]\n---\n", 3, `record "sefa" has an empty alias`, true},
+		{"null alias", "---\nid: sefa\naliases:\n  - Sefa\n  -\n---\n", 4, `record "sefa" has an empty alias`, true},
+		{"empty key", "---\nkeys: \"\"\n---\n", 2, `record "scene/bad" has an empty key`, true},
+		{"aliases map", "---\naliases:\n  a: b\n---\n", 3, "aliases must be a list of names", false},
 		{"bad kind", "---\nkind: \"a\\tb\"\n---\n", 2, `kind "a\tb" has control character`, true},
 		{"wikilink bad target", "---\nid: a\n---\n\nline 5\nsee [[bad\ttarget]] here", 6, `wikilink [[bad	target]]`, true},
 		{"wikilink no fm", "one\ntwo [[x\u0007y]]", 2, "wikilink", true},

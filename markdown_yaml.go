@@ -60,6 +60,31 @@ func scalars(key string, n *yaml.Node) ([]string, error) {
 	return out, nil
 }
 
+// names returns a list of aliases or keys. Unlike scalars, it keeps an
+// empty item ("- " or "") as "", so that validation reports it rather
+// than letting a slip pass silently.
+func names(key string, n *yaml.Node) ([]string, error) {
+	if n.Kind == yaml.ScalarNode {
+		return []string{n.Value}, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s must be a list of names, got %s", key, nodeKind(n))
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		c = deref(c)
+		if c.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%s must be a list of names, but one item is %s", key, nodeKind(c))
+		}
+		if c.Tag == "!!null" {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, c.Value)
+	}
+	return out, nil
+}
+
 // joinedScalars returns a scalar, or a list of scalars joined by ", ".
 func joinedScalars(key string, n *yaml.Node) (string, error) {
 	if n.Kind == yaml.MappingNode {

@@ -28,6 +28,8 @@ type recordArgs struct {
 	Body    string            `json:"body,omitempty" jsonschema:"the text of the record"`
 	Summary string            `json:"summary,omitempty" jsonschema:"short form: the facts and ids that can stand in for the body when a packet is short of room"`
 	Tags    []string          `json:"tags,omitempty" jsonschema:"tags"`
+	Aliases []string          `json:"aliases,omitempty" jsonschema:"other names of the record (Sefa for Sefa Dunmore): a packet focus that says one brings the record in"`
+	Keys    []string          `json:"keys,omitempty" jsonschema:"lorebook-style trigger words: a packet focus that says one brings the record in"`
 	Meta    map[string]string `json:"meta,omitempty" jsonschema:"string metadata (date, due, status, ...)"`
 	Order   int64             `json:"order,omitempty" jsonschema:"position in a sequence (turn, chapter); 0 for none"`
 	Pinned  bool              `json:"pinned,omitempty" jsonschema:"never drop this record from a packet"`
@@ -131,7 +133,7 @@ func (s *Server) opPut(ctx context.Context, a recordArgs) (string, error) {
 		return "", err
 	}
 	r := store.Record{NS: ns, ID: a.ID, Kind: a.Kind, Title: a.Title, Body: a.Body, Summary: a.Summary,
-		Tags: a.Tags, Meta: a.Meta, Order: a.Order, Pinned: a.Pinned}
+		Tags: a.Tags, Aliases: a.Aliases, Keys: a.Keys, Meta: a.Meta, Order: a.Order, Pinned: a.Pinned}
 	var res store.PutResult
 	if err := s.write(ctx, func(l *Lore) (err error) { res, err = l.Put(ctx, r); return err }); err != nil {
 		return "", err

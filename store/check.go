@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -107,6 +109,8 @@ func (c *checker) recordKey(bucket string, k []byte, n int) ([]string, bool) {
 }
 
 func (c *checker) heads() {
+	aliases := map[[2]string][]string{} // (ns, lower-cased alias) -> ids
+	defer c.sharedAliases(aliases)
 	bodies := c.tx.Bucket(bucketBodies)
 	cur := c.tx.Bucket(bucketHeads).Cursor()
 	for k, v := cur.First(); k != nil; k, v = cur.Next() {
@@ -119,6 +123,12 @@ func (c *checker) heads() {
 		if err != nil {
 			c.add(ns, id, "head does not decode: %v", err)
 			continue
+		}
+		for _, a := range r.Aliases {
+			k := [2]string{ns, strings.ToLower(a)}
+			if ids := aliases[k]; len(ids) == 0 || ids[len(ids)-1] != id {
+				aliases[k] = append(ids, id)
+			}
 		}
 		if r.Version < 1 {
 			c.add(ns, id, "head has version %d; versions start at 1", r.Version)
@@ -151,6 +161,26 @@ func (c *checker) heads() {
 			}
 		}
 	}
+}
+
+// sharedAliases warns once for every alias two or more records of a
+// namespace share, naming them all: a mention of it brings each of them
+// into a packet, marked ambiguous, instead of the one the writer meant.
+func (c *checker) sharedAliases(aliases map[[2]string][]string) {
+	for k, ids := range aliases {
+		if len(ids) > 1 {
+			c.warn(k[0], ids[0], "alias %q is shared by %s: a mention of it brings in all of them, marked ambiguous (give each its own alias)",
+				k[1], strings.Join(quoted(ids), " and "))
+		}
+	}
+}
+
+func quoted(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 func (c *checker) bodies() {

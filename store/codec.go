@@ -14,6 +14,12 @@ import (
 // guessing; a future format gets a new byte and a decoder beside this one.
 const formatV1 = 1
 
+// formatV2 marks a record head that carries names: it is a formatV1 head
+// followed by the aliases and the keys. A head without names is still
+// written as formatV1, byte for byte as before, so a store that uses no
+// names stays readable by a version that knows only formatV1.
+const formatV2 = 2
+
 // sep separates the parts of a key. Namespaces, ids and relation names
 // cannot contain it, so "a"+sep is never a prefix of "a/b"+sep or "ab"+sep.
 const sep = 0x00
@@ -188,7 +194,12 @@ const (
 // written in sorted order so equal records encode to equal bytes.
 func encodeHead(r *Record) []byte {
 	e := enc{b: make([]byte, 0, 96+len(r.Title)+len(r.Summary))}
-	e.b = append(e.b, formatV1)
+	named := len(r.Aliases)+len(r.Keys) > 0
+	if named {
+		e.b = append(e.b, formatV2)
+	} else {
+		e.b = append(e.b, formatV1)
+	}
 	e.str(r.Kind)
 	e.str(r.Title)
 	e.str(r.Summary)
@@ -227,6 +238,14 @@ func encodeHead(r *Record) []byte {
 		e.varint(int64(tc.Body))
 		e.varint(int64(tc.Summary))
 	}
+	if named {
+		for _, list := range [][]string{r.Aliases, r.Keys} {
+			e.uvarint(uint64(len(list)))
+			for _, a := range list {
+				e.str(a)
+			}
+		}
+	}
 	return e.b
 }
 
@@ -234,7 +253,12 @@ func encodeHead(r *Record) []byte {
 // bytes give ErrCorrupt, never a panic.
 func decodeHead(ns, id string, b []byte) (Record, error) {
 	d := dec{b: b}
-	d.format("record")
+	named := len(b) > 0 && b[0] == formatV2
+	if named {
+		d.b = d.b[1:]
+	} else {
+		d.format("record")
+	}
 	r := Record{NS: ns, ID: id}
 	r.Kind = d.str("kind")
 	r.Title = d.str("title")
@@ -275,10 +299,27 @@ func decodeHead(ns, id string, b []byte) (Record, error) {
 			r.Tokens[name] = TokenCount{Title: d.int("title tokens"), Body: d.int("body tokens"), Summary: d.int("summary tokens")}
 		}
 	}
+	if named {
+		r.Aliases = d.strs("aliases", "alias")
+		r.Keys = d.strs("keys", "key")
+	}
 	if err := d.end("record"); err != nil {
 		return Record{}, fmt.Errorf("record %q in namespace %q: %w", id, ns, err)
 	}
 	return r, nil
+}
+
+// strs reads a counted list of strings; an empty list is nil.
+func (d *dec) strs(list, what string) []string {
+	n := d.count(list)
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.str(what)
+	}
+	return out
 }
 
 func (d *dec) bytes1(what string) byte {

@@ -315,7 +315,7 @@ func countPrefix(b kvBucket, pre []byte) int {
 // format byte) without decoding the rest. ok is false when v is not a
 // well-formed head start; decodeHead then reports the corruption.
 func headKind(v []byte) (kind []byte, ok bool) {
-	if len(v) == 0 || v[0] != formatV1 {
+	if len(v) == 0 || (v[0] != formatV1 && v[0] != formatV2) {
 		return nil, false
 	}
 	n, w := binary.Uvarint(v[1:])
@@ -336,7 +336,7 @@ type headPeek struct {
 // skipping the fields before them without allocating. ok is false when v
 // is not well formed; decodeHead then reports the corruption.
 func peekHead(v []byte) (p headPeek, ok bool) {
-	if len(v) == 0 || v[0] != formatV1 {
+	if len(v) == 0 || (v[0] != formatV1 && v[0] != formatV2) {
 		return p, false
 	}
 	b := v[1:]

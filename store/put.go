@@ -43,8 +43,8 @@ type pending struct {
 	tokens map[string]TokenCount // nil until counted
 }
 
-// Put stores one record. Fields from Created on are set by the store. Tags
-// are sorted and deduplicated. A record whose content (see Record.SHA256)
+// Put stores one record. Fields from Created on are set by the store. Tags,
+// aliases and keys are sorted and deduplicated. A record whose content (see Record.SHA256)
 // equals the stored one is not written and reports StatusUnchanged.
 func (s *Store) Put(r Record) (PutResult, error) {
 	return s.PutContext(context.Background(), r)
@@ -314,6 +314,12 @@ func normalize(r Record) Record {
 	if len(r.Tags) > 0 {
 		out.Tags = slices.Compact(slices.Sorted(slices.Values(r.Tags)))
 	}
+	if len(r.Aliases) > 0 {
+		out.Aliases = slices.Compact(slices.Sorted(slices.Values(r.Aliases)))
+	}
+	if len(r.Keys) > 0 {
+		out.Keys = slices.Compact(slices.Sorted(slices.Values(r.Keys)))
+	}
 	if len(r.Meta) > 0 {
 		out.Meta = make(map[string]string, len(r.Meta))
 		for k, v := range r.Meta {
@@ -362,5 +368,16 @@ func contentHash(r *Record) string {
 		flags |= flagBinary
 	}
 	h.Write([]byte{flags})
+	// Names come last and only when there are some, so a record without
+	// them keeps the digest it had before they existed.
+	if len(r.Aliases)+len(r.Keys) > 0 {
+		for _, list := range [][]string{r.Aliases, r.Keys} {
+			buf = binary.AppendUvarint(buf[:0], uint64(len(list)))
+			h.Write(buf)
+			for _, a := range list {
+				str(a)
+			}
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -8,14 +8,20 @@ import "time"
 // fields from Created on are maintained by the store: values a caller sets
 // there are ignored by Put.
 type Record struct {
-	NS      string            `json:"ns"`
-	ID      string            `json:"id"`
-	Kind    string            `json:"kind,omitempty"`
-	Title   string            `json:"title,omitempty"`
-	Body    string            `json:"body,omitempty"`
-	Summary string            `json:"summary,omitempty"`
-	Tags    []string          `json:"tags,omitempty"`
-	Meta    map[string]string `json:"meta,omitempty"`
+	NS      string   `json:"ns"`
+	ID      string   `json:"id"`
+	Kind    string   `json:"kind,omitempty"`
+	Title   string   `json:"title,omitempty"`
+	Body    string   `json:"body,omitempty"`
+	Summary string   `json:"summary,omitempty"`
+	Tags    []string `json:"tags,omitempty"`
+	// Aliases are the other names the record goes by ("Sefa" for "Sefa
+	// Dunmore"): a packet's focus text that says one brings the record in.
+	Aliases []string `json:"aliases,omitempty"`
+	// Keys are lorebook-style triggers: words or phrases whose mention
+	// brings the record in, though they are not its name.
+	Keys []string          `json:"keys,omitempty"`
+	Meta map[string]string `json:"meta,omitempty"`
 	// Order is the record's position in a sequence (timeline, chapter,
 	// turn). Positions start at 1; 0 means the record has no position.
 	Order  int64 `json:"order,omitempty"`

@@ -206,7 +206,7 @@ func salvageRecords(b map[string]map[string][]byte) (recs []Record, lost, bad in
 		}
 		have[k] = true
 		recs = append(recs, Record{NS: r.NS, ID: r.ID, Kind: r.Kind, Title: r.Title, Body: r.Body, Summary: r.Summary,
-			Tags: r.Tags, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary})
+			Tags: r.Tags, Aliases: r.Aliases, Keys: r.Keys, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary})
 	}
 	// The change log names records whose heads were on lost pages.
 	changes := b[string(bucketChanges)]

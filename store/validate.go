@@ -18,6 +18,7 @@ const (
 	maxRelBytes       = 128
 	maxKindBytes      = 128
 	maxTagBytes       = 256
+	maxNameBytes      = 256 // an alias or a key
 )
 
 // DefaultMaxBodyBytes is the largest body Put accepts unless
@@ -162,6 +163,8 @@ func validRecord(r *Record, maxBody int) error {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, validNames(r.ID, "alias", r.Aliases)...)
+	errs = append(errs, validNames(r.ID, "key", r.Keys)...)
 	for k, v := range r.Meta {
 		if k == "" {
 			errs = append(errs, fmt.Errorf("%w: meta has an empty key", ErrInvalid))
@@ -173,6 +176,33 @@ func validRecord(r *Record, maxBody int) error {
 		}
 	}
 	return sortedJoin(errs)
+}
+
+// ValidNames checks the aliases and keys of record id by the rule Put
+// applies: each 1-256 bytes of printable UTF-8, no control characters, no
+// surrounding space. The error (the first bad name) names the record.
+func ValidNames(id string, aliases, keys []string) error {
+	errs := append(validNames(id, "alias", aliases), validNames(id, "key", keys)...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs[0]
+}
+
+// validNames checks the aliases or keys of record id; each error names the
+// record, since an empty name is easy to write and hard to find.
+func validNames(id, what string, names []string) []error {
+	var errs []error
+	for _, a := range names {
+		if a == "" {
+			errs = append(errs, fmt.Errorf("%w: record %q has an empty %s: give a name, or leave it out", ErrInvalid, id, what))
+			continue
+		}
+		if err := validName(what, a, maxNameBytes); err != nil {
+			errs = append(errs, fmt.Errorf("record %q: %w", id, err))
+		}
+	}
+	return errs
 }
 
 // validLink checks a link's namespace, ids and relation.

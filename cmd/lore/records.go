@@ -81,6 +81,8 @@ keeps the previous one in history.`,
 	f.StringVar(&r.Title, "title", "", "title")
 	f.StringVar(&r.Summary, "summary", "", "short form: the facts and ids that can stand in for the body")
 	f.StringSliceVar(&r.Tags, "tag", nil, "tag (repeatable, or comma-separated)")
+	f.StringArrayVar(&r.Aliases, "alias", nil, "another name of the record, e.g. Sefa for Sefa Dunmore (repeatable; a packet whose focus says it brings the record in)")
+	f.StringArrayVar(&r.Keys, "key", nil, "a lorebook-style trigger word or phrase (repeatable; its mention in a packet's focus brings the record in)")
 	f.StringArrayVar(&metas, "meta", nil, "metadata KEY=VALUE (repeatable)")
 	f.Int64Var(&r.Order, "order", 0, "position in a sequence (timeline, chapter, turn); 0 = none")
 	f.BoolVar(&r.Pinned, "pinned", false, "never drop or truncate this record from a packet")
@@ -193,13 +195,18 @@ func formatRecord(r store.Record) string {
 	field("kind", r.Kind)
 	field("title", r.Title)
 	field("summary", r.Summary)
-	if len(r.Tags) > 0 {
-		q := make([]string, len(r.Tags))
-		for i, t := range r.Tags {
-			q[i] = strconv.Quote(t)
+	list := func(k string, vs []string) {
+		if len(vs) > 0 {
+			q := make([]string, len(vs))
+			for i, t := range vs {
+				q[i] = strconv.Quote(t)
+			}
+			fmt.Fprintf(&b, "%s: [%s]\n", k, strings.Join(q, ", "))
 		}
-		fmt.Fprintf(&b, "tags: [%s]\n", strings.Join(q, ", "))
 	}
+	list("tags", r.Tags)
+	list("aliases", r.Aliases)
+	list("keys", r.Keys)
 	if r.Order != 0 {
 		fmt.Fprintf(&b, "order: %d\n", r.Order)
 	}

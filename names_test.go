@@ -1,0 +1,77 @@
+package lore_test
+
+import (
+	"bytes"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/store"
+)
+
+// TestNamesJSONLRoundTrip writes aliases and keys as JSONL and reads them
+// back; an empty alias is refused, naming the record.
+func TestNamesJSONLRoundTrip(t *testing.T) {
+	recs := []store.Record{{NS: "novel", ID: "sefa", Kind: "character", Title: "Sefa Dunmore",
+		Aliases: []string{"Sefa", "the surveyor"}, Keys: []string{"chart"}}}
+	var buf bytes.Buffer
+	if err := lore.WriteJSONL(&buf, recs, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"aliases":["Sefa","the surveyor"],"keys":["chart"]`) {
+		t.Errorf("export lacks the names: %s", buf.String())
+	}
+	got, _, errs := lore.ReadJSONL(&buf, "x.jsonl", "")
+	if len(errs) != 0 || len(got) != 1 || !reflect.DeepEqual(got[0].Aliases, recs[0].Aliases) || !reflect.DeepEqual(got[0].Keys, recs[0].Keys) {
+		t.Errorf("read back %+v, %v", got, errs)
+	}
+	_, _, errs = lore.ReadJSONL(strings.NewReader(`{"ns":"novel","id":"reef","aliases":["the Needle",""]}`), "x.jsonl", "")
+	if len(errs) != 1 || errs[0].Line != 1 || !strings.Contains(errs[0].Error(), `record "reef" has an empty alias`) {
+		t.Errorf("empty alias: %v; want an error on line 1 naming the record", errs)
+	}
+	_, _, errs = lore.ReadJSONL(strings.NewReader(`{"link":{"from":"a","rel":"r","to":"b"},"keys":["x"]}`), "x.jsonl", "novel")
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `a link line carries only "link"`) {
+		t.Errorf("keys on a link line: %v", errs)
+	}
+}
+
+// TestNamesThroughMCPAndHTTP puts aliases and keys through put_record and
+// POST /v1/records and reads them back through both.
+func TestNamesThroughMCPAndHTTP(t *testing.T) {
+	dir := srvStore(t)
+	cs := mcpClient(t, dir, nil)
+	var put store.PutResult
+	callJSON(t, cs, "put_record", map[string]any{"ns": "novel", "id": "sefa", "kind": "character", "title": "Sefa Dunmore",
+		"aliases": []string{"Sefa"}, "keys": []string{"chart"}}, &put)
+	if put.Status != store.StatusAdded {
+		t.Fatalf("put_record: %+v", put)
+	}
+	var rec store.Record
+	callJSON(t, cs, "get_record", map[string]any{"ns": "novel", "id": "sefa"}, &rec)
+	if !reflect.DeepEqual(rec.Aliases, []string{"Sefa"}) || !reflect.DeepEqual(rec.Keys, []string{"chart"}) {
+		t.Errorf("get_record after put_record: aliases %q keys %q", rec.Aliases, rec.Keys)
+	}
+	if _, err := callErr(t, cs, "put_record", map[string]any{"ns": "novel", "id": "reef", "aliases": []string{""}}); err == nil ||
+		!strings.Contains(err.Error(), `record "reef" has an empty alias`) {
+		t.Errorf("put_record with an empty alias: %v; want an error naming the record", err)
+	}
+	cs.Close()
+
+	url := httpServer(t, dir, nil)
+	status, body := do(t, "POST", url+"/v1/records", "", map[string]any{"ns": "novel", "id": "reef", "kind": "canon",
+		"title": "The Needle", "aliases": []string{"the reef"}, "keys": []string{"half tide"}})
+	if status != http.StatusOK {
+		t.Fatalf("POST /v1/records: %d %s", status, body)
+	}
+	status, body = do(t, "GET", url+"/v1/records/novel/reef", "", nil)
+	if status != http.StatusOK || !strings.Contains(body, `"aliases":["the reef"]`) || !strings.Contains(body, `"keys":["half tide"]`) {
+		t.Errorf("GET /v1/records/novel/reef: %d %s; want its aliases and keys", status, body)
+	}
+	status, body = do(t, "POST", url+"/v1/records", "", map[string]any{"ns": "novel", "id": "cliffs", "keys": []string{" x"}})
+	if status != http.StatusBadRequest || !strings.Contains(body, `record \"cliffs\"`) {
+		t.Errorf("POST a bad key: %d %s; want 400 naming the record", status, body)
+	}
+	srvCheck(t, dir)
+}
