@@ -1,0 +1,282 @@
+// Package mention finds the names of records in text, as a lorebook does:
+// given every name, alias and key of a namespace, it reports where a text
+// says one of them.
+//
+// Matching is by whole words: a word is a run of letters, digits,
+// combining marks and connectors such as "_" (Unicode classes L, N, M and
+// Pc); everything else separates words. A name matches a run of consecutive words of the text whose
+// separators are the name's own, with any run of white space standing
+// for any other ("the Needle" matches "the\nNeedle", "O'Neill" matches
+// "O’Neill"), so a name never matches inside a longer word. Among the
+// names that match at a word, the longest wins, and the scan resumes after
+// it: "the Needle cliffs" over "the Needle".
+//
+// Case folds, except where folding could turn a common word into a name:
+// a name word that starts with a capital matches only a text word that
+// starts with one ("Binding" is not "binding"; "BINDING" is). The first
+// word of a name whose later words carry a capital folds freely, so "The
+// Needle" matches "the Needle" in running text.
+//
+// The matcher is a trie over folded words, the word-level equivalent of an
+// Aho-Corasick automaton for whole-word patterns: a scan costs one map
+// lookup per word of the text plus one per word of each name it meets.
+package mention
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Name is one name a record goes by.
+type Name struct {
+	Text string // as written: "the Needle"
+	ID   string // the record it names
+	Via  string // what the name is to the record: "title", "alias", "key"
+}
+
+// Match is one place a text names records.
+type Match struct {
+	Start, End int    // byte offsets of the match in the text
+	Text       string // the text matched, as written in the text
+	// Names are every name that matches there, sorted by (ID, Via, Text):
+	// more than one record means the text is ambiguous.
+	Names []Name
+}
+
+// IDs returns the distinct record ids of m's names, sorted.
+func (m Match) IDs() []string {
+	ids := make([]string, 0, len(m.Names))
+	for _, n := range m.Names {
+		ids = append(ids, n.ID)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// Matcher finds names in text. It is safe for concurrent Scans.
+type Matcher struct {
+	root  node
+	names int
+}
+
+type node struct {
+	next  map[string]*node
+	terms []*term // the names that end at this node
+}
+
+// term is a name by its words: several names can share a node when they
+// fold alike ("Binding" and "binding") or differ only in separators.
+type term struct {
+	words []string // as written
+	gaps  []string // normalized separators between the words
+	caps  []bool   // per word: must start with a capital in the text
+	names []Name
+}
+
+// New builds a Matcher over names. A name without a word (empty, or only
+// punctuation) never matches and is left out.
+func New(names []Name) *Matcher {
+	m := &Matcher{}
+	for _, n := range names {
+		words, gaps := split(n.Text)
+		if len(words) == 0 {
+			continue
+		}
+		m.names++
+		nd := &m.root
+		for _, w := range words {
+			f := fold(w)
+			if nd.next == nil {
+				nd.next = map[string]*node{}
+			}
+			child, ok := nd.next[f]
+			if !ok {
+				child = &node{}
+				nd.next[f] = child
+			}
+			nd = child
+		}
+		caps := capitals(words)
+		i := slices.IndexFunc(nd.terms, func(t *term) bool {
+			return slices.Equal(t.words, words) && slices.Equal(t.gaps, gaps)
+		})
+		if i < 0 {
+			nd.terms = append(nd.terms, &term{words: words, gaps: gaps, caps: caps})
+			i = len(nd.terms) - 1
+		}
+		nd.terms[i].names = append(nd.terms[i].names, n)
+	}
+	return m
+}
+
+// Len is the number of names the Matcher holds.
+func (m *Matcher) Len() int { return m.names }
+
+// capitals says which words must start with a capital in the text: those
+// that start with one in the name, except a first word followed by
+// another capitalised word ("The" in "The Needle").
+func capitals(words []string) []bool {
+	caps := make([]bool, len(words))
+	for i, w := range words {
+		r, _ := utf8.DecodeRuneInString(w)
+		caps[i] = unicode.IsUpper(r) || unicode.IsTitle(r)
+	}
+	if len(caps) > 1 && slices.Contains(caps[1:], true) {
+		caps[0] = false
+	}
+	return caps
+}
+
+// word is a word of a scanned text.
+type word struct {
+	start, end int
+	fold       string
+}
+
+// Scan returns the matches in text, in text order, none overlapping.
+func (m *Matcher) Scan(text string) []Match {
+	if m.names == 0 {
+		return nil
+	}
+	words := wordsOf(text)
+	var out []Match
+	for i := 0; i < len(words); {
+		end, names := m.longest(text, words, i)
+		if end < 0 {
+			i++
+			continue
+		}
+		out = append(out, Match{Start: words[i].start, End: words[end].end, Text: text[words[i].start:words[end].end], Names: names})
+		i = end + 1
+	}
+	return out
+}
+
+// longest finds the longest name starting at words[i]: the index of its
+// last word and the names that match, or -1.
+func (m *Matcher) longest(text string, words []word, i int) (int, []Name) {
+	best := -1
+	var names []Name
+	nd := &m.root
+	for j := i; j < len(words); j++ {
+		next, ok := nd.next[words[j].fold]
+		if !ok {
+			break
+		}
+		nd = next
+		var found []Name
+		for _, t := range nd.terms {
+			if t.matches(text, words[i:j+1]) {
+				found = append(found, t.names...)
+			}
+		}
+		if found != nil {
+			best, names = j, found
+		}
+	}
+	if best >= 0 {
+		slices.SortFunc(names, func(a, b Name) int {
+			return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Via, b.Via), cmp.Compare(a.Text, b.Text))
+		})
+		names = slices.Compact(names)
+	}
+	return best, names
+}
+
+// matches checks what the trie cannot: capitals and separators.
+func (t *term) matches(text string, ws []word) bool {
+	for k, w := range ws {
+		if t.caps[k] {
+			r, _ := utf8.DecodeRuneInString(text[w.start:])
+			if !unicode.IsUpper(r) && !unicode.IsTitle(r) {
+				return false
+			}
+		}
+		if k > 0 && normGap(text[ws[k-1].end:w.start]) != t.gaps[k-1] {
+			return false
+		}
+	}
+	return true
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || unicode.Is(unicode.Pc, r)
+}
+
+// wordsOf splits text into words with their folded forms.
+func wordsOf(text string) []word {
+	var out []word
+	start := -1
+	for i, r := range text {
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, word{start, i, fold(text[start:i])})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, word{start, len(text), fold(text[start:])})
+	}
+	return out
+}
+
+// split returns the words of a name and the normalized separators between
+// them; separators before the first and after the last word are dropped.
+func split(name string) (words, gaps []string) {
+	ws := wordsOf(name)
+	for k, w := range ws {
+		words = append(words, name[w.start:w.end])
+		if k > 0 {
+			gaps = append(gaps, normGap(name[ws[k-1].end:w.start]))
+		}
+	}
+	return words, gaps
+}
+
+// normGap turns every run of white space into one space and curly
+// apostrophes into straight ones, so that line breaks and typography do
+// not hide a name.
+func normGap(s string) string {
+	if s == " " {
+		return s // the common case, without allocating
+	}
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		switch r {
+		case '\u2019', '\u2018', '\u02bc':
+			r = '\''
+		case '\u2010', '\u2011', '\u2013':
+			r = '-'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// fold is the case-folded form of a word: the trie's key.
+func fold(w string) string {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return strings.ToLower(w)
+		}
+	}
+	return w // already lower-case ASCII: no allocation
+}
