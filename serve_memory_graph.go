@@ -12,8 +12,8 @@ import (
 )
 
 // graph is a namespace's entities and relations as read for one answer,
-// in the reference server's order: entities as they were created,
-// relations by their source entity (see sortGraph).
+// in the reference server's order: entities and relations as they were
+// created (see sortGraph).
 type graph struct {
 	entities  []entity
 	relations []relation
@@ -40,27 +40,19 @@ func loadGraph(l *Lore, ns string) (graph, error) {
 }
 
 // sortGraph orders the records by creation (time, then position within
-// the create_entities call, then id) and the links by the position of
-// their source entity, links from a name that is not an entity last; the
-// store's key order (relation, target) breaks ties. The store keeps no
-// creation order of links.
+// the create_entities call, then id) and the links by the time they were
+// made (store.Link.Made, increasing in the order of a create_relations
+// call); links made before the store kept that time (Made 0) come first,
+// in the store's key order.
 func sortGraph(recs []store.Record, links []store.Link) graph {
 	slices.SortStableFunc(recs, func(a, b store.Record) int {
 		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(metaInt(a, metaPos), metaInt(b, metaPos)), cmp.Compare(a.ID, b.ID))
 	})
-	pos := make(map[string]int, len(recs))
 	g := graph{entities: make([]entity, len(recs)), relations: make([]relation, len(links))}
 	for i, r := range recs {
-		pos[r.ID] = i
 		g.entities[i] = entity{Name: r.ID, EntityType: r.Kind, Observations: decodeObservations(r.Body)}
 	}
-	at := func(id string) int {
-		if p, ok := pos[id]; ok {
-			return p
-		}
-		return len(recs)
-	}
-	slices.SortStableFunc(links, func(a, b store.Link) int { return cmp.Compare(at(a.From), at(b.From)) })
+	slices.SortStableFunc(links, func(a, b store.Link) int { return cmp.Compare(a.Made, b.Made) })
 	for i, lk := range links {
 		g.relations[i] = relation{From: lk.From, To: lk.To, RelationType: lk.Rel}
 	}

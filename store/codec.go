@@ -407,15 +407,28 @@ func decodeChange(seq uint64, b []byte) (Change, error) {
 	return c, nil
 }
 
-func encodeWeight(w float64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{formatV1}, math.Float64bits(w))
+// A link's value is the format byte, the weight (8 bytes) and the time the
+// link was made (8 bytes, Unix nanoseconds), which keeps the order links
+// were made in (the memory tools list relations so). A 9-byte value, as
+// written before the time was kept, reads as made at time 0.
+func encodeLinkValue(w float64, made int64) []byte {
+	b := binary.BigEndian.AppendUint64([]byte{formatV1}, math.Float64bits(w))
+	return binary.BigEndian.AppendUint64(b, uint64(made))
+}
+
+func decodeLinkValue(b []byte) (w float64, made int64, err error) {
+	if (len(b) != 9 && len(b) != 17) || b[0] != formatV1 {
+		return 0, 0, fmt.Errorf("%w: link value is %d bytes %x, want format byte %d, 8 bytes of weight and 8 of time", ErrCorrupt, len(b), b, formatV1)
+	}
+	if len(b) == 17 {
+		made = int64(binary.BigEndian.Uint64(b[9:]))
+	}
+	return math.Float64frombits(binary.BigEndian.Uint64(b[1:9])), made, nil
 }
 
 func decodeWeight(b []byte) (float64, error) {
-	if len(b) != 9 || b[0] != formatV1 {
-		return 0, fmt.Errorf("%w: link value is %d bytes %x, want format byte %d and 8 bytes of weight", ErrCorrupt, len(b), b, formatV1)
-	}
-	return math.Float64frombits(binary.BigEndian.Uint64(b[1:])), nil
+	w, _, err := decodeLinkValue(b)
+	return w, err
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync/atomic"
+	"time"
 )
 
 // Direction selects which links of a record to read.
@@ -33,19 +35,45 @@ func (s *Store) Link(l Link) (changed bool, err error) {
 		return false, err
 	}
 	err = s.update(func(tx kvTx) error {
-		changed, err = linkTx(tx, l)
+		changed, err = linkTx(tx, l, s.opts.Now())
 		return err
 	})
 	return changed, err
 }
 
-func linkTx(tx kvTx, l Link) (bool, error) {
+// lastLinkTime is the latest time given to a link by this process.
+var lastLinkTime atomic.Int64
+
+// linkTime returns now in Unix nanoseconds, or just after the last time
+// it returned: links made one after another get increasing times even
+// within one transaction or under a coarse or fixed clock.
+func linkTime(now time.Time) int64 {
+	for {
+		last := lastLinkTime.Load()
+		t := max(now.UnixNano(), last+1)
+		if lastLinkTime.CompareAndSwap(last, t) {
+			return t
+		}
+	}
+}
+
+func linkTx(tx kvTx, l Link, now time.Time) (bool, error) {
 	out, in := tx.Bucket(bucketOut), tx.Bucket(bucketIn)
 	ko := key(l.NS, l.From, l.Rel, l.To)
-	v := encodeWeight(l.Weight)
-	if old := out.Get(ko); old != nil && bytes.Equal(old, v) {
-		return false, nil
+	var made int64
+	if old := out.Get(ko); old != nil {
+		w, m, err := decodeLinkValue(old)
+		if err != nil {
+			return false, fmt.Errorf("link %q -%s-> %q: %w", l.From, l.Rel, l.To, err)
+		}
+		if w == l.Weight {
+			return false, nil
+		}
+		made = m
+	} else {
+		made = linkTime(now)
 	}
+	v := encodeLinkValue(l.Weight, made)
 	if err := out.Put(ko, v); err != nil {
 		return false, err
 	}
@@ -114,11 +142,11 @@ func linksTx(tx kvTx, ns, id string, dir Direction) ([]Link, error) {
 			if err != nil {
 				return err
 			}
-			w, err := decodeWeight(v)
+			w, made, err := decodeLinkValue(v)
 			if err != nil {
 				return err
 			}
-			l := Link{NS: ns, From: id, Rel: parts[0], To: parts[1], Weight: w}
+			l := Link{NS: ns, From: id, Rel: parts[0], To: parts[1], Weight: w, Made: made}
 			if !out {
 				l.From, l.To = parts[1], id
 			}

@@ -38,6 +38,16 @@ func TestLinks(t *testing.T) {
 	out, _ := s.Links("n", "lamp", store.Out)
 	in, _ := s.Links("n", "lamp", store.In)
 	both, _ := s.Links("n", "lamp", store.Both)
+	// Made keeps the order the links were made in (keeps, then in, then
+	// sees), a new weight keeping the first time.
+	if k, i, e := in[0].Made, out[0].Made, in[1].Made; !(0 < k && k < i && i < e) {
+		t.Errorf("Made of keeps, in, sees = %d, %d, %d; want increasing in the order they were made", k, i, e)
+	}
+	for _, list := range [][]store.Link{out, in, both} {
+		for i := range list {
+			list[i].Made = 0
+		}
+	}
 	wantOut := []store.Link{{NS: "n", From: "lamp", Rel: "in", To: "tower"}}
 	wantIn := []store.Link{{NS: "n", From: "mara", Rel: "keeps", To: "lamp", Weight: 0.9}, {NS: "n", From: "ship", Rel: "sees", To: "lamp"}}
 	wantBoth := []store.Link{wantOut[0], wantIn[0], wantIn[1]} // by rel: in, keeps, sees
@@ -67,7 +77,7 @@ func TestLinks(t *testing.T) {
 	}
 	// ship is reachable from lamp and from sea; hop-1 records are walked
 	// in id order, so lamp's link wins.
-	if two[2].Via != (store.Link{NS: "n", From: "ship", Rel: "sees", To: "lamp"}) {
+	if via := two[2].Via; via.Made == 0 || via != (store.Link{NS: "n", From: "ship", Rel: "sees", To: "lamp", Made: via.Made}) {
 		t.Errorf("ship reached via %+v; want ship -sees-> lamp", two[2].Via)
 	}
 	for _, h := range []int{0, 3} {

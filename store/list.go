@@ -204,11 +204,11 @@ func decodeLink(k, v []byte) (Link, error) {
 	if err != nil {
 		return Link{}, err
 	}
-	w, err := decodeWeight(v)
+	w, made, err := decodeLinkValue(v)
 	if err != nil {
 		return Link{}, err
 	}
-	return Link{NS: parts[0], From: parts[1], Rel: parts[2], To: parts[3], Weight: w}, nil
+	return Link{NS: parts[0], From: parts[1], Rel: parts[2], To: parts[3], Weight: w, Made: made}, nil
 }
 
 // Changes returns change-log entries with a sequence number above after,

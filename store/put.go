@@ -174,7 +174,7 @@ func (s *Store) PutManyContext(ctx context.Context, recs []Record, links []Link)
 			results[i] = res
 		}
 		for _, l := range links {
-			if _, err := linkTx(tx, l); err != nil {
+			if _, err := linkTx(tx, l, now); err != nil {
 				return err
 			}
 		}

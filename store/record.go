@@ -57,6 +57,11 @@ type Link struct {
 	Rel    string  `json:"rel"`
 	To     string  `json:"to"`
 	Weight float64 `json:"weight,omitempty"`
+	// Made is when the link was first made (a new weight keeps it), in
+	// Unix nanoseconds, strictly increasing within a process: links sorted
+	// by it are in the order they were made. Set on links read; 0 for
+	// links made before it was kept. Ignored by Link and PutMany.
+	Made int64 `json:"-"`
 	// ToNS, when set, names the target's namespace. It exists so that a
 	// link into another namespace (from an import, say) is refused with a
 	// clear error rather than silently kept: it must be "" or equal NS.
