@@ -20,12 +20,31 @@ type ImportSummary struct {
 }
 
 // Import stores records and links in one transaction: all of them or, on
-// any error, none.
+// any error, none. A record that does not exist yet keeps the created,
+// updated and version it carries (an export's), and the same record given
+// several times with increasing versions brings its history along (see
+// store.Store.RestoreContext); a record that exists gets a new version.
+// The summary counts records, not lines: one added with its history is 1.
 func (l *Lore) Import(ctx context.Context, recs []store.Record, links []store.Link) (ImportSummary, error) {
 	var sum ImportSummary
-	res, err := l.PutMany(ctx, recs, links)
+	res, err := l.st.RestoreContext(ctx, recs, links)
+	if err == nil {
+		err = l.afterWrite(ctx)
+	}
+	status := map[[2]string]store.PutStatus{}
+	var order [][2]string
 	for _, r := range res {
-		switch r.Status {
+		k := [2]string{r.NS, r.ID}
+		prev, seen := status[k]
+		if !seen {
+			order = append(order, k)
+		}
+		if !seen || prev == store.StatusUnchanged || r.Status == store.StatusAdded {
+			status[k] = r.Status
+		}
+	}
+	for _, k := range order {
+		switch status[k] {
 		case store.StatusAdded:
 			sum.Added++
 		case store.StatusUpdated:
@@ -40,11 +59,31 @@ func (l *Lore) Import(ctx context.Context, recs []store.Record, links []store.Li
 	return sum, err
 }
 
+// ExportOptions choose what Export writes beside the current records.
+type ExportOptions struct {
+	// History writes each record's kept earlier versions before it,
+	// oldest first, each a line of its own with its "version".
+	History bool
+}
+
 // Export writes the records and links of namespace ns ("" for all) as
-// JSONL that Import reads back to an identical store.
+// JSONL that Import reads back, into an empty store, to a store that
+// exports the same bytes.
 func (l *Lore) Export(w io.Writer, ns string) error {
+	return l.ExportWith(w, ns, ExportOptions{})
+}
+
+// ExportWith is Export with options.
+func (l *Lore) ExportWith(w io.Writer, ns string, opts ExportOptions) error {
 	var recs []store.Record
 	if err := l.st.ForEach(ns, func(r store.Record) error {
+		if opts.History && r.Version > 1 {
+			hist, err := l.st.History(r.NS, r.ID)
+			if err != nil {
+				return err
+			}
+			recs = append(recs, hist[:len(hist)-1]...) // the current one is r
+		}
 		recs = append(recs, r)
 		return nil
 	}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/lorekeep/lore/store"
@@ -115,11 +116,15 @@ const recordFields = "ns, id, kind, title, body, summary, tags, aliases, keys, m
 // Every bad line becomes an InputError naming the line and what is wrong;
 // the good lines are still returned, so a caller can refuse the whole
 // input or import the good part. A record id seen twice in one namespace
-// is an error on the second line. Records and links come back in input
-// order.
+// is an error on the second line, unless every line of it carries a
+// "version" higher than the one before: earlier versions, oldest first,
+// as export --history writes them. "created", "updated" and "version"
+// are kept on the records returned (Lore.Import keeps them for the
+// records it creates). Records and links come back in input order.
 func ReadJSONL(r io.Reader, name string, defaultNS string) (recs []store.Record, links []store.Link, errs []InputError) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	seen := map[[2]string]int{} // (ns, id) -> line of first definition
+	seen := map[[2]string]int{}        // (ns, id) -> line of first definition
+	lastVersion := map[[2]string]int{} // (ns, id) -> version of its last line
 	for lineNo := 1; ; lineNo++ {
 		line, rerr := br.ReadBytes('\n')
 		if lineNo == 1 {
@@ -133,11 +138,16 @@ func ReadJSONL(r io.Reader, name string, defaultNS string) (recs []store.Record,
 			case isRec:
 				key := [2]string{rec.NS, rec.ID}
 				if first, dup := seen[key]; dup {
-					errs = append(errs, InputError{File: name, Line: lineNo,
-						Err: fmt.Errorf("duplicate record %q in namespace %q: first defined on line %d", rec.ID, rec.NS, first)})
-					continue
+					if prev := lastVersion[key]; prev == 0 || rec.Version <= prev {
+						errs = append(errs, InputError{File: name, Line: lineNo,
+							Err: fmt.Errorf("duplicate record %q in namespace %q: first defined on line %d (a record's earlier versions, as export --history writes them, come first, each with a higher \"version\")", rec.ID, rec.NS, first)})
+						continue
+					}
 				}
-				seen[key] = lineNo
+				if _, dup := seen[key]; !dup {
+					seen[key] = lineNo
+				}
+				lastVersion[key] = rec.Version
 				recs = append(recs, rec)
 				links = append(links, lks...)
 			default:
@@ -203,6 +213,9 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 		NS: ns, ID: l.ID, Kind: l.Kind, Title: l.Title, Body: l.Body, Summary: l.Summary,
 		Tags: l.Tags, Aliases: l.Aliases, Keys: l.Keys, Meta: l.Meta, Order: l.Order, Pinned: l.Pinned, Binary: l.Binary,
 	}
+	if err := parseStamps(&l, &rec); err != nil {
+		return rec, nil, false, fmt.Errorf("record %q: %w", l.ID, err)
+	}
 	for i, el := range l.Links {
 		if el.NS != nil && *el.NS != ns {
 			return rec, nil, false, fmt.Errorf("links[%d] of %q names namespace %q: links cannot cross namespaces (the record is in %q)", i, l.ID, *el.NS, ns)
@@ -217,6 +230,29 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 		links = append(links, lk)
 	}
 	return rec, links, true, nil
+}
+
+// parseStamps reads the "created", "updated" and "version" an export
+// writes, which an import keeps for the records it creates.
+func parseStamps(l *jsonlLine, rec *store.Record) error {
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		t    *time.Time
+	}{{"created", l.Created, &rec.Created}, {"updated", l.Updated, &rec.Updated}} {
+		if len(f.raw) == 0 || string(f.raw) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(f.raw, f.t); err != nil {
+			return fmt.Errorf("field %q: %s is not a time: want RFC 3339, such as \"2026-03-01T09:30:00Z\"", f.name, clip(string(f.raw), 40))
+		}
+	}
+	if len(l.Version) > 0 && string(l.Version) != "null" {
+		if err := json.Unmarshal(l.Version, &rec.Version); err != nil || rec.Version < 0 {
+			return fmt.Errorf("field \"version\": %s is not a version: want a whole number from 1 (0 for none)", clip(string(l.Version), 40))
+		}
+	}
+	return nil
 }
 
 // parseBareLink checks a {"link": {...}} line: it must carry nothing else.
@@ -411,8 +447,9 @@ func WriteJSONL(w io.Writer, recs []store.Record, links []store.Link) error {
 			o.BodyBytes = len(r.Body)
 		}
 		k := [2]string{r.NS, r.ID}
-		// A record listed twice gets its links once, on its first line.
-		if i == 0 || recs[i-1].NS != r.NS || recs[i-1].ID != r.ID {
+		// A record listed twice (its history, then itself) gets its
+		// links once, on its last line.
+		if i == len(recs)-1 || recs[i+1].NS != r.NS || recs[i+1].ID != r.ID {
 			o.Links = out[k]
 		}
 		if err := enc.Encode(o); err != nil {

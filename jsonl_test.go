@@ -212,7 +212,9 @@ func TestWriteJSONLRoundTrip(t *testing.T) {
 		t.Errorf("output depends on input order:\n%s\nvs\n%s", out, again.String())
 	}
 
-	// Read back: same content, bookkeeping dropped, links all there.
+	// Read back: same content and stamps (created, updated, version),
+	// the store's bookkeeping (sha256, body_bytes, tokens) dropped, links
+	// all there.
 	got, gotLinks, errs := ReadJSONL(strings.NewReader(out), "export.jsonl", "")
 	if len(errs) != 0 {
 		t.Fatalf("reading the export back: %v", errs)
@@ -220,7 +222,7 @@ func TestWriteJSONLRoundTrip(t *testing.T) {
 	want := []store.Record{
 		{NS: "m", ID: "q", Binary: true},
 		{NS: "n", ID: "a", Title: "A", Tags: []string{"t2", "t1"}, Pinned: true},
-		{NS: "n", ID: "z", Kind: "scene", Body: recs[0].Body, Order: 3, Meta: recs[0].Meta},
+		{NS: "n", ID: "z", Kind: "scene", Body: recs[0].Body, Order: 3, Meta: recs[0].Meta, Created: now, Updated: now, Version: 4},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("read back:\n got %+v\nwant %+v", got, want)
@@ -236,13 +238,46 @@ func TestWriteJSONLRoundTrip(t *testing.T) {
 	stripped := make([]store.Record, len(recs))
 	for i, r := range recs {
 		stripped[i] = store.Record{NS: r.NS, ID: r.ID, Kind: r.Kind, Title: r.Title, Body: r.Body, Summary: r.Summary,
-			Tags: r.Tags, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary}
+			Tags: r.Tags, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary,
+			Created: r.Created, Updated: r.Updated, Version: r.Version}
 	}
 	if err := WriteJSONL(&b1, stripped, links); err != nil {
 		t.Fatal(err)
 	}
 	if b1.String() != b2.String() {
 		t.Errorf("export -> import -> export changed the content:\n%s\nvs\n%s", b1.String(), b2.String())
+	}
+}
+
+func TestReadJSONLStampsAndHistory(t *testing.T) {
+	in := `{"id":"a","body":"one","created":"2026-01-02T03:04:05Z","updated":"2026-01-02T03:04:05Z","version":1}
+{"id":"a","body":"two","created":"2026-01-02T03:04:05Z","updated":"2026-02-01T00:00:00Z","version":3}
+{"id":"b","body":"x","version":2}
+{"id":"b","body":"y","version":2}
+{"id":"c","body":"x"}
+{"id":"c","body":"y","version":5}
+{"id":"d","created":"yesterday"}
+{"id":"e","version":-1}
+{"id":"f","version":"2"}
+`
+	recs, _, errs := ReadJSONL(strings.NewReader(in), "in.jsonl", "n")
+	if len(recs) != 4 || recs[1].Version != 3 || !recs[1].Updated.Equal(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("records %+v: want a's two versions (1 and 3, stamps kept), b and c once", recs)
+	}
+	want := []string{
+		`in.jsonl:4: duplicate record "b" in namespace "n": first defined on line 3`,
+		`in.jsonl:6: duplicate record "c"`,
+		`in.jsonl:7: record "d": field "created": "yesterday" is not a time: want RFC 3339`,
+		`in.jsonl:8: record "e": field "version": -1 is not a version`,
+		`in.jsonl:9: record "f": field "version": "2" is not a version`,
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("errors %v, want %d", errs, len(want))
+	}
+	for i, e := range errs {
+		if !strings.HasPrefix(e.Error(), want[i]) {
+			t.Errorf("error %d = %q, want it to start %q", i, e.Error(), want[i])
+		}
 	}
 }
 

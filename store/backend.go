@@ -39,6 +39,9 @@ type Backend interface {
 	PutMany(recs []Record, links []Link) ([]PutResult, error)
 	// PutManyContext is PutMany that writes nothing once ctx is done.
 	PutManyContext(ctx context.Context, recs []Record, links []Link) ([]PutResult, error)
+	// RestoreContext is PutManyContext that keeps the stamps (created,
+	// updated, version) and the history of records it creates.
+	RestoreContext(ctx context.Context, recs []Record, links []Link) ([]PutResult, error)
 	// Delete removes a record, its body and history; cascade removes its
 	// links both ways too.
 	Delete(ns, id string, cascade bool) error

@@ -41,6 +41,11 @@ type PutResult struct {
 type pending struct {
 	rec    Record
 	tokens map[string]TokenCount // nil until counted
+	// given holds the Created, Updated and Version a restore keeps.
+	given *Record
+	// earlier: a restore gives this record again later in the batch, so
+	// this is one of its earlier versions.
+	earlier bool
 }
 
 // Put stores one record. Fields from Created on are set by the store. Tags,
@@ -103,6 +108,23 @@ func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
 // records inside the transaction, which it then rolls back. The error
 // wraps context.Cause(ctx). A commit already under way completes.
 func (s *Store) PutManyContext(ctx context.Context, recs []Record, links []Link) ([]PutResult, error) {
+	return s.putMany(ctx, recs, links, false)
+}
+
+// RestoreContext is PutManyContext for records read back from an export:
+// a record that does not exist before the call keeps the Created,
+// Updated and Version it is given (those left zero are set as by Put),
+// and the same record given several times with increasing versions is
+// its history, oldest first, the last one current. A record that exists
+// already is put as PutMany puts it (a new version, stamped now, or
+// unchanged), its earlier versions in the batch skipped, so a restore
+// never rewrites the past of a record it did not create. A
+// version that does not increase is ErrInvalid, naming the record.
+func (s *Store) RestoreContext(ctx context.Context, recs []Record, links []Link) ([]PutResult, error) {
+	return s.putMany(ctx, recs, links, true)
+}
+
+func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restore bool) ([]PutResult, error) {
 	if s.opts.ReadOnly {
 		return nil, fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
@@ -117,6 +139,24 @@ func (s *Store) PutManyContext(ctx context.Context, recs []Record, links []Link)
 		}
 		r.SHA256 = contentHash(&r)
 		ps[i] = pending{rec: r}
+		if restore {
+			given := recs[i]
+			if given.Version < 0 {
+				err := fmt.Errorf("%w: version %d of record %q; versions start at 1", ErrInvalid, given.Version, r.ID)
+				errs = append(errs, fmt.Errorf("record %d (ns %q, id %q): %w", i, r.NS, r.ID, err))
+				raw = append(raw, err)
+			}
+			ps[i].given = &given
+		}
+	}
+	if restore {
+		last := map[[2]string]int{}
+		for i := range ps {
+			last[[2]string{ps[i].rec.NS, ps[i].rec.ID}] = i
+		}
+		for i := range ps {
+			ps[i].earlier = last[[2]string{ps[i].rec.NS, ps[i].rec.ID}] != i
+		}
 	}
 	for i := range links {
 		l := links[i]
@@ -161,13 +201,17 @@ func (s *Store) PutManyContext(ctx context.Context, recs []Record, links []Link)
 	results := make([]PutResult, len(ps))
 	err := s.update(func(tx kvTx) error {
 		now := s.opts.Now()
+		var restored map[[2]string]int // (ns, id) made by this restore -> its version
+		if restore {
+			restored = map[[2]string]int{}
+		}
 		for i := range ps {
 			if i%256 == 0 {
 				if err := cancelled(); err != nil {
 					return err
 				}
 			}
-			res, err := s.putTx(tx, &ps[i], now)
+			res, err := s.putTx(tx, &ps[i], now, restored)
 			if err != nil {
 				return fmt.Errorf("put %s/%s: %w", ps[i].rec.NS, ps[i].rec.ID, err)
 			}
@@ -186,8 +230,10 @@ func (s *Store) PutManyContext(ctx context.Context, recs []Record, links []Link)
 	return results, nil
 }
 
-// putTx writes one record inside tx.
-func (s *Store) putTx(tx kvTx, p *pending, now time.Time) (PutResult, error) {
+// putTx writes one record inside tx. restored is nil for a put; for a
+// restore it holds the records this restore created, whose given stamps
+// are kept (see RestoreContext).
+func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string]int) (PutResult, error) {
 	r := p.rec
 	res := PutResult{NS: r.NS, ID: r.ID}
 	heads, bodies := tx.Bucket(bucketHeads), tx.Bucket(bucketBodies)
@@ -195,7 +241,22 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time) (PutResult, error) {
 	r.Created = now
 	r.Version = 1
 	res.Status = StatusAdded
-	if old := heads.Get(k); old != nil {
+	rk := [2]string{r.NS, r.ID}
+	prevVersion, keep := restored[rk]
+	old := heads.Get(k)
+	if restored != nil && !keep && old != nil && p.earlier {
+		// An earlier version of a record that exists already: its past
+		// is the store's own, so only its last line is put.
+		prev, err := decodeHead(r.NS, r.ID, old)
+		res.Status, res.Version = StatusUnchanged, prev.Version
+		return res, err
+	}
+	keep = keep || restored != nil && old == nil
+	if keep && p.given.Version != 0 && p.given.Version <= prevVersion {
+		return res, fmt.Errorf("%w: version %d of record %q comes after version %d: a record's versions must increase, oldest first",
+			ErrInvalid, p.given.Version, r.ID, prevVersion)
+	}
+	if old != nil {
 		prev, err := decodeHead(r.NS, r.ID, old)
 		if err != nil {
 			return res, err
@@ -223,6 +284,18 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time) (PutResult, error) {
 		res.Status = StatusUpdated
 	}
 	r.Updated = now
+	if keep {
+		if !p.given.Created.IsZero() && res.Status == StatusAdded {
+			r.Created = p.given.Created
+		}
+		if !p.given.Updated.IsZero() {
+			r.Updated = p.given.Updated
+		}
+		if p.given.Version != 0 {
+			r.Version = p.given.Version
+		}
+		restored[rk] = r.Version
+	}
 	r.BodyBytes = len(r.Body)
 	r.Tokens = p.tokens
 	if r.Tokens == nil && len(s.opts.Counters) > 0 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -89,20 +88,34 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Fatalf("import %s: exit %d: %s", ns, code, stderr)
 		}
 	}
+	// Two more versions of one record: history to carry over.
+	for _, body := range []string{"second version", "third version"} {
+		if _, stderr, code := runCLI(t, "", "--store", src, "put", "--ns", "tidewater-lamp", "--body", body, "mara"); code != 0 {
+			t.Fatalf("put: exit %d: %s", code, stderr)
+		}
+	}
 	first, stderr, code := runCLI(t, "", "--store", src, "export")
 	if code != 0 {
 		t.Fatalf("export: exit %d: %s", code, stderr)
 	}
+	withHistory, _, _ := runCLI(t, "", "--store", src, "export", "--history")
+	if n := strings.Count(withHistory, `"id":"mara"`) - strings.Count(first, `"id":"mara"`); n != 2 {
+		t.Fatalf("export --history has %d more lines of mara than export; want her 2 earlier versions", n)
+	}
 	dst := newStore(t)
-	if _, stderr, code := runCLI(t, first, "--store", dst, "import", "-"); code != 0 {
+	if _, stderr, code := runCLI(t, withHistory, "--store", dst, "import", "-"); code != 0 {
 		t.Fatalf("import of the export: exit %d: %s", code, stderr)
 	}
-	second, _, _ := runCLI(t, "", "--store", dst, "export")
-	// The import stamps its own created/updated times; everything else
-	// (content, versions of fresh records, hashes, links) must match.
-	stamps := regexp.MustCompile(`"(created|updated)":"[^"]*"`)
-	if stamps.ReplaceAllString(first, "") != stamps.ReplaceAllString(second, "") {
-		t.Fatalf("export after import differs from the original export (%d vs %d bytes)", len(first), len(second))
+	// Byte for byte: stamps, versions, history, hashes, token counts, links.
+	for _, c := range []struct{ name, want string }{{"export", first}, {"export --history", withHistory}} {
+		got, _, _ := runCLI(t, "", append([]string{"--store", dst}, strings.Fields(c.name)...)...)
+		if got != c.want {
+			t.Fatalf("%s after import differs from the original (%d vs %d bytes); first difference near %q",
+				c.name, len(got), len(c.want), firstDiff(got, c.want))
+		}
+	}
+	if v1, _, code := runCLI(t, "", "--store", dst, "get", "--ns", "tidewater-lamp", "--version", "2", "mara"); code != 0 || !strings.Contains(v1, "second version") {
+		t.Fatalf("version 2 of mara after the import: exit %d, %q", code, v1)
 	}
 	// Import again: everything unchanged, nothing written.
 	_, stderr, code = runCLI(t, first, "--store", dst, "import", "-")
@@ -112,6 +125,15 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if _, stderr, code := runCLI(t, "", "--store", dst, "check"); code != 0 {
 		t.Fatalf("check after round trip: exit %d: %s", code, stderr)
 	}
+}
+
+// firstDiff returns a little of a from where a and b first differ.
+func firstDiff(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return a[max(0, i-40):min(len(a), i+40)]
 }
 
 func TestImportIsAllOrNothing(t *testing.T) {

@@ -140,26 +140,34 @@ func (a *app) readImport(path, ns string) ([]store.Record, []store.Link, []lore.
 
 func newExportCommand(a *app) *cobra.Command {
 	var (
-		ns  string
-		out string
+		ns      string
+		out     string
+		history bool
 	)
 	c := &cobra.Command{
 		Use:   "export [flags]",
 		Short: "Write records and links as JSONL (that import reads back)",
-		Args:  cobra.NoArgs,
+		Long: `Write records and links as JSONL, one record a line with its outgoing
+links, sorted by namespace and id. Import reads it back: into an empty store
+it keeps every record's created, updated and version, so the store exports
+the same bytes again. --history also writes the earlier versions the store
+keeps, oldest first, before each record; import restores them.`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			l, err := a.open(true)
 			if err != nil {
 				return err
 			}
 			defer l.Close()
+			opts := lore.ExportOptions{History: history}
 			if out == "" || out == "-" {
-				return l.Export(a.streams.out, ns)
+				return l.ExportWith(a.streams.out, ns, opts)
 			}
-			return writeFileAtomic("export", out, l.Dir(), func(w io.Writer) error { return l.Export(w, ns) })
+			return writeFileAtomic("export", out, l.Dir(), func(w io.Writer) error { return l.ExportWith(w, ns, opts) })
 		},
 	}
 	c.Flags().StringVar(&ns, "ns", "", "only this namespace (default: all)")
+	c.Flags().BoolVar(&history, "history", false, "also write each record's kept earlier versions, oldest first (import restores them)")
 	c.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
 	return c
 }
