@@ -1,6 +1,9 @@
-// Package store keeps Lore's records, links, versions and change log in
-// one bbolt file: the single source of truth. Everything else (the bleve
-// index, packets) is derived from it.
+// Package store keeps Lore's records, links, versions and change log: the
+// single source of truth. Everything else (the bleve index, packets) is
+// derived from it. Backend is the contract; *Store implements it on two
+// engines, one bbolt file (Open, the default) or an etcd cluster
+// (OpenEtcd, see etcd.go), with the logic written once over a small kv
+// transaction (kv.go).
 //
 // # Layout
 //
@@ -49,6 +52,19 @@
 // ForEach and ForEachLink read in batches and call back outside any
 // transaction, so a callback may use the store; the walk is therefore not
 // one snapshot.
+//
+// # etcd
+//
+// On etcd, bucket b's key k is prefix+b+"/"+k under the store URL's
+// prefix: the same layout. Each write is one etcd Txn whose buffered
+// writes commit only if the log key (prefix+"log") still has the mod
+// revision read at the write's snapshot; on a conflict the write runs
+// again. The log key's value is the write's change entries, so its
+// history is the change log and a change's sequence number is the
+// revision of its write: it only grows, with gaps, and the entries of
+// one write share it. A write that would pass the cluster's
+// --max-txn-ops or --max-request-bytes is refused whole (ErrTooLarge).
+// There is no file lock; ReadOnly only refuses writes.
 //
 // # Caveats
 //

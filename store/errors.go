@@ -19,4 +19,17 @@ var (
 	// ErrCorrupt: stored bytes could not be decoded, or the file is not a
 	// Lore store of a format this version understands.
 	ErrCorrupt = errors.New("store is corrupt")
+	// ErrUnavailable: the store's engine did not answer (an etcd cluster
+	// without quorum, or none of its endpoints reachable); nothing was
+	// written by the call that failed, unless the message says it may
+	// have been.
+	ErrUnavailable = errors.New("store is unavailable")
+	// ErrCompacted: the change log no longer reaches back to the asked
+	// sequence number (etcd compacted its history past it); a derived
+	// index must be rebuilt from the records.
+	ErrCompacted = errors.New("change log compacted")
+	// ErrTooLarge: one write needs a bigger transaction than the engine
+	// allows (etcd's --max-txn-ops or --max-request-bytes); the message
+	// names the limit. Nothing was written.
+	ErrTooLarge = errors.New("write too large for one transaction")
 )

@@ -1,11 +1,289 @@
 package store
 
-// etcdEngine is the seam for the etcd engine (issue 14); nothing
-// constructs one yet, so every Store is a bbolt store.
-type etcdEngine struct{}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
 
-func (e *etcdEngine) view(func(kvTx) error) error { panic("unreachable: no etcd engine yet") }
-func (e *etcdEngine) update(func(kvTx) error) (uint64, error) {
-	panic("unreachable: no etcd engine yet")
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// EtcdOptions configure an etcd store (OpenEtcd). Zero fields mean the
+// defaults stated on them.
+type EtcdOptions struct {
+	// DialTimeout bounds the first connection; default 5s.
+	DialTimeout time.Duration
+	// RequestTimeout bounds each read and each write transaction; a
+	// cluster without quorum fails a write after it. Default 5s.
+	RequestTimeout time.Duration
+	// MaxTxnOps and MaxRequestBytes are the cluster's limits on one
+	// transaction (etcd's --max-txn-ops, default 128, and
+	// --max-request-bytes, default 1.5 MiB). A write that needs more is
+	// refused before it is sent, with ErrTooLarge naming the limit.
+	MaxTxnOps       int
+	MaxRequestBytes int
+	// Username and Password log in to a cluster with auth enabled.
+	Username, Password string
 }
-func (e *etcdEngine) close() error { return nil }
+
+// Defaults of EtcdOptions, etcd's own for the limits.
+const (
+	DefaultEtcdTimeout         = 5 * time.Second
+	DefaultEtcdMaxTxnOps       = 128
+	DefaultEtcdMaxRequestBytes = 1536 * 1024
+)
+
+// etcdEngine keeps the store's buckets in an etcd cluster, under one key
+// prefix: bucket b's key k is prefix+b+"/"+k, the same layout as bbolt.
+// The change log is one key, prefix+"log", rewritten by every write with
+// that write's entries: its history is the log, and a change's sequence
+// number is the revision of its write.
+type etcdEngine struct {
+	cli       *clientv3.Client
+	url       string
+	endpoints []string
+	prefix    string
+	logKey    string
+	o         EtcdOptions
+}
+
+// ParseEtcdURL splits a store URL etcd://host:port,host:port/prefix into
+// endpoints and key prefix (which ends in "/"; "/" alone when the URL has
+// no path).
+func ParseEtcdURL(u string) (endpoints []string, prefix string, err error) {
+	rest, ok := strings.CutPrefix(u, "etcd://")
+	if !ok {
+		return nil, "", fmt.Errorf("%w: store URL %q does not start with etcd://", ErrInvalid, u)
+	}
+	hosts, path, _ := strings.Cut(rest, "/")
+	for _, h := range strings.Split(hosts, ",") {
+		if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
+			return nil, "", fmt.Errorf("%w: store URL %q: endpoint %q is not host:port (want etcd://host:port,host:port/prefix)", ErrInvalid, u, h)
+		}
+		endpoints = append(endpoints, h)
+	}
+	path = strings.Trim(path, "/")
+	for _, seg := range strings.Split(path, "/") {
+		if path != "" && (seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\x00 ")) {
+			return nil, "", fmt.Errorf("%w: store URL %q: key prefix %q has an empty, dot or space segment", ErrInvalid, u, path)
+		}
+	}
+	prefix = "/" + path + "/"
+	if path == "" {
+		prefix = "/"
+	}
+	return endpoints, prefix, nil
+}
+
+// IsEtcdURL reports whether s names an etcd store rather than a folder.
+func IsEtcdURL(s string) bool { return strings.HasPrefix(s, "etcd://") }
+
+// OpenEtcd opens the store at an etcd store URL
+// (etcd://host:port,host:port/prefix), creating its format key on first
+// use unless opts.ReadOnly is set. There is no file lock: etcd serialises
+// writers, so any number of processes on any hosts may open one store.
+// opts.LockTimeout does not apply.
+func OpenEtcd(url string, opts *Options, eo *EtcdOptions) (*Store, error) {
+	o, err := withDefaults(opts)
+	if err != nil {
+		return nil, err
+	}
+	endpoints, prefix, err := ParseEtcdURL(url)
+	if err != nil {
+		return nil, err
+	}
+	var e EtcdOptions
+	if eo != nil {
+		e = *eo
+	}
+	if e.DialTimeout <= 0 {
+		e.DialTimeout = DefaultEtcdTimeout
+	}
+	if e.RequestTimeout <= 0 {
+		e.RequestTimeout = DefaultEtcdTimeout
+	}
+	if e.MaxTxnOps <= 0 {
+		e.MaxTxnOps = DefaultEtcdMaxTxnOps
+	}
+	if e.MaxRequestBytes <= 0 {
+		e.MaxRequestBytes = DefaultEtcdMaxRequestBytes
+	}
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints:          endpoints,
+		DialTimeout:        e.DialTimeout,
+		Username:           e.Username,
+		Password:           e.Password,
+		Logger:             zap.NewNop(),
+		MaxCallSendMsgSize: 2*e.MaxRequestBytes + 1<<20, // the server's limit is the one that speaks
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", url, err)
+	}
+	eng := &etcdEngine{cli: cli, url: url, endpoints: endpoints, prefix: prefix, logKey: prefix + "log", o: e}
+	s := &Store{etcd: eng, path: url, opts: o}
+	if err := eng.init(o.ReadOnly); err != nil {
+		cli.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// init writes the format key of a new store and checks an existing one.
+func (e *etcdEngine) init(readOnly bool) error {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	k := e.prefix + string(bucketMeta) + "/" + string(keyFormat)
+	resp, err := e.cli.Get(ctx, k)
+	if err != nil {
+		return e.fail("open", err)
+	}
+	if len(resp.Kvs) == 0 {
+		if readOnly {
+			return fmt.Errorf("open store %s read-only: no lore store under this prefix (no %s key): %w", e.url, k, ErrNotFound)
+		}
+		_, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
+			Then(clientv3.OpPut(k, string([]byte{formatVersion}))).Commit()
+		if err != nil {
+			return e.fail("open", err)
+		}
+		return nil
+	}
+	f := resp.Kvs[0].Value
+	if len(f) != 1 || f[0] != formatVersion {
+		return fmt.Errorf("open store %s: store format %x, this version of lore reads format %d: %w", e.url, f, formatVersion, ErrCorrupt)
+	}
+	return nil
+}
+
+func (e *etcdEngine) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), e.o.RequestTimeout)
+}
+
+// fail wraps an etcd error with the store URL and, for a cluster that did
+// not answer, ErrUnavailable with the endpoints and "no quorum".
+func (e *etcdEngine) fail(what string, err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, rpctypes.ErrTimeout),
+		errors.Is(err, rpctypes.ErrNoLeader), errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail),
+		errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost), errors.Is(err, rpctypes.ErrLeaderChanged),
+		status.Code(err) == codes.Unavailable, status.Code(err) == codes.DeadlineExceeded:
+		return fmt.Errorf("%s on etcd cluster %s: no quorum or no endpoint answering within %s (%v): %w",
+			what, strings.Join(e.endpoints, ","), e.o.RequestTimeout, err, ErrUnavailable)
+	case errors.Is(err, rpctypes.ErrTooManyOps):
+		return fmt.Errorf("%s on etcd cluster %s: the transaction has more operations than the cluster's --max-txn-ops allows (%v): %w",
+			what, strings.Join(e.endpoints, ","), err, ErrTooLarge)
+	case errors.Is(err, rpctypes.ErrRequestTooLarge):
+		return fmt.Errorf("%s on etcd cluster %s: the transaction is larger than the cluster's --max-request-bytes allows (%v): %w",
+			what, strings.Join(e.endpoints, ","), err, ErrTooLarge)
+	case errors.Is(err, rpctypes.ErrCompacted):
+		return fmt.Errorf("%s on etcd cluster %s: %v: %w", what, strings.Join(e.endpoints, ","), err, ErrCompacted)
+	}
+	return fmt.Errorf("%s on etcd cluster %s: %w", what, strings.Join(e.endpoints, ","), err)
+}
+
+func (e *etcdEngine) close() error { return e.cli.Close() }
+
+// view runs fn on a snapshot: every read inside it is at the revision of
+// its first read.
+func (e *etcdEngine) view(fn func(kvTx) error) error {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	tx, err := e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	err = fn(tx)
+	if tx.err != nil {
+		return tx.err
+	}
+	return err
+}
+
+// maxConflicts bounds the retries of a write whose snapshot another
+// writer changed before it committed.
+const maxConflicts = 200
+
+// update runs fn on a snapshot with its writes buffered, then commits
+// them in one Txn. A write that logs changes commits only if the log key
+// still has the mod revision it had at the snapshot (every logged write
+// rewrites it, so no write in between is lost); one that logs none
+// (SetTokens) commits only if every key it read is unchanged. On a
+// conflict fn runs again on a new snapshot. It returns the write's
+// revision, which is the sequence number of its changes.
+func (e *etcdEngine) update(fn func(kvTx) error) (uint64, error) {
+	for range maxConflicts {
+		rev, ok, err := e.try(fn)
+		if err != nil || ok {
+			return rev, err
+		}
+	}
+	return 0, fmt.Errorf("write on etcd cluster %s: gave up after %d conflicts with other writers: %w",
+		strings.Join(e.endpoints, ","), maxConflicts, ErrUnavailable)
+}
+
+func (e *etcdEngine) try(fn func(kvTx) error) (uint64, bool, error) {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	tx, err := e.begin(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	tx.writing = true
+	err = fn(tx)
+	if tx.err != nil {
+		return 0, false, tx.err
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	ops, size := tx.ops()
+	if len(ops) == 0 {
+		return 0, true, nil
+	}
+	var cmps []clientv3.Cmp
+	if len(tx.changes) > 0 {
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(e.logKey), "=", tx.logRev))
+	} else {
+		for k, rev := range tx.reads {
+			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", rev))
+		}
+	}
+	if n := max(len(ops), len(cmps)); n > e.o.MaxTxnOps {
+		return 0, false, fmt.Errorf("write on etcd cluster %s: it needs %d operations in one transaction, the cluster allows %d (etcd --max-txn-ops; lore-cluster sets it higher): nothing written; split the write or raise the limit: %w",
+			strings.Join(e.endpoints, ","), n, e.o.MaxTxnOps, ErrTooLarge)
+	}
+	if size > e.o.MaxRequestBytes {
+		return 0, false, fmt.Errorf("write on etcd cluster %s: it needs %d bytes in one transaction, the cluster allows %d (etcd --max-request-bytes): nothing written; split the write or raise the limit: %w",
+			strings.Join(e.endpoints, ","), size, e.o.MaxRequestBytes, ErrTooLarge)
+	}
+	resp, err := e.cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
+	if err != nil {
+		return 0, false, e.fail("write", err)
+	}
+	if !resp.Succeeded {
+		return 0, false, nil
+	}
+	return uint64(resp.Header.Revision), true, nil
+}
+
+// begin starts a snapshot at the current revision, reading the log key's
+// mod revision (the store's last sequence number) on the way.
+func (e *etcdEngine) begin(ctx context.Context) (*etcdTx, error) {
+	resp, err := e.cli.Get(ctx, e.logKey)
+	if err != nil {
+		return nil, e.fail("read", err)
+	}
+	tx := &etcdTx{e: e, ctx: ctx, rev: resp.Header.Revision}
+	if len(resp.Kvs) == 1 {
+		tx.logRev = resp.Kvs[0].ModRevision
+		tx.logValue = resp.Kvs[0].Value
+	}
+	return tx, nil
+}

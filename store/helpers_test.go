@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 		lockChild(os.Getenv(childPathEnv))
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(storetest.Main(m))
 }
 
 const (

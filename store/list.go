@@ -217,6 +217,9 @@ func (s *Store) Changes(after uint64, limit int) ([]Change, error) {
 	if limit < 0 {
 		return nil, fmt.Errorf("%w: limit %d is negative; want 0 (all) or more", ErrInvalid, limit)
 	}
+	if s.etcd != nil {
+		return s.etcd.changes(after, limit)
+	}
 	var out []Change
 	err := s.view(func(tx kvTx) error {
 		c := tx.Bucket(bucketChanges).Cursor()
@@ -247,6 +250,9 @@ func (s *Store) LastSeq() (uint64, error) {
 }
 
 func lastSeqTx(tx kvTx) uint64 {
+	if et, ok := tx.(*etcdTx); ok {
+		return uint64(et.logRev)
+	}
 	if b := tx.Bucket(bucketMeta).Get(keySeq); len(b) == 8 {
 		return binary.BigEndian.Uint64(b)
 	}

@@ -199,7 +199,7 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 	}
 
 	results := make([]PutResult, len(ps))
-	err := s.update(func(tx kvTx) error {
+	rev, err := s.updateRev(func(tx kvTx) error {
 		now := s.opts.Now()
 		var restored map[[2]string]int // (ns, id) made by this restore -> its version
 		if restore {
@@ -226,6 +226,13 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 	})
 	if err != nil {
 		return nil, err
+	}
+	if rev != 0 {
+		for i := range results {
+			if results[i].Status != StatusUnchanged {
+				results[i].Seq = rev // one etcd transaction, one revision
+			}
+		}
 	}
 	return results, nil
 }

@@ -48,6 +48,12 @@ func CheckFile(t testing.TB, path string, opts *store.Options, ignore ...func(st
 		return
 	}
 	defer s.Close()
+	report(t, path, s, ignore)
+}
+
+// report fails t on every problem Check finds in s, but those ignored.
+func report(t testing.TB, path string, s *store.Store, ignore []func(store.Problem) bool) {
+	t.Helper()
 	problems, err := s.Check()
 	if err != nil {
 		t.Errorf("storetest: check %s: %v", path, err)

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// changes reads the change log after a revision: the history of the log
+// key, through a watch from after+1 up to the key's current revision.
+// Every event is one write, so a limit never splits a sequence number.
+func (e *etcdEngine) changes(after uint64, limit int) ([]Change, error) {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	resp, err := e.cli.Get(ctx, e.logKey)
+	if err != nil {
+		return nil, e.fail("read change log", err)
+	}
+	if len(resp.Kvs) == 0 || uint64(resp.Kvs[0].ModRevision) <= after {
+		return nil, nil
+	}
+	last := resp.Kvs[0]
+	// The usual call comes right after one write: if the log's previous
+	// value is at or before after, the newest value is all there is.
+	if last.Version == 1 {
+		return decodeLog(uint64(last.ModRevision), last.Value)
+	}
+	prev, err := e.cli.Get(ctx, e.logKey, clientv3.WithRev(last.ModRevision-1))
+	if err == nil && len(prev.Kvs) == 1 && uint64(prev.Kvs[0].ModRevision) <= after {
+		return decodeLog(uint64(last.ModRevision), last.Value)
+	}
+	wctx := clientv3.WithRequireLeader(ctx)
+	var out []Change
+	for wr := range e.cli.Watch(wctx, e.logKey, clientv3.WithRev(int64(after)+1)) {
+		if wr.CompactRevision != 0 {
+			return nil, fmt.Errorf("read change log on etcd cluster %s after %d: etcd compacted its history up to %d: %w",
+				strings.Join(e.endpoints, ","), after, wr.CompactRevision, ErrCompacted)
+		}
+		if err := wr.Err(); err != nil {
+			return nil, e.fail("read change log", err)
+		}
+		for _, ev := range wr.Events {
+			if ev.Type != clientv3.EventTypePut {
+				continue
+			}
+			cs, err := decodeLog(uint64(ev.Kv.ModRevision), ev.Kv.Value)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cs...)
+			if ev.Kv.ModRevision >= last.ModRevision || (limit > 0 && len(out) >= limit) {
+				return out, nil
+			}
+		}
+	}
+	return nil, e.fail("read change log", ctx.Err())
+}

@@ -1,0 +1,258 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// etcdTx is one snapshot of an etcd store, read at rev, with the writes
+// of an update buffered until commit. Reads see the buffered writes.
+type etcdTx struct {
+	e        *etcdEngine
+	ctx      context.Context
+	rev      int64  // the snapshot's revision
+	logRev   int64  // mod revision of the log key at rev (0: no write yet)
+	logValue []byte // its value: the last write's changes
+	writing  bool
+
+	writes  map[string]etcdWrite // full key -> buffered write
+	reads   map[string]int64     // full key -> mod revision read (0: absent)
+	changes []Change
+	err     error // the first failed read; view and update return it
+}
+
+type etcdWrite struct {
+	val []byte
+	del bool
+}
+
+// fail keeps the first read error; the read then returns nothing.
+func (t *etcdTx) fail(err error) {
+	if t.err == nil {
+		t.err = t.e.fail("read", err)
+	}
+}
+
+func (t *etcdTx) Bucket(name []byte) kvBucket {
+	return &etcdBucket{t: t, pfx: t.e.prefix + string(name) + "/"}
+}
+
+func (t *etcdTx) appendChange(op Op, ns, id string) error {
+	t.changes = append(t.changes, Change{Op: op, NS: ns, ID: id})
+	return nil
+}
+
+// ops lists the buffered writes in key order, plus the log key when the
+// write logs changes, and their size in bytes.
+func (t *etcdTx) ops() ([]clientv3.Op, int) {
+	keys := make([]string, 0, len(t.writes))
+	for k := range t.writes {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var ops []clientv3.Op
+	size := 0
+	for _, k := range keys {
+		w := t.writes[k]
+		size += len(k) + len(w.val) + 8
+		if w.del {
+			ops = append(ops, clientv3.OpDelete(k))
+		} else {
+			ops = append(ops, clientv3.OpPut(k, string(w.val)))
+		}
+	}
+	if len(t.changes) > 0 {
+		v := encodeLog(t.changes)
+		size += len(t.e.logKey) + len(v)
+		ops = append(ops, clientv3.OpPut(t.e.logKey, string(v)))
+	}
+	return ops, size
+}
+
+// encodeLog encodes one write's changes as the log key's value: a format
+// byte, then each change as a uvarint length and encodeChange's bytes.
+func encodeLog(cs []Change) []byte {
+	b := []byte{formatV1}
+	for _, c := range cs {
+		e := encodeChange(c.Op, c.NS, c.ID)
+		b = binary.AppendUvarint(b, uint64(len(e)))
+		b = append(b, e...)
+	}
+	return b
+}
+
+// decodeLog decodes a log value written at revision seq.
+func decodeLog(seq uint64, b []byte) ([]Change, error) {
+	if len(b) == 0 || b[0] != formatV1 {
+		return nil, fmt.Errorf("%w: change log at revision %d: format byte %x, want %d", ErrCorrupt, seq, b[:min(1, len(b))], formatV1)
+	}
+	b = b[1:]
+	var out []Change
+	for len(b) > 0 {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || uint64(len(b)-w) < n {
+			return nil, fmt.Errorf("%w: change log at revision %d is cut short", ErrCorrupt, seq)
+		}
+		c, err := decodeChange(seq, b[w:w+int(n)])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+		b = b[w+int(n):]
+	}
+	return out, nil
+}
+
+// etcdBucket is one bucket: the keys under pfx.
+type etcdBucket struct {
+	t   *etcdTx
+	pfx string
+}
+
+func (b *etcdBucket) Get(k []byte) []byte {
+	full := b.pfx + string(k)
+	if w, ok := b.t.writes[full]; ok {
+		if w.del {
+			return nil
+		}
+		return w.val
+	}
+	if b.t.err != nil {
+		return nil
+	}
+	resp, err := b.t.e.cli.Get(b.t.ctx, full, clientv3.WithRev(b.t.rev))
+	if err != nil {
+		b.t.fail(err)
+		return nil
+	}
+	var rev int64
+	var v []byte
+	if len(resp.Kvs) == 1 {
+		rev, v = resp.Kvs[0].ModRevision, resp.Kvs[0].Value
+	}
+	if b.t.writing {
+		if b.t.reads == nil {
+			b.t.reads = map[string]int64{}
+		}
+		b.t.reads[full] = rev
+	}
+	return v
+}
+
+func (b *etcdBucket) Put(k, v []byte) error { return b.write(k, etcdWrite{val: slices.Clone(v)}) }
+
+func (b *etcdBucket) Delete(k []byte) error { return b.write(k, etcdWrite{del: true}) }
+
+func (b *etcdBucket) write(k []byte, w etcdWrite) error {
+	if !b.t.writing {
+		return fmt.Errorf("write to store %s in a read transaction: %w", b.t.e.url, ErrReadOnly)
+	}
+	if b.t.writes == nil {
+		b.t.writes = map[string]etcdWrite{}
+	}
+	b.t.writes[b.pfx+string(k)] = w
+	return nil
+}
+
+func (b *etcdBucket) Cursor() kvCursor { return &etcdCursor{b: b} }
+
+// etcdCursor merges the snapshot's keys, read a page at a time, with the
+// tx's buffered writes (taken when the cursor is positioned).
+type etcdCursor struct {
+	b     *etcdBucket
+	page  []*mvccpb.KeyValue // snapshot keys not yet passed
+	from  string             // where the next page starts (inclusive)
+	more  bool               // the snapshot may hold keys from from on
+	over  []string           // buffered keys of the bucket, sorted
+	bound string             // the key last returned
+}
+
+// etcdPage is how many keys a cursor reads per request.
+const etcdPage = 512
+
+func (c *etcdCursor) First() ([]byte, []byte) { return c.Seek(nil) }
+
+func (c *etcdCursor) Seek(seek []byte) ([]byte, []byte) {
+	start := c.b.pfx + string(seek)
+	c.page, c.from, c.more = nil, start, true
+	c.over = c.over[:0]
+	for k := range c.b.t.writes {
+		if strings.HasPrefix(k, c.b.pfx) {
+			c.over = append(c.over, k)
+		}
+	}
+	sort.Strings(c.over)
+	return c.next(start, true)
+}
+
+func (c *etcdCursor) Next() ([]byte, []byte) {
+	if c.bound == "" {
+		return nil, nil
+	}
+	return c.next(c.bound, false)
+}
+
+// next returns the first live key at or after bound (after it when not
+// incl), from the snapshot or the buffered writes.
+func (c *etcdCursor) next(bound string, incl bool) ([]byte, []byte) {
+	past := func(k string) bool { return k > bound || (incl && k == bound) }
+	for {
+		snap := c.snapHead(past)
+		i := sort.Search(len(c.over), func(i int) bool { return past(c.over[i]) })
+		var ov string
+		if i < len(c.over) {
+			ov = c.over[i]
+		}
+		switch {
+		case snap == nil && ov == "":
+			c.bound = ""
+			return nil, nil
+		case ov != "" && (snap == nil || ov <= string(snap.Key)):
+			bound, incl = ov, false
+			if w := c.b.t.writes[ov]; !w.del {
+				c.bound = ov
+				return []byte(ov[len(c.b.pfx):]), w.val
+			}
+		default:
+			c.bound = string(snap.Key)
+			return snap.Key[len(c.b.pfx):], snap.Value
+		}
+	}
+}
+
+// snapHead drops snapshot keys not past the bound, or overwritten by the
+// tx, reading pages as needed, and returns the first left (nil: none).
+func (c *etcdCursor) snapHead(past func(string) bool) *mvccpb.KeyValue {
+	for {
+		for len(c.page) > 0 {
+			kv := c.page[0]
+			if _, own := c.b.t.writes[string(kv.Key)]; past(string(kv.Key)) && !own {
+				return kv
+			}
+			c.page = c.page[1:]
+		}
+		if !c.more || c.b.t.err != nil {
+			return nil
+		}
+		end := clientv3.GetPrefixRangeEnd(c.b.pfx)
+		resp, err := c.b.t.e.cli.Get(c.b.t.ctx, c.from, clientv3.WithRange(end),
+			clientv3.WithRev(c.b.t.rev), clientv3.WithLimit(etcdPage))
+		if err != nil {
+			c.b.t.fail(err)
+			return nil
+		}
+		c.page, c.more = resp.Kvs, resp.More
+		if n := len(resp.Kvs); n > 0 {
+			c.from = string(resp.Kvs[n-1].Key) + "\x00"
+		} else {
+			c.more = false
+		}
+	}
+}

@@ -1,0 +1,387 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// Conformance runs the store contract (store.Backend) against stores
+// that open gives: versions and history cap, links both ways, namespace
+// walls, all-or-nothing batches, a change log that only grows (gaps
+// allowed, never assumed away), and concurrent writers losing nothing.
+// Each backend's package calls it with its Opener.
+func Conformance(t *testing.T, open Opener) {
+	for _, c := range []struct {
+		name string
+		fn   func(*testing.T, Opener)
+	}{
+		{"PutGetVersions", conformPut},
+		{"HistoryCap", conformHistoryCap},
+		{"Links", conformLinks},
+		{"NamespaceWalls", conformWalls},
+		{"DeleteCascade", conformDelete},
+		{"PutManyAllOrNothing", conformPutMany},
+		{"ChangeLog", conformChanges},
+		{"ConcurrentWriters", conformConcurrent},
+		{"ListRecentStats", conformList},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer catch(t)
+			c.fn(t, open)
+		})
+	}
+}
+
+// failed carries an unexpected error from must to the subtest, which
+// fails with it: must's callers read as plain expressions.
+type failed struct{ err error }
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(failed{err})
+	}
+	return v
+}
+
+func must2[A, B any](a A, b B, err error) (A, B) {
+	if err != nil {
+		panic(failed{err})
+	}
+	return a, b
+}
+
+// catch turns a must failure into t.Fatal; other panics go on.
+func catch(t *testing.T) {
+	if r := recover(); r != nil {
+		f, ok := r.(failed)
+		if !ok {
+			panic(r)
+		}
+		t.Fatalf("unexpected error: %v", f.err)
+	}
+}
+
+func conformPut(t *testing.T, open Opener) {
+	s := open(t, nil)
+	r := store.Record{NS: "n", ID: "x", Kind: "fact", Title: "T", Body: "first body", Tags: []string{"b", "a", "b"}}
+	res := must(s.Put(r))
+	if res.Status != store.StatusAdded || res.Version != 1 || res.Seq == 0 {
+		t.Fatalf("first put: %+v; want added, version 1, a sequence number", res)
+	}
+	if again := must(s.Put(r)); again.Status != store.StatusUnchanged || again.Version != 1 || again.Seq != 0 {
+		t.Errorf("identical put: %+v; want unchanged, version 1, seq 0", again)
+	}
+	got := must(s.Get("n", "x"))
+	if got.Body != "first body" || !slices.Equal(got.Tags, []string{"a", "b"}) || got.Version != 1 {
+		t.Errorf("get: %+v", got)
+	}
+	if h := must(s.Head("n", "x")); h.Body != "" || h.BodyBytes != len("first body") {
+		t.Errorf("head: body %q, body bytes %d; want none and %d", h.Body, h.BodyBytes, len("first body"))
+	}
+	r.Body = "second body"
+	if up := must(s.Put(r)); up.Status != store.StatusUpdated || up.Version != 2 || up.Seq <= res.Seq {
+		t.Errorf("changed put: %+v; want updated, version 2, seq above %d", up, res.Seq)
+	}
+	if v1 := must(s.GetVersion("n", "x", 1)); v1.Body != "first body" {
+		t.Errorf("version 1 body %q", v1.Body)
+	}
+	h := must(s.History("n", "x"))
+	if len(h) != 2 || h[0].Version != 1 || h[1].Version != 2 || h[1].Body != "second body" {
+		t.Errorf("history: %d versions %+v", len(h), h)
+	}
+	if _, err := s.Get("n", "missing"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("get missing: %v; want ErrNotFound", err)
+	}
+	if _, err := s.Put(store.Record{NS: "Bad NS", ID: "x"}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("put bad namespace: %v; want ErrInvalid", err)
+	}
+}
+
+func conformHistoryCap(t *testing.T, open Opener) {
+	s := open(t, &store.Options{HistoryCap: 3})
+	for i := 1; i <= 6; i++ {
+		must(s.Put(store.Record{NS: "n", ID: "x", Body: fmt.Sprint("v", i)}))
+	}
+	h := must(s.History("n", "x"))
+	var vs []int
+	for _, r := range h {
+		vs = append(vs, r.Version)
+	}
+	if !slices.Equal(vs, []int{3, 4, 5, 6}) {
+		t.Errorf("history versions %v; want [3 4 5 6] (cap 3 plus current)", vs)
+	}
+	if _, err := s.GetVersion("n", "x", 2); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("evicted version 2: %v; want ErrNotFound", err)
+	}
+	if st := must(s.Stats("n")); st.Versions != 3 {
+		t.Errorf("stats versions %d; want 3", st.Versions)
+	}
+}
+
+func conformLinks(t *testing.T, open Opener) {
+	s := open(t, nil)
+	for _, id := range []string{"a", "b", "c", "d"} {
+		must(s.Put(store.Record{NS: "n", ID: id}))
+	}
+	for _, l := range []store.Link{{NS: "n", From: "a", Rel: "knows", To: "b", Weight: 0.5}, {NS: "n", From: "b", Rel: "knows", To: "c"}, {NS: "n", From: "d", Rel: "owns", To: "a"}} {
+		if !must(s.Link(l)) {
+			t.Fatalf("link %+v reported unchanged", l)
+		}
+	}
+	if must(s.Link(store.Link{NS: "n", From: "a", Rel: "knows", To: "b", Weight: 0.5})) {
+		t.Errorf("same link again reported changed")
+	}
+	if out := must(s.Links("n", "a", store.Out)); len(out) != 1 || out[0].To != "b" || out[0].Weight != 0.5 {
+		t.Errorf("out links of a: %+v", out)
+	}
+	if in := must(s.Links("n", "a", store.In)); len(in) != 1 || in[0].From != "d" {
+		t.Errorf("in links of a: %+v", in)
+	}
+	nb := must(s.Neighbors("n", "a", 2, nil))
+	var got []string
+	for _, n := range nb {
+		got = append(got, fmt.Sprint(n.ID, n.Hops))
+	}
+	if !slices.Equal(got, []string{"b1", "d1", "c2"}) {
+		t.Errorf("neighbours of a in 2 hops: %v; want [b1 d1 c2]", got)
+	}
+	if nb := must(s.Neighbors("n", "a", 2, []string{"owns"})); len(nb) != 1 || nb[0].ID != "d" {
+		t.Errorf("neighbours by owns: %+v", nb)
+	}
+	if err := s.Unlink("n", "a", "knows", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Unlink("n", "a", "knows", "b"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unlink twice: %v; want ErrNotFound", err)
+	}
+	if in := must(s.Links("n", "b", store.In)); len(in) != 0 {
+		t.Errorf("after unlink, b still has in links %+v", in)
+	}
+}
+
+func conformWalls(t *testing.T, open Opener) {
+	s := open(t, nil)
+	for _, ns := range []string{"a", "a/b", "ab"} {
+		must(s.Put(store.Record{NS: ns, ID: "x", Body: ns}))
+		must(s.Put(store.Record{NS: ns, ID: "y", Body: ns}))
+		must(s.Link(store.Link{NS: ns, From: "x", Rel: "r", To: "y"}))
+	}
+	heads, _ := must2(s.List(store.ListOptions{NS: "a"}))
+	if len(heads) != 2 || heads[0].NS != "a" || heads[1].NS != "a" {
+		t.Errorf("list a: %+v; want a's two records only", heads)
+	}
+	if ns := must(s.Namespaces()); !slices.Equal(ns, []string{"a", "a/b", "ab"}) {
+		t.Errorf("namespaces %v", ns)
+	}
+	if nb := must(s.Neighbors("a", "x", 2, nil)); len(nb) != 1 || nb[0].ID != "y" {
+		t.Errorf("neighbours in a: %+v", nb)
+	}
+	var n int
+	if err := s.ForEach("a", func(r store.Record) error {
+		if r.NS != "a" {
+			t.Errorf("ForEach a gave %s/%s", r.NS, r.ID)
+		}
+		n++
+		return nil
+	}); err != nil || n != 2 {
+		t.Errorf("ForEach a: %d records, %v", n, err)
+	}
+	if st := must(s.Stats("a")); st.Records != 2 || st.Links != 1 {
+		t.Errorf("stats a: %+v", st)
+	}
+}
+
+func conformDelete(t *testing.T, open Opener) {
+	s := open(t, nil)
+	must(s.Put(store.Record{NS: "n", ID: "x", Body: "one"}))
+	must(s.Put(store.Record{NS: "n", ID: "x", Body: "two"}))
+	must(s.Put(store.Record{NS: "n", ID: "y"}))
+	must(s.Link(store.Link{NS: "n", From: "x", Rel: "r", To: "y"}))
+	must(s.Link(store.Link{NS: "n", From: "y", Rel: "r", To: "x"}))
+	if err := s.Delete("n", "x", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get("n", "x"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("get deleted: %v", err)
+	}
+	if ls := must(s.Links("n", "y", store.Both)); len(ls) != 0 {
+		t.Errorf("links of y after cascade: %+v", ls)
+	}
+	if err := s.Delete("n", "x", true); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("delete twice: %v; want ErrNotFound", err)
+	}
+	if st := must(s.Stats("")); st.Records != 1 || st.Versions != 0 || st.Links != 0 {
+		t.Errorf("stats after delete: %+v", st)
+	}
+}
+
+func conformPutMany(t *testing.T, open Opener) {
+	s := open(t, nil)
+	must(s.Put(store.Record{NS: "n", ID: "keep", Body: "old"}))
+	before := must(s.LastSeq())
+	recs := []store.Record{{NS: "n", ID: "keep", Body: "new"}, {NS: "n", ID: "b"}, {NS: "n", ID: "\x01bad"}}
+	links := []store.Link{{NS: "n", From: "keep", Rel: "r", To: "b"}}
+	if _, err := s.PutMany(recs, links); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("batch with a bad id: %v; want ErrInvalid", err)
+	}
+	if got := must(s.Get("n", "keep")); got.Body != "old" {
+		t.Errorf("failed batch changed keep to %q", got.Body)
+	}
+	if after := must(s.LastSeq()); after != before {
+		t.Errorf("failed batch moved the change log from %d to %d", before, after)
+	}
+	res := must(s.PutMany(recs[:2], links))
+	if len(res) != 2 || res[0].Status != store.StatusUpdated || res[1].Status != store.StatusAdded {
+		t.Errorf("good batch: %+v", res)
+	}
+	if ls := must(s.Links("n", "b", store.In)); len(ls) != 1 {
+		t.Errorf("batch link missing: %+v", ls)
+	}
+}
+
+func conformChanges(t *testing.T, open Opener) {
+	s := open(t, nil)
+	if seq := must(s.LastSeq()); seq != 0 {
+		t.Errorf("new store last seq %d; want 0", seq)
+	}
+	var seqs []uint64
+	for i := range 5 {
+		r := must(s.Put(store.Record{NS: "n", ID: fmt.Sprint("r", i)}))
+		seqs = append(seqs, r.Seq)
+	}
+	must(s.Put(store.Record{NS: "n", ID: "r0"})) // unchanged: no entry
+	if err := s.SetTokens("n", "r1", "other", store.TokenCount{Body: 3}); err != nil {
+		t.Fatal(err)
+	}
+	must(s.Link(store.Link{NS: "n", From: "r0", Rel: "r", To: "r1"}))
+	if err := s.Delete("n", "r2", false); err != nil {
+		t.Fatal(err)
+	}
+	all := must(s.Changes(0, 0))
+	var ops []string
+	for i, c := range all {
+		ops = append(ops, string(c.Op)+":"+c.ID)
+		if i > 0 && c.Seq <= all[i-1].Seq {
+			t.Errorf("change %d seq %d does not grow past %d", i, c.Seq, all[i-1].Seq)
+		}
+	}
+	want := []string{"put:r0", "put:r1", "put:r2", "put:r3", "put:r4", "link:r0", "delete:r2"}
+	if !slices.Equal(ops, want) {
+		t.Fatalf("change log %v; want %v", ops, want)
+	}
+	for i, seq := range seqs {
+		if all[i].Seq != seq {
+			t.Errorf("put %d reported seq %d, log has %d", i, seq, all[i].Seq)
+		}
+	}
+	if last := must(s.LastSeq()); last != all[len(all)-1].Seq {
+		t.Errorf("last seq %d; log ends at %d", last, all[len(all)-1].Seq)
+	}
+	// Paging from any watermark gives exactly the rest, whatever the gaps.
+	var paged []store.Change
+	for wm := uint64(0); ; {
+		page := must(s.Changes(wm, 2))
+		if len(page) == 0 {
+			break
+		}
+		paged = append(paged, page...)
+		wm = page[len(page)-1].Seq
+	}
+	if !slices.Equal(paged, all) {
+		t.Errorf("paged log %v; want %v", paged, all)
+	}
+	if rest := must(s.Changes(all[4].Seq, 0)); len(rest) != 2 || rest[0].Op != store.OpLink {
+		t.Errorf("changes after the fifth put: %+v", rest)
+	}
+	// A batch's entries may share one seq but are never split by limit.
+	must(s.PutMany([]store.Record{{NS: "n", ID: "m1"}, {NS: "n", ID: "m2"}, {NS: "n", ID: "m3"}}, nil))
+	last := all[len(all)-1].Seq
+	if got := must(s.Changes(last, 1)); len(got) == 0 || got[len(got)-1].Seq == last {
+		t.Errorf("changes after %d: %+v", last, got)
+	} else if rest := must(s.Changes(got[len(got)-1].Seq, 0)); len(got)+len(rest) != 3 {
+		t.Errorf("batch of 3 read as %d then %d entries", len(got), len(rest))
+	}
+}
+
+func conformConcurrent(t *testing.T, open Opener) {
+	s := open(t, nil)
+	const writers, each = 4, 8
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				// Every put changes the shared record: each must bump it.
+				if _, err := s.Put(store.Record{NS: "n", ID: "shared", Body: fmt.Sprint(w, "/", i)}); err != nil {
+					errs <- err
+				}
+				if _, err := s.Put(store.Record{NS: "n", ID: fmt.Sprint("own", w, "-", i)}); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := must(s.Head("n", "shared")); got.Version != writers*each {
+		t.Errorf("shared record at version %d after %d changing puts: an update was lost", got.Version, writers*each)
+	}
+	if st := must(s.Stats("n")); st.Records != 1+writers*each {
+		t.Errorf("%d records; want %d", st.Records, 1+writers*each)
+	}
+	puts := 0
+	for _, c := range must(s.Changes(0, 0)) {
+		if c.Op == store.OpPut {
+			puts++
+		}
+	}
+	if puts != 2*writers*each {
+		t.Errorf("change log has %d puts; want %d", puts, 2*writers*each)
+	}
+}
+
+func conformList(t *testing.T, open Opener) {
+	s := open(t, nil)
+	for i := range 7 {
+		kind := "a"
+		if i%2 == 1 {
+			kind = "b"
+		}
+		must(s.Put(store.Record{NS: "n", ID: fmt.Sprint("id", i), Kind: kind, Pinned: i == 3}))
+	}
+	var ids []string
+	for after := ""; ; {
+		page, next := must2(s.List(store.ListOptions{NS: "n", Limit: 3, After: after}))
+		for _, r := range page {
+			ids = append(ids, r.ID)
+		}
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	if !slices.Equal(ids, []string{"id0", "id1", "id2", "id3", "id4", "id5", "id6"}) {
+		t.Errorf("paged list %v", ids)
+	}
+	if b, _ := must2(s.List(store.ListOptions{NS: "n", Kind: "b"})); len(b) != 3 {
+		t.Errorf("kind b: %d records; want 3", len(b))
+	}
+	if p, _ := must2(s.List(store.ListOptions{NS: "n", Pinned: true})); len(p) != 1 || p[0].ID != "id3" {
+		t.Errorf("pinned: %+v", p)
+	}
+	if rec := must(s.Recent("n", 2)); len(rec) != 2 {
+		t.Errorf("recent 2: %+v", rec)
+	}
+	st := must(s.Stats(""))
+	if st.Records != 7 || st.Kinds["a"] != 4 || st.Kinds["b"] != 3 || st.LastSeq == 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
