@@ -69,6 +69,11 @@ func TestNamesThroughMCPAndHTTP(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(body, `"aliases":["the reef"]`) || !strings.Contains(body, `"keys":["half tide"]`) {
 		t.Errorf("GET /v1/records/novel/reef: %d %s; want its aliases and keys", status, body)
 	}
+	status, body = do(t, "POST", url+"/v1/packet", "", map[string]any{"ns": "novel", "profile": "novel", "query": "out past the reef",
+		"scan_query": true, "mentions_depth": 2, "budget": "1k"})
+	if status != http.StatusOK || !strings.Contains(body, `mentioned as \"the reef\" in the query`) {
+		t.Errorf("POST /v1/packet with scan_query: %d %s; want the reef mentioned in the query", status, body)
+	}
 	status, body = do(t, "POST", url+"/v1/records", "", map[string]any{"ns": "novel", "id": "cliffs", "keys": []string{" x"}})
 	if status != http.StatusBadRequest || !strings.Contains(body, `record \"cliffs\"`) {
 		t.Errorf("POST a bad key: %d %s; want 400 naming the record", status, body)

@@ -318,16 +318,18 @@ type packetArgs struct {
 	Focus []string `json:"focus,omitempty" jsonschema:"ids of the records the decision is about (the subject, the active scene)"`
 	// Budget is a token count (8000) or a budget string ("8k", "1.5k",
 	// or a scope name like "scene").
-	Budget       any      `json:"budget,omitempty" jsonschema:"token budget: a number, or a string such as 8k or a scope name (scene, chapter); default 8000, never above the server's ceiling"`
-	Scope        string   `json:"scope,omitempty" jsonschema:"a scope name (scene 8000, chapter 20000, ...) used when budget is not given"`
-	Profile      string   `json:"profile,omitempty" jsonschema:"rank table: agent (default here) or novel"`
-	Task         string   `json:"task,omitempty" jsonschema:"draft, revise, plan or audit"`
-	When         []string `json:"when,omitempty" jsonschema:"conditions that hold: power, info-control, thematic"`
-	Hops         int      `json:"hops,omitempty" jsonschema:"graph walk from the focus: 1 (default) or 2"`
-	AsOf         int64    `json:"as_of,omitempty" jsonschema:"story position: records whose meta.from/meta.until exclude it are not loaded"`
-	Kinds        []string `json:"kinds,omitempty" jsonschema:"keep only these kinds (focus records always stay)"`
-	ExcludeKinds []string `json:"exclude_kinds,omitempty" jsonschema:"leave out these kinds"`
-	Format       string   `json:"format,omitempty" jsonschema:"md (default), xml or json"`
+	Budget        any      `json:"budget,omitempty" jsonschema:"token budget: a number, or a string such as 8k or a scope name (scene, chapter); default 8000, never above the server's ceiling"`
+	Scope         string   `json:"scope,omitempty" jsonschema:"a scope name (scene 8000, chapter 20000, ...) used when budget is not given"`
+	Profile       string   `json:"profile,omitempty" jsonschema:"rank table: agent (default here) or novel"`
+	Task          string   `json:"task,omitempty" jsonschema:"draft, revise, plan or audit"`
+	When          []string `json:"when,omitempty" jsonschema:"conditions that hold: power, info-control, thematic"`
+	Hops          int      `json:"hops,omitempty" jsonschema:"graph walk from the focus: 1 (default) or 2"`
+	MentionsDepth int      `json:"mentions_depth,omitempty" jsonschema:"how far names bring records in: 1 (default), what the focus names; 2, also what their text names"`
+	ScanQuery     bool     `json:"scan_query,omitempty" jsonschema:"also bring in the records whose names, aliases or keys the query says"`
+	AsOf          int64    `json:"as_of,omitempty" jsonschema:"story position: records whose meta.from/meta.until exclude it are not loaded"`
+	Kinds         []string `json:"kinds,omitempty" jsonschema:"keep only these kinds (focus records always stay)"`
+	ExcludeKinds  []string `json:"exclude_kinds,omitempty" jsonschema:"leave out these kinds"`
+	Format        string   `json:"format,omitempty" jsonschema:"md (default), xml or json"`
 }
 
 // PacketAnswer is a built packet as the server answers it.
@@ -417,7 +419,7 @@ func (s *Server) opPacket(ctx context.Context, a packetArgs, size func(*PacketAn
 // budget against the store's scopes and capping it below the ceiling.
 func (s *Server) packetRequest(l *Lore, ns string, a packetArgs) (packet.Request, []string, error) {
 	req := packet.Request{NS: ns, Query: a.Query, Focus: a.Focus, Scope: a.Scope, Profile: a.Profile, Task: a.Task,
-		When: a.When, Hops: a.Hops, AsOf: a.AsOf, Kinds: a.Kinds, ExcludeKinds: a.ExcludeKinds, Format: a.Format,
+		When: a.When, Hops: a.Hops, MentionsDepth: a.MentionsDepth, ScanQuery: a.ScanQuery, AsOf: a.AsOf, Kinds: a.Kinds, ExcludeKinds: a.ExcludeKinds, Format: a.Format,
 		Counter: l.counter}
 	if req.Profile == "" && l.cfg.Packet.DefaultProfile == "" {
 		req.Profile = "agent"

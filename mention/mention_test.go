@@ -56,7 +56,7 @@ func TestScan(t *testing.T) {
 		{"The Binding held; THE BINDING held.", []string{"Binding=power-binding", "BINDING=power-binding"}},
 		{"Saltlight burns; so does saltlight.", []string{"Saltlight=saltlight", "saltlight=saltlight"}},
 		{"the\n  Needle", []string{"the\n  Needle=reef"}}, // any white space between words
-		{"the, Needle", nil},                               // not a comma
+		{"the, Needle", nil}, // not a comma
 		{"O’Neill came; ONeill did not.", []string{"O’Neill=oneill"}},
 		{"Sefa's chart", []string{"Sefa=sefa"}},
 		{"ærø and Ærø and Ærøskøbing", []string{"Ærø=island"}},

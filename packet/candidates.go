@@ -236,6 +236,9 @@ func (g *gatherer) gather() error {
 			return err
 		}
 	}
+	if err := g.mentions(isFocus); err != nil {
+		return err
+	}
 	return g.dropHiddenBridges()
 }
 

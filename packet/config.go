@@ -23,6 +23,8 @@ const (
 	MatchPinned       = "pinned"        // a pinned record of the namespace
 	MatchRecent       = "recent"        // one of the most recently updated records
 	MatchInPlay       = "in-play"       // linked to a character in play (the POV or a one-hop neighbour of a focus)
+	MatchMention1     = "mention1"      // named (title, alias or key) in a focus's text, or with ScanQuery the query
+	MatchMention      = "mention"       // named in a focus's text, or (MentionsDepth 2) in the text of a record it names
 	MatchAny          = "any"           // any of the above, or a pull of the rule's kinds
 	matchPull         = "pull"          // internal: listed because a Pull rule named its kind
 	conditionNever    = "never"         // a rule that never loads (rank 11)
@@ -38,7 +40,7 @@ const (
 )
 
 var validMatches = []string{MatchFocus, MatchPOV, MatchNeighbor1, MatchNeighbor, MatchHit,
-	MatchHitNeighbor, MatchObligation, MatchTimeline, MatchPinned, MatchRecent, MatchInPlay, MatchAny}
+	MatchHitNeighbor, MatchObligation, MatchTimeline, MatchPinned, MatchRecent, MatchInPlay, MatchMention1, MatchMention, MatchAny}
 
 // Conditions a Rule's When can name: the task modes and the --when flags.
 var validConditions = []string{"draft", "revise", "plan", "audit", "power", "info-control", "thematic", conditionNever}
@@ -51,7 +53,7 @@ type Rule struct {
 	Rank int `json:"rank"`
 	// Match names the relation to the focus the candidate must have: one
 	// of focus, pov, neighbor1, neighbor, hit, hit-neighbor, obligation,
-	// timeline, pinned, recent, in-play, any.
+	// timeline, pinned, recent, in-play, mention1, mention, any.
 	Match string `json:"match"`
 	// Kinds restricts the rule to records of these kinds; empty means any.
 	Kinds []string `json:"kinds,omitempty"`
@@ -142,6 +144,15 @@ type Config struct {
 	// the POV and the one-hop neighbours of a focus (the characters in
 	// the scene). Default ["character"].
 	InPlayKinds []string `json:"in_play_kinds,omitempty"`
+	// NamingKinds are kinds whose titles are names, besides the built-in
+	// canon, character, faction, item and location: a focus that says
+	// such a title brings the record in. Aliases and keys do so for any
+	// kind.
+	NamingKinds []string `json:"naming_kinds,omitempty"`
+	// MentionShare is the percentage of the budget that the records
+	// recursive mentions bring in (Request.MentionsDepth 2) may take.
+	// Default 10.
+	MentionShare int `json:"mention_share,omitempty"`
 }
 
 var canonKinds = []string{"canon", "character", "event", "fact", "faction", "item", "location",
@@ -166,8 +177,10 @@ func DefaultConfig() Config {
 			{Rank: 4, Match: MatchObligation},
 			{Rank: 5, Match: MatchTimeline},
 			{Rank: 2, Match: MatchNeighbor1, Kinds: canonKinds},
+			{Rank: 2, Match: MatchMention1},
 			{Rank: 3, Match: MatchNeighbor},
 			{Rank: 6, Match: MatchHit},
+			{Rank: 6, Match: MatchMention},
 		},
 	}
 	agent := Profile{
@@ -198,6 +211,7 @@ func DefaultConfig() Config {
 		TimelineKinds:     []string{"timeline"},
 		InPlayKinds:       []string{"character"},
 		NoteShare:         defaultNoteShare,
+		MentionShare:      defaultMentionShare,
 	}
 }
 
@@ -250,6 +264,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.NoteShare == 0 {
 		c.NoteShare = d.NoteShare
+	}
+	if c.MentionShare == 0 {
+		c.MentionShare = d.MentionShare
 	}
 	return c
 }
@@ -331,6 +348,14 @@ func (c Config) Validate() error {
 	}
 	if c.LongProse < 0 {
 		return configf("long_prose %d: want 0 or more", c.LongProse)
+	}
+	if c.MentionShare < 0 || c.MentionShare > 100 {
+		return configf("mention_share %d: want a percentage from 1 to 100 (0 for the default)", c.MentionShare)
+	}
+	for _, k := range c.NamingKinds {
+		if err := store.ValidKind(k); err != nil {
+			return configf("naming_kinds: %v", err)
+		}
 	}
 	return nil
 }

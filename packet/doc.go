@@ -16,7 +16,11 @@
 //
 //  1. Candidates: the focus records; full-text hits within the namespace;
 //     graph neighbours of each focus up to Request.Hops (1 or 2); the POV
-//     character of a focus (meta.pov, or a "pov" link); rule pulls: open
+//     character of a focus (meta.pov, or a "pov" link); the records whose
+//     title (naming kinds only), aliases or keys the focus text says, and
+//     with Request.ScanQuery the query (package mention: whole words,
+//     longest first; ambiguity is warned; at Request.MentionsDepth 2 their
+//     text names more, within Config.MentionShare); rule pulls: open
 //     obligations (meta.status empty or open, meta.due from the focus
 //     position up to the scope's Config.ObligationHorizon, or already
 //     overdue: "overdue since N") and the timeline entries bounding the focus by order

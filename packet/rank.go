@@ -23,6 +23,8 @@ func matches(r Rule, rel relation, kind string) bool {
 		return true
 	case MatchNeighbor1:
 		return rel.match == MatchNeighbor && rel.hops == 1
+	case MatchMention1:
+		return rel.match == MatchMention && rel.hops == 1
 	default:
 		return rel.match == r.Match
 	}
@@ -126,6 +128,9 @@ func compareCandidates(a, b *candidate) int {
 	if c := cmp.Compare(a.fidx, b.fidx); c != 0 {
 		return c // focus records first, in the order asked
 	}
+	if c := cmp.Compare(mentionOnly(a), mentionOnly(b)); c != 0 {
+		return c // explicit links before mere mentions
+	}
 	if c := cmp.Compare(b.score, a.score); c != 0 {
 		return c
 	}
@@ -140,6 +145,14 @@ func compareCandidates(a, b *candidate) int {
 		return c
 	}
 	return cmp.Compare(a.rec.ID, b.rec.ID)
+}
+
+// mentionOnly is 1 when c's rank came from a mention of its name, else 0.
+func mentionOnly(c *candidate) int {
+	if c.match == MatchMention {
+		return 1
+	}
+	return 0
 }
 
 // bounding reports whether c is a timeline entry that bounds the focus.

@@ -42,6 +42,13 @@ type Request struct {
 	When []string `json:"when,omitempty"`
 	// Hops is the graph walk from each focus: 1 (default) or 2.
 	Hops int `json:"hops,omitempty"`
+	// ScanQuery scans the query, as well as the focus text, for the names,
+	// aliases and keys of the namespace's records.
+	ScanQuery bool `json:"scan_query,omitempty"`
+	// MentionsDepth is how far mentions recurse: 1 (or 0, the default),
+	// the records the focus names; 2, also the records their text names, at the
+	// profile's rank for them, within Config.MentionShare of the budget.
+	MentionsDepth int `json:"mentions_depth,omitempty"`
 	// AsOf is a story position: records whose meta.from/meta.until
 	// exclude it are not loaded. 0 means the position of the focus (the
 	// smallest order among the focus records), so that a scene's packet
@@ -121,6 +128,13 @@ func (r Request) normalize() (Request, Config, error) {
 	case 1, 2:
 	default:
 		return r, cfg, invalidf("hops %d: want 1 or 2", r.Hops)
+	}
+	switch r.MentionsDepth {
+	case 0, 1:
+		r.MentionsDepth = 0 // the default, kept out of the packet's request line
+	case 2:
+	default:
+		return r, cfg, invalidf("mentions-depth %d: want 1 or 2", r.MentionsDepth)
 	}
 	if r.AsOf < NoStoryTime {
 		return r, cfg, invalidf("as-of %d: want a story position of 1 or more (0 for the focus's, %d for none)", r.AsOf, NoStoryTime)

@@ -69,6 +69,12 @@ func (b *builder) commandFor(r Request, focus, extra []string) string {
 	if r.Hops > 1 && !set("--hops") {
 		args = append(args, "--hops", fmt.Sprint(r.Hops))
 	}
+	if r.MentionsDepth > 1 {
+		args = append(args, "--mentions-depth", fmt.Sprint(r.MentionsDepth))
+	}
+	if r.ScanQuery && r.Query != "" {
+		args = append(args, "--scan-query")
+	}
 	if r.Task != "" {
 		args = append(args, "--task", shellQuote(r.Task))
 	}

@@ -64,6 +64,8 @@ the protected records and a proposed split; 1 any other error.`,
 	f.StringVar(&pf.req.Task, "task", "", "task mode: draft, revise, plan or audit")
 	f.StringSliceVar(&pf.req.When, "when", nil, "conditions that hold: power, info-control, thematic")
 	f.IntVar(&pf.req.Hops, "hops", 1, "graph walk from the focus: 1 or 2")
+	f.IntVar(&pf.req.MentionsDepth, "mentions-depth", 1, "how far names bring records in: 1, what the focus names; 2, also what their text names (unprotected, within mention_share of the budget: 10% unless lore.json says)")
+	f.BoolVar(&pf.req.ScanQuery, "scan-query", false, "also bring in the records whose names, aliases or keys the query says")
 	f.Int64Var(&pf.req.AsOf, "as-of", 0, "story position: leave out what is not true yet (or any more) there (default: the focus's order; -1: no story time)")
 	f.StringVar(&pf.req.Profile, "profile", "", "rank table: novel or agent (default from lore.json, else novel)")
 	f.StringSliceVar(&pf.req.Kinds, "kind", nil, "only these kinds (focus records always stay)")
@@ -81,6 +83,9 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 	}
 	if pf.req.Hops < 1 || pf.req.Hops > 2 {
 		return usageError(c, fmt.Errorf("--hops %d: must be 1 or 2", pf.req.Hops))
+	}
+	if pf.req.MentionsDepth < 1 || pf.req.MentionsDepth > 2 {
+		return usageError(c, fmt.Errorf("--mentions-depth %d: must be 1 or 2", pf.req.MentionsDepth))
 	}
 	l, err := a.open(true)
 	if err != nil {

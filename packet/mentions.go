@@ -1,0 +1,192 @@
+package packet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lorekeep/lore/mention"
+	"github.com/lorekeep/lore/store"
+)
+
+// namingKinds are the kinds whose title is a name: a record of one of
+// them is brought in by its title as well as by its aliases and keys.
+// Config.NamingKinds adds to them. Scenes, chapters and timeline entries
+// are not among them: "The Storm" as a scene title is not a mention.
+var namingKinds = []string{"canon", "character", "faction", "item", "location"}
+
+// defaultMentionShare is the percentage of the budget that records brought
+// in by recursive mentions (--mentions-depth 2) may take.
+const defaultMentionShare = 10
+
+// mentions adds the records the focus text names (pipeline step 1,
+// lorebook-style): every record of the namespace whose title (for naming
+// kinds), alias or key the focus records' title, summary or body say,
+// and with Request.ScanQuery the query too. Records that story time hides
+// lend no names, so a later scene's aliases never leak in. At
+// MentionsDepth 2 the text of each record so mentioned brings in more,
+// within Config.MentionShare of the budget.
+func (g *gatherer) mentions(isFocus func(string) bool) error {
+	if !g.uses(MatchMention1) && !g.uses(MatchMention) {
+		return nil
+	}
+	scanQuery := g.req.ScanQuery && strings.TrimSpace(g.req.Query) != ""
+	if len(g.req.Focus) == 0 && !scanQuery {
+		return nil
+	}
+	heads, err := g.list("")
+	if err != nil {
+		return err
+	}
+	m := mention.New(g.names(heads, isFocus))
+	if m.Len() == 0 {
+		return nil
+	}
+	bodies, err := g.src.Bodies(g.req.NS, g.req.Focus)
+	if err != nil {
+		return fmt.Errorf("read focus records in ns %q: %w", g.req.NS, err)
+	}
+	first := map[string]bool{}
+	for _, f := range g.req.Focus {
+		h := g.heads[f]
+		for _, id := range g.scan(m, f, 1, "", f, h.Title, h.Summary, bodies[f]) {
+			first[id] = true
+		}
+	}
+	if scanQuery {
+		for _, id := range g.scan(m, "the query", 1, "", "", g.req.Query) {
+			first[id] = true
+		}
+	}
+	if g.req.MentionsDepth < 2 || len(first) == 0 {
+		return nil
+	}
+	return g.mentionsDeeper(m, sortedKeys(first), first)
+}
+
+// names lists the names of the records story time lets the packet see,
+// the focus records left out.
+func (g *gatherer) names(heads []store.Record, isFocus func(string) bool) []mention.Name {
+	var out []mention.Name
+	for _, h := range heads {
+		if isFocus(h.ID) || len(h.Aliases)+len(h.Keys) == 0 && !g.naming(h.Kind) {
+			continue
+		}
+		if _, ok := g.storyTime(h); !ok {
+			continue
+		}
+		if h.Title != "" && g.naming(h.Kind) {
+			out = append(out, mention.Name{Text: h.Title, ID: h.ID, Via: "title"})
+		}
+		for _, a := range h.Aliases {
+			out = append(out, mention.Name{Text: a, ID: h.ID, Via: "alias"})
+		}
+		for _, k := range h.Keys {
+			out = append(out, mention.Name{Text: k, ID: h.ID, Via: "key"})
+		}
+	}
+	return out
+}
+
+func (g *gatherer) naming(kind string) bool {
+	return slices.Contains(namingKinds, kind) || slices.Contains(g.cfg.NamingKinds, kind)
+}
+
+// scan adds a mention relation for every record the texts of src name
+// (the first match of each), skipping src itself and the focus, and
+// returns the ids it added, in text order. A match that names more than
+// one record by title or alias is ambiguous: each is a candidate, its
+// why says so, and so does a warning. (Several records sharing a key is
+// what keys are for.)
+func (g *gatherer) scan(m *mention.Matcher, src string, hops int, via, from string, texts ...string) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, text := range texts {
+		for _, mt := range m.Scan(text) {
+			named := mt.IDs()
+			said := strings.Join(strings.Fields(mt.Text), " ") // a name across a line break, on one line
+			var byName []string
+			for _, n := range mt.Names {
+				if n.Via != "key" {
+					byName = append(byName, n.ID)
+				}
+			}
+			slices.Sort(byName)
+			byName = slices.Compact(byName)
+			if len(byName) > 1 {
+				g.warns = append(g.warns, fmt.Sprintf("ambiguous mention: %q in %s names %s; all are candidates",
+					said, src, strings.Join(byName, " and ")))
+			}
+			for _, id := range named {
+				if id == src || seen[id] || slices.Contains(g.req.Focus, id) {
+					continue
+				}
+				seen[id] = true
+				why := fmt.Sprintf("mentioned as %q in %s", said, src)
+				if len(byName) > 1 && slices.Contains(byName, id) {
+					why += fmt.Sprintf(" (ambiguous: also %s)", strings.Join(slices.DeleteFunc(slices.Clone(byName), func(o string) bool { return o == id }), ", "))
+				}
+				g.add(id, relation{match: MatchMention, hops: hops, from: from, via: via, why: why})
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// mentionsDeeper scans the records the focus mentions for the names they
+// say in turn (depth 2). The records only this brings in may take
+// Config.MentionShare of the budget, by their cached sizes, in the order
+// met (mentioning records by id, then text order); the rest are skipped
+// with the reason. Records already candidates cost nothing more.
+func (g *gatherer) mentionsDeeper(m *mention.Matcher, ids []string, first map[string]bool) error {
+	bodies, err := g.src.Bodies(g.req.NS, ids)
+	if err != nil {
+		return fmt.Errorf("read mentioned records in ns %q: %w", g.req.NS, err)
+	}
+	before := make(map[string]bool, len(g.cands))
+	for id := range g.cands {
+		before[id] = true
+	}
+	share := g.req.Budget * g.cfg.MentionShare / 100
+	used := 0
+	taken := map[string]bool{} // met at depth 2 only: within the share or not
+	for _, id := range ids {
+		h := g.heads[id]
+		origin := ""
+		if c, ok := g.cands[id]; ok && len(c.rels) > 0 {
+			origin = c.rels[0].from
+		}
+		for _, n := range g.scan(m, id, 2, id, origin, h.Title, h.Summary, bodies[id]) {
+			if before[n] || first[n] {
+				continue
+			}
+			admit, decided := taken[n]
+			if !decided {
+				size := headSize(g.heads[n], g.req.Counter.Name())
+				admit = used+size <= share
+				if admit {
+					used += size
+				} else {
+					g.skips = append(g.skips, Skip{ID: n, Kind: g.heads[n].Kind, Reason: fmt.Sprintf(
+						"mentioned in %s (mentions depth 2), past the %d%% of the budget (%d tokens) recursive mentions may take",
+						id, g.cfg.MentionShare, share)})
+				}
+				taken[n] = admit
+			}
+			if !admit {
+				delete(g.cands, n) // only this brought it in
+			}
+		}
+	}
+	return nil
+}
+
+// headSize is a record's cached token count under counter (title and
+// body), or its bytes/4 when none is cached.
+func headSize(r store.Record, counter string) int {
+	if tc, ok := r.Tokens[counter]; ok {
+		return tc.Title + tc.Body
+	}
+	return (len(r.Title) + r.BodyBytes) / 4
+}
