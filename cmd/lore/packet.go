@@ -178,6 +178,7 @@ func newPackCommand(a *app) *cobra.Command {
 		priority   []string
 		encoding   string
 		out        string
+		report     string
 	)
 	c := &cobra.Command{
 		Use:   "pack [flags] [DIR]",
@@ -189,7 +190,13 @@ first, largest first within a category; then what still fits is put back,
 and the rendered pack is counted again whole.
 
 A file's category is the first matching --category PATTERN=NAME, else its
-top-level directory, else (root). Categories and priority also come from the
+top-level directory, else (root). Without --category (or "categories" in
+lore.json) the defaults apply: sources of any language are src; tests by
+name (*_test.go, test_*.py, *_test.py, *.test.*, *.spec.*, *_spec.rb) and
+tests/ are tests; testdata/, fixtures/ and fuzz corpora are fixtures; *.md,
+*.mdx and docs/ are docs; go.sum, package-lock.json and *.lock are lock;
+vendor/ is vendor. Categories missing from the priority are one pool,
+dropped first, largest first. Categories and priority also come from the
 "pack" section of lore.json when a store is found.
 
 Exit status: 0 everything packed; 2 something was dropped (see the report).`,
@@ -211,6 +218,9 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 					return usageError(c, fmt.Errorf("--budget %q: a pack needs at least one token (leave --budget out for no budget)", budgetText))
 				}
 				opts.Budget = n
+			}
+			if report != "summary" && report != "full" {
+				return usageError(c, fmt.Errorf("--report %q: want summary (the dropped files by category past %d of them) or full (every dropped file)", report, pack.ReportListMax))
 			}
 			counter, err := budget.NewCounter(encoding)
 			if err != nil {
@@ -258,7 +268,11 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 				return err
 			}
 			if !a.quiet {
-				fmt.Fprint(a.streams.err, p.Report())
+				rep := p.Report()
+				if report == "full" {
+					rep = p.ReportFull()
+				}
+				fmt.Fprint(a.streams.err, rep)
 			}
 			if p.ExitCode() == exitDeferred {
 				return errDeferred
@@ -274,6 +288,7 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 	f.BoolVar(&opts.GitDiff, "git-diff", false, "focus on files changed against HEAD; their neighbours go first")
 	f.StringVar(&encoding, "encoding", "o200k_base", "token encoding: o200k_base, cl100k_base or estimate")
 	f.StringVarP(&out, "output", "o", "", "write the pack to this file instead of stdout")
+	f.StringVar(&report, "report", "summary", "the report on stderr: summary (past 20 dropped files, one line a category) or full (every dropped file)")
 	return c
 }
 

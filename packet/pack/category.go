@@ -41,9 +41,10 @@ func packDeferredOf(items []*fileItem, kept map[string]bool, reason string) []De
 }
 
 // packRank sets each item's rank from the priority list: listed
-// categories rank by position (1 = most important); categories missing
-// from it rank after all listed ones, sorted by name; neighbours of
-// changed files rank after everything.
+// categories rank by position (1 = most important); the categories
+// missing from it form one pool ranked after all listed ones, so that
+// among them the largest file goes first, whatever its category;
+// neighbours of changed files rank after everything.
 func packRank(items []*fileItem, priority []string) {
 	rank := map[string]int{}
 	for _, c := range priority {
@@ -51,21 +52,16 @@ func packRank(items []*fileItem, priority []string) {
 			rank[c] = len(rank) + 1
 		}
 	}
-	var missing []string
+	pool := len(rank) + 1
 	for _, it := range items {
-		if _, ok := rank[it.Category]; !ok && !slices.Contains(missing, it.Category) {
-			missing = append(missing, it.Category)
+		r, ok := rank[it.Category]
+		switch {
+		case it.neighbour:
+			r = pool + 1
+		case !ok:
+			r = pool
 		}
-	}
-	sort.Strings(missing)
-	for _, c := range missing {
-		rank[c] = len(rank) + 1
-	}
-	for _, it := range items {
-		it.rank = rank[it.Category]
-		if it.neighbour {
-			it.rank = len(rank) + 1
-		}
+		it.rank = r
 	}
 }
 

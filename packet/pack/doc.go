@@ -4,10 +4,14 @@
 // It keeps lmpack's rules (the reference is lmpack's budget page): each
 // file has a category (the first matching pattern, else its top-level
 // directory, else (root)); over budget whole files are dropped, never
-// parts of one, categories from the end of the priority first and the
-// largest first within a category; then what still fits is put back; and
-// the rendered pack is counted again whole. A budget below the frame
-// gives the frame alone, a warning and exit 2.
+// parts of one, categories from the end of the priority first (the
+// categories it does not list before any listed one, as one pool) and the
+// largest first within a category; then every dropped file that still
+// fits is put back, most important first, decided by the real count of
+// the whole pack; and the rendered pack is counted again whole. A budget
+// below the frame gives the frame alone, a warning and exit 2. The
+// default categories (DefaultCategories) know tests, fixtures, docs and
+// lock files by name in any language, and put sources in "src".
 //
 // It is a client of the same budget engine as package packet
 // (budget.Fit), with its own walk (.gitignore honoured, binary files

@@ -147,7 +147,11 @@ func (f *fitter) attempt() (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
-	f.recount(kept)
+	kept = f.recount(kept)
+	if f.p.Tokens > f.p.Budget {
+		return false, nil
+	}
+	f.putBack(kept)
 	return f.p.Tokens <= f.p.Budget, nil
 }
 
@@ -192,18 +196,165 @@ func (f *fitter) converge() (map[string]bool, bool, error) {
 // recount renders the pack with kept and counts it whole; while over, it
 // drops the next file in the order (changed files last), whatever the
 // engine concluded.
-func (f *fitter) recount(kept map[string]bool) {
+func (f *fitter) recount(kept map[string]bool) map[string]bool {
 	order := packDropOrder(f.items)
 	f.set(kept, packReasonBudget)
 	for f.p.Tokens > f.p.Budget {
 		next := nextToDrop(order, kept)
 		if next == "" {
-			return
+			break
 		}
 		kept = maps.Clone(kept)
 		delete(kept, next)
 		f.set(kept, packReasonBudget)
 	}
+	return kept
+}
+
+// putBackSlack bounds how far the whole rendering's count may move from
+// the sum of its sections' counts when one file comes back: the joins
+// of the tree, the block and the notes with what is around them, and the
+// digits of the stated totals.
+const putBackSlack = 24
+
+// putBack is lmpack's rule 3, decided by the real count of the whole
+// rendering rather than by the sums: it starts again from the walk's
+// prefix (every file of the drop order up to the most important one
+// dropped is out), then walks that prefix back from the most important
+// file and restores each one that still fits. The engine's own put-back
+// works on sums whose frame holds the notes of files it then puts back,
+// and the re-count may drop more after it: either can leave room a file
+// would still fit in.
+//
+// What a file adds is measured by sections (its block, the tree and the
+// notes counted with and without it); far from the budget that decides,
+// near it the whole pack is rendered and counted. The result is what
+// restoring one file at a time by the real count gives.
+func (f *fitter) putBack(kept map[string]bool) {
+	order := f.dropOrder()
+	pos := 0
+	for i, it := range order {
+		if !kept[it.Path] {
+			pos = i + 1
+		}
+	}
+	start := make(map[string]bool, len(order)-pos)
+	for _, it := range order[pos:] {
+		start[it.Path] = true
+	}
+	f.set(start, packReasonBudget)
+	for f.p.Tokens > f.p.Budget && pos < len(order) { // the sums were short: walk on
+		delete(start, order[pos].Path)
+		pos++
+		f.set(start, packReasonBudget)
+	}
+	b := &putBacker{f: f, upper: f.p.Tokens, exact: true}
+	b.reset(start)
+	for i := pos - 1; i >= 0; i-- {
+		b.try(order[i])
+	}
+	f.set(b.kept, packReasonBudget)
+	if f.p.Tokens > f.p.Budget { // a bound did not hold: the re-count rules
+		f.recount(b.kept)
+	}
+}
+
+// dropOrder is the order files go in: the engine's order, changed files
+// last.
+func (f *fitter) dropOrder() []*fileItem {
+	var out, focus []*fileItem
+	for _, it := range packDropOrder(f.items) {
+		if it.Focus {
+			focus = append(focus, it)
+		} else {
+			out = append(out, it)
+		}
+	}
+	return append(out, focus...)
+}
+
+// putBacker restores files one at a time, tracking an upper bound of the
+// real count of the pack with them in.
+type putBacker struct {
+	f     *fitter
+	kept  map[string]bool
+	upper int  // at least the real count of the pack with kept
+	exact bool // upper is the real count
+	tree  int  // the count of the tree of kept (md, xml)
+	notes int  // the count of the notes of the files not in kept
+	group int  // the longest group line, when notes are grouped
+}
+
+// reset makes kept the files in, and counts its sections.
+func (b *putBacker) reset(kept map[string]bool) {
+	b.kept = kept
+	b.tree, b.notes = b.sections(kept)
+	if b.f.p.GroupedNotes {
+		for _, g := range packDeferredGroups(packDeferredOf(b.f.items, kept, packReasonBudget)) {
+			b.group = max(b.group, b.f.counter.Count(packGroupText(b.f.p.Format, g)))
+		}
+	}
+}
+
+// sections counts the tree and the notes of the pack with kept.
+func (b *putBacker) sections(kept map[string]bool) (tree, notes int) {
+	f := b.f
+	if f.p.Format != "json" {
+		v := Pack{Name: f.p.Name, Files: f.kept(kept)}
+		tree = f.counter.Count(packTree(&v))
+	}
+	ds := packDeferredOf(f.items, kept, packReasonBudget)
+	notes = f.counter.Count(packNotesText(f.p.Format, f.p.GroupedNotes, ds))
+	return tree, notes
+}
+
+// try restores it if the pack with it counts within the budget.
+func (b *putBacker) try(it *fileItem) {
+	f := b.f
+	// Cheap first: its block costs at least its counted tokens less its
+	// tree line, and its note frees at most the note (or, grouped, the
+	// longest group line).
+	if b.exact {
+		free := b.group
+		if !f.p.GroupedNotes {
+			free = f.counter.Count(packNoteText(f.p.Format, f.deferredOf(it)))
+		}
+		tree := f.counter.Count(packItemText(f.p.Format, it.File)[len(packItemBlock(f.p.Format, it.File)):])
+		if b.upper+it.Tokens-tree-free-2*putBackSlack > f.p.Budget {
+			return
+		}
+	}
+	try := maps.Clone(b.kept)
+	try[it.Path] = true
+	tree, notes := b.sections(try)
+	add := f.counter.Count(packItemBlock(f.p.Format, it.File)) + tree - b.tree + notes - b.notes
+	if b.upper+add+putBackSlack <= f.p.Budget {
+		b.take(try, b.upper+add+putBackSlack, false, tree, notes)
+		return
+	}
+	if !b.exact {
+		_, b.upper = f.view(b.kept, true)
+		b.exact = true
+	}
+	if b.upper+add-putBackSlack > f.p.Budget {
+		return // cannot fit, whatever the joins
+	}
+	if _, n := f.view(try, true); n <= f.p.Budget {
+		b.take(try, n, true, tree, notes)
+	}
+}
+
+func (b *putBacker) take(kept map[string]bool, upper int, exact bool, tree, notes int) {
+	b.kept, b.upper, b.exact, b.tree, b.notes = kept, upper, exact, tree, notes
+}
+
+// deferredOf is the deferral note of one item.
+func (f *fitter) deferredOf(it *fileItem) Deferred {
+	r := packReasonBudget
+	if it.neighbour {
+		r = packReasonNeighbour
+	}
+	return Deferred{Path: it.Path, Category: it.Category, Rank: it.rank, Tokens: it.Tokens, Reason: r}
 }
 
 // nextToDrop is the first kept file of order that is not a changed file,

@@ -20,6 +20,11 @@ var packUpdate = flag.Bool("update-pack", false, "rewrite testdata/pack fixtures
 
 const packLmpackDir = "../../testdata/pack/lmpack"
 
+// packLmpackCategories are lmpack's own default categories: none, so
+// that every file takes its top-level directory (or (root)), as in the
+// example of lmpack-budget.txt.
+var packLmpackCategories = []Category{}
+
 // packLmpackFile is one file of the lmpack fixture and what it must cost
 // in a markdown pack (its block and its tree line, o200k_base).
 type packLmpackFile struct {
@@ -195,7 +200,7 @@ func TestPackLmpackFixture(t *testing.T) {
 		readme := 1300
 		for try := range 8 {
 			packWriteLmpack(t, c, packLmpackDir, readme)
-			p := packMust(t, packLmpackDir, Options{Counter: c, Budget: 20000})
+			p := packMust(t, packLmpackDir, Options{Counter: c, Categories: packLmpackCategories, Budget: 20000})
 			room := 20000 - p.Tokens
 			got := packDeferredPaths(p.Deferred)
 			t.Logf("try %d: README %d tokens: %d deferred, room %d", try, readme, len(got), room)
@@ -232,12 +237,12 @@ func TestPackLmpackFixture(t *testing.T) {
 // the three smallest docs are put back; the report and exit code 2.
 func TestPackLmpackExample(t *testing.T) {
 	c := packRealCounter(t)
-	full := packMust(t, packLmpackDir, Options{Counter: c})
+	full := packMust(t, packLmpackDir, Options{Counter: c, Categories: packLmpackCategories})
 	if len(full.Files) != 54 || full.Tokens < 33000 || full.Tokens > 36000 || full.ExitCode() != 0 {
 		t.Fatalf("fixture: %d files, %d tokens, exit %d; want 54 files, ~34k tokens, exit 0", len(full.Files), full.Tokens, full.ExitCode())
 	}
 
-	p := packMust(t, packLmpackDir, Options{Counter: c, Budget: 20000})
+	p := packMust(t, packLmpackDir, Options{Counter: c, Categories: packLmpackCategories, Budget: 20000})
 	if got := packDeferredPaths(p.Deferred); !slices.Equal(got, packLmpackDropped) {
 		t.Fatalf("dropped:\n got %q\nwant %q\nreport:\n%s", got, packLmpackDropped, p.Report())
 	}
@@ -299,7 +304,7 @@ func TestPackLmpackExample(t *testing.T) {
 	}
 
 	// A budget that holds everything: nothing dropped, exit 0.
-	all := packMust(t, packLmpackDir, Options{Counter: c, Budget: 40000})
+	all := packMust(t, packLmpackDir, Options{Counter: c, Categories: packLmpackCategories, Budget: 40000})
 	if len(all.Deferred) != 0 || all.ExitCode() != 0 || !strings.HasPrefix(all.Report(), "Packed: 54 files, ") ||
 		strings.Contains(all.Report(), "Dropped") {
 		t.Errorf("budget 40,000: exit %d, report:\n%s", all.ExitCode(), all.Report())

@@ -27,7 +27,9 @@ const Root = "(root)"
 
 // DefaultPriority returns the default category priority of the files
 // profile, most important first: src, lib, app, packages, (root), tests,
-// test, docs.
+// test, docs. The categories it does not list (fixtures, lock, and the
+// top-level directories no pattern claims) form one pool that is dropped
+// before any listed one.
 func DefaultPriority() []string {
 	return []string{"src", "lib", "app", "packages", Root, "tests", "test", "docs"}
 }
@@ -47,13 +49,13 @@ type Options struct {
 	// Format is "md" (default; "markdown" too), "xml" or "json".
 	Format string
 	// Categories are tried in order; the first match gives a file its
-	// category. Unmatched files take their top-level directory, or
-	// Root at the top.
+	// category. Unmatched files take their top-level directory, or Root
+	// at the top. nil means DefaultCategories; an empty, non-nil list
+	// means none (lmpack's own default: every file by its directory).
 	Categories []Category
 	// Priority ranks categories, most important first; nil means
-	// DefaultPriority. Categories missing from it are dropped before
-	// any listed one (in reverse name order among themselves, as if
-	// appended to the list sorted by name).
+	// DefaultPriority. Categories missing from it form one pool, dropped
+	// before any listed one, largest file first whatever its category.
 	Priority []string
 	// GitDiff packs only what changed against HEAD (plus untracked files)
 	// and the files beside them: the changed files are the focus, kept
@@ -169,13 +171,26 @@ type fileItem struct {
 // anything deferred is still a pack: ExitCode says 2. Dir may run
 // concurrently with itself; a Pack is not meant to be mutated.
 func Dir(ctx context.Context, dir string, opts Options) (*Pack, error) {
-	set, err := opts.settle()
+	p, items, set, err := packPrepare(ctx, dir, opts)
 	if err != nil {
 		return nil, err
 	}
+	if err := packFit(p, items, set.counter); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// packPrepare walks dir and returns the pack without its files and the
+// items to fit into it, ranked and counted.
+func packPrepare(ctx context.Context, dir string, opts Options) (*Pack, []*fileItem, settings, error) {
+	set, err := opts.settle()
+	if err != nil {
+		return nil, nil, set, err
+	}
 	entries, err := fileWalk(ctx, dir, set.maxBytes, opts.Exclude)
 	if err != nil {
-		return nil, err
+		return nil, nil, set, err
 	}
 	p := &Pack{
 		Name:     packName(dir),
@@ -187,7 +202,7 @@ func Dir(ctx context.Context, dir string, opts Options) (*Pack, error) {
 	var changed map[string]bool
 	if opts.GitDiff {
 		if changed, err = fileGitChanged(ctx, dir); err != nil {
-			return nil, err
+			return nil, nil, set, err
 		}
 		entries = packDiffScope(entries, changed)
 		if len(entries) == 0 {
@@ -196,15 +211,12 @@ func Dir(ctx context.Context, dir string, opts Options) (*Pack, error) {
 	}
 	items, err := packItems(ctx, p, entries, changed, set)
 	if err != nil {
-		return nil, err
+		return nil, nil, set, err
 	}
 	if set.counter.Name() == budget.Estimate {
 		p.Warnings = append(p.Warnings, "token counts are estimates (counter \"estimate\"): keep a margin below the model's window")
 	}
-	if err := packFit(p, items, set.counter); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return p, items, set, nil
 }
 
 // settings are Options checked and with their defaults filled in.
@@ -226,7 +238,11 @@ func (o Options) settle() (settings, error) {
 	if o.Budget < 0 {
 		return s, fmt.Errorf("pack budget %d: must be 0 (no budget) or a positive number of tokens: %w", o.Budget, ErrInvalid)
 	}
-	if s.cats, err = packCompileCategories(o.Categories); err != nil {
+	cats := o.Categories
+	if cats == nil {
+		cats = DefaultCategories()
+	}
+	if s.cats, err = packCompileCategories(cats); err != nil {
 		return s, err
 	}
 	s.priority = o.Priority

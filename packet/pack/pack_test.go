@@ -87,8 +87,31 @@ func TestPackCategoriesAndRanks(t *testing.T) {
 		cats []Category
 		want string
 	}{
-		{"README.md", nil, Root},
-		{"src/a/b.ts", nil, "src"},
+		{"README.md", []Category{}, Root},
+		{"src/a/b.ts", []Category{}, "src"},
+		{"README.md", nil, "docs"}, // nil: DefaultCategories
+		{"cmd/tool/main.go", nil, "src"},
+		{"lib/x.rs", nil, "src"},
+		{"store/bolt_test.go", nil, "tests"},
+		{"pkg/test_api.py", nil, "tests"},
+		{"pkg/api_test.py", nil, "tests"},
+		{"web/app.test.tsx", nil, "tests"},
+		{"web/app.spec.js", nil, "tests"},
+		{"spec/user_spec.rb", nil, "tests"},
+		{"tests/helpers.py", nil, "tests"},
+		{"src/test/java/AppTest.java", nil, "test"},
+		{"store/testdata/fuzz/FuzzX/abc", nil, "fixtures"},
+		{"store/testdata/x_test.go", nil, "fixtures"},
+		{"fixtures/a.json", nil, "fixtures"},
+		{"fuzz/corpus/seed1", nil, "fixtures"},
+		{"docs/conf.py", nil, "docs"},
+		{"docs/guide/index.mdx", nil, "docs"},
+		{"go.sum", nil, "lock"},
+		{"web/package-lock.json", nil, "lock"},
+		{"Cargo.lock", nil, "lock"},
+		{"vendor/x/y.go", nil, "vendor"},
+		{"go.mod", nil, Root},
+		{".ci/run", nil, ".ci"},
 		{"src/a.test.ts", []Category{{"*.test.ts", "tests"}}, "tests"},
 		{"src/a.test.ts", []Category{{"src/", "code"}, {"*.test.ts", "tests"}}, "code"}, // first match wins
 		{"docs/x/y.md", []Category{{"docs", "manual"}}, "manual"},                       // a dir pattern covers what is inside
@@ -96,11 +119,11 @@ func TestPackCategoriesAndRanks(t *testing.T) {
 		{"a/b/c.go", []Category{{"a/**/*.go", "go"}}, "go"},
 	}
 	for _, tt := range tests {
-		cats, err := packCompileCategories(tt.cats)
+		set, err := Options{Categories: tt.cats}.settle()
 		if err != nil {
 			t.Fatalf("compile %+v: %v", tt.cats, err)
 		}
-		if got := packCategory(cats, tt.path); got != tt.want {
+		if got := packCategory(set.cats, tt.path); got != tt.want {
 			t.Errorf("category of %q with %+v = %q, want %q", tt.path, tt.cats, got, tt.want)
 		}
 	}
@@ -117,7 +140,8 @@ func TestPackCategoriesAndRanks(t *testing.T) {
 	for _, it := range items {
 		got[it.Category] = it.rank
 	}
-	want := map[string]int{"src": 1, Root: 2, "docs": 3, "alpha": 4, "zeta": 5}
+	// alpha and zeta are not listed: one pool, after every listed one.
+	want := map[string]int{"src": 1, Root: 2, "docs": 3, "alpha": 4, "zeta": 4}
 	for c, r := range want {
 		if got[c] != r {
 			t.Errorf("rank of %q = %d, want %d (all: %v)", c, got[c], r, got)
@@ -125,34 +149,34 @@ func TestPackCategoriesAndRanks(t *testing.T) {
 	}
 }
 
-// TestPackDropOrder checks the lmpack order with a word counter:
-// unlisted categories first, then listed ones from the end of priority,
-// largest first within each, then put-back.
+// TestPackDropOrder checks the lmpack order with a word counter: the
+// unlisted categories first, as one pool, largest first; then listed ones
+// from the end of priority, largest first within each; then put-back.
 func TestPackDropOrder(t *testing.T) {
 	root := t.TempDir()
 	w := func(n int) string { return strings.Repeat("w ", n) }
 	packWriteTree(t, root, map[string]string{
-		"src/main.go":    w(300),
-		"README.md":      w(100),
-		"docs/big.md":    w(200),
-		"docs/small.md":  w(10),
-		"tests/a_test":   w(300),
-		"tests/b_test":   w(90),
-		"vendor/lib.go":  w(160),
-		"scripts/run.sh": w(120),
+		"src/main.go":   w(300),
+		"README.md":     w(100),
+		"docs/big.md":   w(200),
+		"docs/small.md": w(10),
+		"tests/a_test":  w(300),
+		"tests/b_test":  w(90),
+		"vendor/lib.go": w(160),
+		"aux/run.sh":    w(180),
 	})
-	opts := Options{Counter: packWordCounter{}, Priority: []string{"src", Root, "tests", "docs"}}
+	opts := Options{Counter: packWordCounter{}, Categories: []Category{}, Priority: []string{"src", Root, "tests", "docs"}}
 	all := packMust(t, root, opts)
 	if all.ExitCode() != 0 || len(all.Deferred) != 0 {
 		t.Fatalf("no budget: exit %d, deferred %v", all.ExitCode(), packDeferredPaths(all.Deferred))
 	}
-	// 700 words over (about 750 with the notes): vendor (unlisted, last by
-	// name: dropped first, 167), scripts (127), all docs (224) are not
-	// enough, tests/a (307) is; then docs/small (17) fits again, scripts
-	// does not.
+	// 700 words over (about 750 with the notes): the pool of aux and
+	// vendor (unlisted), largest first whatever the name (aux 187, then
+	// vendor 167), all docs (224) are not enough, tests/a (307) is; then
+	// docs/small (17) fits again, docs/big does not.
 	opts.Budget = all.Tokens - 700
 	p := packMust(t, root, opts)
-	want := []string{"vendor/lib.go", "scripts/run.sh", "docs/big.md", "tests/a_test"}
+	want := []string{"aux/run.sh", "vendor/lib.go", "docs/big.md", "tests/a_test"}
 	if got := packDeferredPaths(p.Deferred); !slices.Equal(got, want) {
 		t.Errorf("budget %d: deferred %q, want %q\nreport:\n%s", opts.Budget, got, want, p.Report())
 	}

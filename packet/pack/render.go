@@ -76,21 +76,81 @@ func packRender(p *Pack, format string, tokens int) []byte {
 // packItemText is what one file costs on its own in format: its block and
 // (md, xml) its line in the tree.
 func packItemText(format string, f File) string {
+	if format == "json" {
+		return packItemBlock(format, f)
+	}
+	depth := strings.Count(f.Path, "/")
+	return packItemBlock(format, f) + strings.Repeat("│   ", depth) + "├── " + packShow(path.Base(f.Path)) + "\n"
+}
+
+// packItemBlock is the block of one file in format, without its line in
+// the tree.
+func packItemBlock(format string, f File) string {
 	var b bytes.Buffer
 	switch format {
 	case "xml":
 		packXMLFile(&b, f)
 	case "json":
-		data, _ := json.MarshalIndent(packJSONFileOf(f), "    ", "  ")
-		b.Write(data)
-		b.WriteString(",\n")
-		return b.String()
+		b.WriteString("    " + packJSONElement(packJSONFileOf(f)) + ",\n")
 	default:
 		packMDFile(&b, f)
 	}
-	depth := strings.Count(f.Path, "/")
-	b.WriteString(strings.Repeat("│   ", depth) + "├── " + packShow(path.Base(f.Path)) + "\n")
 	return b.String()
+}
+
+// packJSONElement is v as an element of an array of the JSON pack:
+// indented at that depth, and with "<", ">" and "&" left as they are, as
+// packRenderJSON writes them.
+func packJSONElement(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	_ = enc.Encode(v) // strings, ints and bools always encode
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// packNotesText is the deferral notes of ds in format, grouped or not, as
+// the renderers write them.
+func packNotesText(format string, grouped bool, ds []Deferred) string {
+	var b strings.Builder
+	if grouped {
+		for _, g := range packDeferredGroups(ds) {
+			b.WriteString(packGroupText(format, g))
+		}
+		return b.String()
+	}
+	for _, d := range ds {
+		b.WriteString(packNoteText(format, d))
+	}
+	return b.String()
+}
+
+// packNoteText is the deferral note of one file in format, as the
+// renderers write it (json: as an element of the indented array).
+func packNoteText(format string, d Deferred) string {
+	switch format {
+	case "xml":
+		return fmt.Sprintf("<file path=%s category=%s rank=\"%d\" tokens=\"%d\" reason=%s/>\n",
+			packXMLAttr(d.Path), packXMLAttr(d.Category), d.Rank, d.Tokens, packXMLAttr(d.Reason))
+	case "json":
+		return "    " + packJSONElement(d) + ",\n"
+	}
+	return fmt.Sprintf("- %s: %s tokens, category %s, dropped: %s\n", packMDCode(d.Path), packThousands(d.Tokens), d.Category, d.Reason)
+}
+
+// packGroupText is the deferral note of one directory in format, as the
+// renderers write it (json: as an element of the indented array).
+func packGroupText(format string, g packGroup) string {
+	switch format {
+	case "xml":
+		return fmt.Sprintf("<dir path=%s files=\"%d\" tokens=\"%d\" categories=%s reason=%s/>\n",
+			packXMLAttr(g.Dir), g.Files, g.Tokens, packXMLAttr(strings.Join(g.Categories, " ")), packXMLAttr(g.Reason))
+	case "json":
+		return "    " + packJSONElement(g) + ",\n"
+	}
+	return fmt.Sprintf("- %s: %s, %s tokens, category %s, dropped: %s\n",
+		packMDCode(g.Dir), packFiles(g.Files), packThousands(g.Tokens), strings.Join(g.Categories, ", "), g.Reason)
 }
 
 // packSummary is the line of counts shared by the formats.
@@ -147,12 +207,11 @@ func packRenderMD(p *Pack, tokens int) []byte {
 		b.WriteString("\n## Deferred\n\n")
 		if p.GroupedNotes {
 			for _, g := range packDeferredGroups(p.Deferred) {
-				fmt.Fprintf(&b, "- %s: %s, %s tokens, category %s, dropped: %s\n",
-					packMDCode(g.Dir), packFiles(g.Files), packThousands(g.Tokens), strings.Join(g.Categories, ", "), g.Reason)
+				b.WriteString(packGroupText("md", g))
 			}
 		} else {
 			for _, d := range p.Deferred {
-				fmt.Fprintf(&b, "- %s: %s tokens, category %s, dropped: %s\n", packMDCode(d.Path), packThousands(d.Tokens), d.Category, d.Reason)
+				b.WriteString(packNoteText("md", d))
 			}
 		}
 	}
@@ -308,15 +367,13 @@ func packRenderXML(p *Pack, tokens int) []byte {
 			if !p.GroupedNotes {
 				break
 			}
-			fmt.Fprintf(&b, "<dir path=%s files=\"%d\" tokens=\"%d\" categories=%s reason=%s/>\n",
-				packXMLAttr(g.Dir), g.Files, g.Tokens, packXMLAttr(strings.Join(g.Categories, " ")), packXMLAttr(g.Reason))
+			b.WriteString(packGroupText("xml", g))
 		}
 		for _, d := range p.Deferred {
 			if p.GroupedNotes {
 				break
 			}
-			fmt.Fprintf(&b, "<file path=%s category=%s rank=\"%d\" tokens=\"%d\" reason=%s/>\n",
-				packXMLAttr(d.Path), packXMLAttr(d.Category), d.Rank, d.Tokens, packXMLAttr(d.Reason))
+			b.WriteString(packNoteText("xml", d))
 		}
 		b.WriteString("</deferred>\n")
 	}

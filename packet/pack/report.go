@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// ReportListMax is the most dropped files Report lists one by one; past
+// it Report sums them up by category, and ReportFull still lists each.
+const ReportListMax = 20
+
 // Report is the report `lore pack` prints on stderr, in lmpack's words:
 //
 //	Packed: 37 files, 19,859 tokens (99% of budget 20,000)
@@ -13,7 +17,20 @@ import (
 //
 // then the files listed but not packed and the warnings. Dropped files
 // come in the order they were dropped, each with what it would have cost.
+// When more than ReportListMax files were dropped, one line a category
+// (and reason) says how many files and tokens went, in the order the
+// categories were dropped.
 func (p *Pack) Report() string {
+	return p.report(len(p.Deferred) <= ReportListMax)
+}
+
+// ReportFull is Report with every dropped file listed, however many
+// (`lore pack --report full`).
+func (p *Pack) ReportFull() string {
+	return p.report(true)
+}
+
+func (p *Pack) report(each bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Packed: %s, %s tokens", packFiles(len(p.Files)), packThousands(p.Tokens))
 	if p.Budget > 0 {
@@ -21,18 +38,17 @@ func (p *Pack) Report() string {
 	}
 	b.WriteString("\n")
 	if len(p.Deferred) > 0 {
-		freed, width := 0, 0
+		freed := 0
 		for _, d := range p.Deferred {
 			freed += d.Tokens
-			width = max(width, len(packThousands(d.Tokens)))
 		}
-		fmt.Fprintf(&b, "Dropped by budget: %s, %s tokens freed:\n", packFiles(len(p.Deferred)), packThousands(freed))
-		for _, d := range p.Deferred {
-			fmt.Fprintf(&b, "  %*s  %s  (category %s", width, packThousands(d.Tokens), packShow(d.Path), d.Category)
-			if d.Reason != packReasonBudget {
-				fmt.Fprintf(&b, "; %s", d.Reason)
-			}
-			b.WriteString(")\n")
+		if each {
+			fmt.Fprintf(&b, "Dropped by budget: %s, %s tokens freed:\n", packFiles(len(p.Deferred)), packThousands(freed))
+			reportEach(&b, p.Deferred)
+		} else {
+			fmt.Fprintf(&b, "Dropped by budget: %s, %s tokens freed, by category (--report full lists each file):\n",
+				packFiles(len(p.Deferred)), packThousands(freed))
+			reportByCategory(&b, p.Deferred)
 		}
 	}
 	if len(p.NotPacked) > 0 {
@@ -45,6 +61,54 @@ func (p *Pack) Report() string {
 		fmt.Fprintf(&b, "Warning: %s\n", w)
 	}
 	return b.String()
+}
+
+// reportEach writes one line a dropped file.
+func reportEach(b *strings.Builder, ds []Deferred) {
+	width := 0
+	for _, d := range ds {
+		width = max(width, len(packThousands(d.Tokens)))
+	}
+	for _, d := range ds {
+		fmt.Fprintf(b, "  %*s  %s  (category %s", width, packThousands(d.Tokens), packShow(d.Path), d.Category)
+		if d.Reason != packReasonBudget {
+			fmt.Fprintf(b, "; %s", d.Reason)
+		}
+		b.WriteString(")\n")
+	}
+}
+
+// reportByCategory writes one line a category and reason, in the order
+// of their first dropped file.
+func reportByCategory(b *strings.Builder, ds []Deferred) {
+	type key struct{ category, reason string }
+	type sum struct{ files, tokens int }
+	var order []key
+	sums := map[key]*sum{}
+	for _, d := range ds {
+		k := key{d.Category, d.Reason}
+		s := sums[k]
+		if s == nil {
+			s = &sum{}
+			sums[k] = s
+			order = append(order, k)
+		}
+		s.files++
+		s.tokens += d.Tokens
+	}
+	width, fwidth := 0, 0
+	for _, k := range order {
+		width = max(width, len(packThousands(sums[k].tokens)))
+		fwidth = max(fwidth, len(packFiles(sums[k].files)))
+	}
+	for _, k := range order {
+		s := sums[k]
+		fmt.Fprintf(b, "  %*s  %-*s  (category %s", width, packThousands(s.tokens), fwidth, packFiles(s.files), k.category)
+		if k.reason != packReasonBudget {
+			fmt.Fprintf(b, "; %s", k.reason)
+		}
+		b.WriteString(")\n")
+	}
 }
 
 // packFiles says "1 file" or "n files".
