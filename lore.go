@@ -33,12 +33,18 @@ type Options struct {
 	LockTimeout time.Duration
 	// Now replaces time.Now for the store's timestamps (tests).
 	Now func() time.Time
+	// LocalDir is, for an etcd store, the local folder of its index and
+	// lore.json; default $LORE_LOCAL, else LocalDirFor(url).
+	LocalDir string
+	// Etcd tunes an etcd store's client (timeouts, the cluster's limits).
+	Etcd *store.EtcdOptions
 }
 
 // Lore is an open store: records and links in bbolt, and the bleve index
 // derived from them. It is safe for concurrent use by many goroutines.
 type Lore struct {
-	dir     string
+	dir     string // the store folder; for etcd, the local folder
+	name    string // the store's name in messages: dir, or the etcd URL
 	cfg     Config
 	st      store.Backend
 	counter budget.Counter
@@ -52,11 +58,24 @@ type Lore struct {
 	// stale is set when a read-only open found the index behind the store;
 	// search results are then checked against the store.
 	stale bool
+
+	// shared is set for an etcd store: other processes write too.
+	shared    bool
+	ownDir    string             // a private index folder to remove on Close
+	stopWatch context.CancelFunc // ends the watch that keeps the index current
+	watchDone chan struct{}
 }
 
 // Init creates a store directory (and its parents) with an empty bbolt
 // file and index. It fails with ErrExists if dir already holds a store.
 func Init(dir string) error {
+	if store.IsEtcdURL(dir) {
+		l, err := openEtcd(dir, &Options{}, true)
+		if err != nil {
+			return err
+		}
+		return l.Close()
+	}
 	if _, err := os.Stat(filepath.Join(dir, BoltFile)); err == nil {
 		return fmt.Errorf("init %s: %w", dir, ErrExists)
 	}
@@ -83,6 +102,9 @@ func Open(dir string, opts *Options) (*Lore, error) {
 func open(dir string, opts *Options, create bool) (*Lore, error) {
 	if opts == nil {
 		opts = &Options{}
+	}
+	if store.IsEtcdURL(dir) {
+		return openEtcd(dir, opts, create)
 	}
 	fi, err := os.Stat(dir)
 	switch {
@@ -116,7 +138,7 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lore{dir: dir, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout}
+	l := &Lore{dir: dir, name: dir, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout}
 	if err := l.openIndex(opts.ReadOnly); err != nil {
 		if l.ix != nil {
 			l.ix.Close()
@@ -188,8 +210,16 @@ func (l *Lore) Counter() budget.Counter { return l.counter }
 // index maintenance until the next write through Lore.
 func (l *Lore) Store() store.Backend { return l.st }
 
+// Name is the store's name: its folder, or its etcd store URL.
+func (l *Lore) Name() string { return l.name }
+
 // Close closes the index and the store.
 func (l *Lore) Close() error {
+	if l.stopWatch != nil {
+		l.stopWatch()
+		<-l.watchDone
+		l.stopWatch = nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var errs []error
@@ -198,6 +228,10 @@ func (l *Lore) Close() error {
 		l.ix = nil
 	}
 	errs = append(errs, l.st.Close())
+	if l.ownDir != "" {
+		errs = append(errs, os.RemoveAll(l.ownDir))
+		l.ownDir = ""
+	}
 	return errors.Join(errs...)
 }
 
@@ -216,6 +250,11 @@ func (l *Lore) syncIndex() error {
 			return err
 		}
 		changes, err := l.st.Changes(wm, batch)
+		if errors.Is(err, store.ErrCompacted) {
+			// etcd compacted its history past the watermark: the log
+			// cannot say what changed, so rebuild from the records.
+			return l.rebuildIndexContext(context.Background())
+		}
 		if err != nil {
 			return err
 		}

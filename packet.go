@@ -138,6 +138,9 @@ func (l *Lore) Packet(ctx context.Context, req packet.Request) (*packet.Packet, 
 			req.Counter = c
 		}
 	}
+	if err := l.catchUp(); err != nil {
+		return nil, err
+	}
 	l.mu.Lock()
 	ix := l.ix
 	l.mu.Unlock()

@@ -26,6 +26,9 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 	if err := store.ValidNamespace(q.NS); err != nil {
 		return nil, err
 	}
+	if err := l.catchUp(); err != nil {
+		return nil, err
+	}
 	l.mu.Lock()
 	ix := l.ix
 	l.mu.Unlock()
@@ -57,7 +60,13 @@ func (l *Lore) Stale() bool { return l.stale }
 // Check verifies the store (bbolt's own consistency, link directions, the
 // change log, dangling links, cached token counts) and the index's
 // watermark, and says in words what is wrong.
+//
+// On an etcd store the index is first caught up with the cluster, then
+// compared with the store's last revision.
 func (l *Lore) Check() ([]store.Problem, error) {
+	if err := l.catchUp(); err != nil {
+		return nil, err
+	}
 	probs, err := l.st.Check()
 	if err != nil {
 		return nil, err
@@ -79,6 +88,17 @@ func (l *Lore) Check() ([]store.Problem, error) {
 		probs = append(probs, store.Problem{What: fmt.Sprintf("the index holds changes up to %d but the store is at %d; a writable open (any write, or `lore reindex`) catches it up", wm, last)})
 	}
 	return probs, nil
+}
+
+// IndexWatermark is the last change-log sequence number the index holds
+// (on etcd, a revision); ErrNoIndex when there is no index.
+func (l *Lore) IndexWatermark() (uint64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ix == nil {
+		return 0, ErrNoIndex
+	}
+	return l.ix.Watermark()
 }
 
 // noSearch stands in for a missing index when a packet has no query.

@@ -23,22 +23,23 @@ type EtcdOptions struct {
 	// RequestTimeout bounds each read and each write transaction; a
 	// cluster without quorum fails a write after it. Default 5s.
 	RequestTimeout time.Duration
-	// MaxTxnOps and MaxRequestBytes are the cluster's limits on one
-	// transaction (etcd's --max-txn-ops, default 128, and
-	// --max-request-bytes, default 1.5 MiB). A write that needs more is
-	// refused before it is sent, with ErrTooLarge naming the limit.
+	// MaxTxnOps and MaxRequestBytes, when set, are the cluster's limits
+	// on one transaction (etcd's --max-txn-ops, default 128, and
+	// --max-request-bytes, default 1.5 MiB): a write that needs more is
+	// refused before it is sent. Unset, the cluster refuses it. Either
+	// way nothing is written and the error (ErrTooLarge) names the limit.
 	MaxTxnOps       int
 	MaxRequestBytes int
 	// Username and Password log in to a cluster with auth enabled.
 	Username, Password string
 }
 
-// Defaults of EtcdOptions, etcd's own for the limits.
-const (
-	DefaultEtcdTimeout         = 5 * time.Second
-	DefaultEtcdMaxTxnOps       = 128
-	DefaultEtcdMaxRequestBytes = 1536 * 1024
-)
+// DefaultEtcdTimeout is the default of EtcdOptions' timeouts.
+const DefaultEtcdTimeout = 5 * time.Second
+
+// maxSendBytes is the largest request the client sends, so that the
+// cluster's own --max-request-bytes is the limit a user meets.
+const maxSendBytes = 1 << 30
 
 // etcdEngine keeps the store's buckets in an etcd cluster, under one key
 // prefix: bucket b's key k is prefix+b+"/"+k, the same layout as bbolt.
@@ -109,19 +110,13 @@ func OpenEtcd(url string, opts *Options, eo *EtcdOptions) (*Store, error) {
 	if e.RequestTimeout <= 0 {
 		e.RequestTimeout = DefaultEtcdTimeout
 	}
-	if e.MaxTxnOps <= 0 {
-		e.MaxTxnOps = DefaultEtcdMaxTxnOps
-	}
-	if e.MaxRequestBytes <= 0 {
-		e.MaxRequestBytes = DefaultEtcdMaxRequestBytes
-	}
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints:          endpoints,
 		DialTimeout:        e.DialTimeout,
 		Username:           e.Username,
 		Password:           e.Password,
 		Logger:             zap.NewNop(),
-		MaxCallSendMsgSize: 2*e.MaxRequestBytes + 1<<20, // the server's limit is the one that speaks
+		MaxCallSendMsgSize: maxSendBytes,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", url, err)
@@ -255,11 +250,11 @@ func (e *etcdEngine) try(fn func(kvTx) error) (uint64, bool, error) {
 			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", rev))
 		}
 	}
-	if n := max(len(ops), len(cmps)); n > e.o.MaxTxnOps {
-		return 0, false, fmt.Errorf("write on etcd cluster %s: it needs %d operations in one transaction, the cluster allows %d (etcd --max-txn-ops; lore-cluster sets it higher): nothing written; split the write or raise the limit: %w",
+	if n := max(len(ops), len(cmps)); e.o.MaxTxnOps > 0 && n > e.o.MaxTxnOps {
+		return 0, false, fmt.Errorf("write on etcd cluster %s: it needs %d operations in one transaction, the cluster allows %d (etcd --max-txn-ops): nothing written; split the write or raise the limit: %w",
 			strings.Join(e.endpoints, ","), n, e.o.MaxTxnOps, ErrTooLarge)
 	}
-	if size > e.o.MaxRequestBytes {
+	if e.o.MaxRequestBytes > 0 && size > e.o.MaxRequestBytes {
 		return 0, false, fmt.Errorf("write on etcd cluster %s: it needs %d bytes in one transaction, the cluster allows %d (etcd --max-request-bytes): nothing written; split the write or raise the limit: %w",
 			strings.Join(e.endpoints, ","), size, e.o.MaxRequestBytes, ErrTooLarge)
 	}

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -55,4 +57,38 @@ func (e *etcdEngine) changes(after uint64, limit int) ([]Change, error) {
 		}
 	}
 	return nil, e.fail("read change log", ctx.Err())
+}
+
+// Notify returns a channel that receives a value after each write to an
+// etcd store by any process, from now until ctx is done (values coalesce
+// while the reader is busy); it returns nil for a bbolt store, whose
+// writers are all in one process tree and sync after each write.
+func (s *Store) Notify(ctx context.Context) <-chan struct{} {
+	if s.etcd == nil {
+		return nil
+	}
+	out := make(chan struct{}, 1)
+	go func() {
+		defer close(out)
+		for ctx.Err() == nil {
+			for wr := range s.etcd.cli.Watch(clientv3.WithRequireLeader(ctx), s.etcd.logKey) {
+				if wr.Err() != nil {
+					break
+				}
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			}
+			select { // the watch broke (no leader, a member down): retry
+			case <-ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+			select {
+			case out <- struct{}{}: // something may have been missed
+			default:
+			}
+		}
+	}()
+	return out
 }

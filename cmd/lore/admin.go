@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/store"
 	"github.com/spf13/cobra"
 )
 
@@ -20,6 +22,9 @@ index/ (the search index, derived). With --store, create the store there.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir := a.storeFlag
+			if env := os.Getenv(lore.EnvStore); dir == "" && len(args) == 0 && store.IsEtcdURL(env) {
+				dir = env // an etcd store has no folder to make here
+			}
 			if dir == "" {
 				base := "."
 				if len(args) == 1 {

@@ -76,8 +76,9 @@ func StoreURL(ms []Member, prefix string) string {
 
 // Start starts member m of cluster in dir and waits until it is ready
 // (for a multi-member cluster: until a quorum has formed) or timeout.
-// fsync is kept: the fault tests count on durability.
-func Start(m Member, cluster string, dir string, timeout time.Duration) (*embed.Etcd, error) {
+// The member logs its warnings and errors to logPath (os.DevNull to
+// drop them). fsync is kept: the fault tests count on durability.
+func Start(m Member, cluster, dir, logPath string, timeout time.Duration) (*embed.Etcd, error) {
 	cfg := embed.NewConfig()
 	cfg.Name = m.Name
 	cfg.Dir = dir
@@ -96,7 +97,8 @@ func Start(m Member, cluster string, dir string, timeout time.Duration) (*embed.
 	cfg.ClusterState = embed.ClusterStateFlagNew
 	cfg.MaxTxnOps = MaxTxnOps
 	cfg.MaxRequestBytes = MaxRequestBytes
-	cfg.LogLevel = "error"
+	cfg.LogLevel = "warn"
+	cfg.LogOutputs = []string{logPath}
 	cfg.ListenMetricsUrls = nil
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {

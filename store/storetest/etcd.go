@@ -35,7 +35,7 @@ func startShared() {
 		shared.err = err
 		return
 	}
-	shared.e, shared.err = etcdmember.Start(ms[0], etcdmember.InitialCluster(ms), shared.dir, 30*time.Second)
+	shared.e, shared.err = etcdmember.Start(ms[0], etcdmember.InitialCluster(ms), shared.dir, os.DevNull, 30*time.Second)
 	shared.url = etcdmember.StoreURL(ms, "")
 }
 

@@ -1,0 +1,108 @@
+package lore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/store"
+)
+
+// EnvLocal names the local folder an etcd store's index and lore.json
+// live in (Options.LocalDir).
+const EnvLocal = "LORE_LOCAL"
+
+// LocalDirFor is the default local folder of an etcd store: the user's
+// cache folder, lore/etcd-<hash of the URL>. Every process on one host
+// shares it; each host has its own.
+func LocalDirFor(url string) (string, error) {
+	if env := os.Getenv(EnvLocal); env != "" {
+		return env, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(url))
+	return filepath.Join(base, "lore", "etcd-"+hex.EncodeToString(sum[:8])), nil
+}
+
+// openEtcd opens the store at an etcd store URL. The truth is on the
+// cluster; the index (derived) and lore.json are in a local folder. The
+// index is kept writable even on a read-only open, since any process may
+// bring a derived index up to date; if another process on this host holds
+// the local index, this one builds its own beside it and removes it on
+// Close. A watch keeps it current with other processes' writes.
+func openEtcd(url string, opts *Options, create bool) (*Lore, error) {
+	local := opts.LocalDir
+	if local == "" {
+		var err error
+		if local, err = LocalDirFor(url); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(local, 0o755); err != nil {
+		return nil, fmt.Errorf("open store %s: local folder: %w", url, err)
+	}
+	cfg, err := LoadConfig(filepath.Join(local, ConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	counter, err := budget.NewCounter(cfg.Encoding)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encoding: %w", filepath.Join(local, ConfigFile), err)
+	}
+	so := &store.Options{ReadOnly: opts.ReadOnly && !create, HistoryCap: cfg.HistoryCap, Counters: []store.Counter{counter}, Now: opts.Now}
+	st, err := store.OpenEtcd(url, so, opts.Etcd)
+	if err != nil {
+		return nil, err
+	}
+	l := &Lore{dir: local, name: url, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout, shared: true}
+	err = l.openIndex(false)
+	if errors.Is(err, index.ErrLocked) {
+		l.dir, err = os.MkdirTemp(filepath.Dir(local), filepath.Base(local)+"-own-")
+		if err == nil {
+			l.ownDir = l.dir
+			err = l.openIndex(false)
+		}
+	}
+	if err != nil {
+		if l.ix != nil {
+			l.ix.Close()
+		}
+		st.Close()
+		return nil, err
+	}
+	{
+		ctx, cancel := context.WithCancel(context.Background())
+		l.stopWatch = cancel
+		ch := st.Notify(ctx)
+		l.watchDone = make(chan struct{})
+		go func() {
+			defer close(l.watchDone)
+			for range ch {
+				l.syncIndex() // an error here is met again, and reported, by the next read
+			}
+		}()
+	}
+	return l, nil
+}
+
+// catchUp brings a shared store's index up to the cluster before a read
+// that uses it, so a packet or search on any node sees every write
+// committed before it began; the watch makes this usually a no-op.
+func (l *Lore) catchUp() error {
+	if !l.shared {
+		return nil
+	}
+	if err := l.syncIndex(); err != nil {
+		return fmt.Errorf("index of %s lags the cluster: %w", l.name, err)
+	}
+	return nil
+}

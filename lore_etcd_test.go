@@ -1,0 +1,135 @@
+package lore_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/packet"
+	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/storetest"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+// openNode opens the etcd store at url as one host would: its own local
+// folder for the index.
+func openNode(t *testing.T, url string) *lore.Lore {
+	t.Helper()
+	l, err := lore.Open(url, &lore.Options{LocalDir: t.TempDir(), Etcd: storetest.EtcdOptions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return l
+}
+
+func TestEtcdTwoNodesShareOneStore(t *testing.T) {
+	url := storetest.EtcdURL(t)
+	if err := lore.Init(url); err != nil {
+		t.Fatal(err)
+	}
+	a, b := openNode(t, url), openNode(t, url)
+	ctx := context.Background()
+	if _, err := a.Put(ctx, store.Record{NS: "n", ID: "lamp", Title: "Harbour lamp", Body: "the harbour lantern burns green"}); err != nil {
+		t.Fatal(err)
+	}
+	// A read on the other node sees a write committed before it began.
+	if got := searchIDs(t, b, "n", "lantern"); !slices.Equal(got, []string{"lamp"}) {
+		t.Errorf("node b search: %v; want [lamp]", got)
+	}
+	if _, err := b.Put(ctx, store.Record{NS: "n", ID: "bell", Body: "the bell over the lantern"}); err != nil {
+		t.Fatal(err)
+	}
+	// Node a's watch brings its index up to b's write without a read.
+	last, err := b.Store().LastSeq()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		wm, err := a.IndexWatermark()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wm >= last {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node a's index at %d, the store at %d: the watch did not catch it up", wm, last)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p, err := a.Packet(ctx, packet.Request{NS: "n", Query: "lantern", Budget: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, it := range p.Records {
+		ids = append(ids, it.ID)
+	}
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{"bell", "lamp"}) {
+		t.Errorf("packet on node a holds %v; want bell and lamp", ids)
+	}
+	mustCheck(t, a)
+	mustCheck(t, b)
+}
+
+func TestEtcdIndexRebuildsAfterCompaction(t *testing.T) {
+	url := storetest.EtcdURL(t)
+	if err := lore.Init(url); err != nil {
+		t.Fatal(err)
+	}
+	local := t.TempDir()
+	open := func() *lore.Lore {
+		l, err := lore.Open(url, &lore.Options{LocalDir: local, Etcd: storetest.EtcdOptions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	ctx := context.Background()
+	b := open()
+	if _, err := b.Put(ctx, store.Record{NS: "n", ID: "old", Body: "old harbour"}); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	a := openNode(t, url)
+	var last uint64
+	for i := range 3 {
+		r, err := a.Put(ctx, store.Record{NS: "n", ID: fmt.Sprint("new", i), Body: "new harbour"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = r.Seq
+	}
+	if err := a.Delete(ctx, "n", "old", false); err != nil {
+		t.Fatal(err)
+	}
+	eps, _, _ := store.ParseEtcdURL(url)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if _, err := cli.Compact(ctx, int64(last)); err != nil {
+		t.Fatal(err)
+	}
+	// b's watermark is before the compaction: it rebuilds on open.
+	b = open()
+	defer b.Close()
+	if got := searchIDs(t, b, "n", "harbour"); !slices.Equal(got, []string{"new0", "new1", "new2"}) {
+		t.Errorf("after compaction, node b finds %v; want the three new records and no ghost of old", got)
+	}
+	mustCheck(t, b)
+}
