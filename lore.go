@@ -237,13 +237,19 @@ func (l *Lore) Close() error {
 
 // syncIndex applies the change log past the index's watermark. Each batch
 // carries its watermark, so the index never claims a change it lacks.
-func (l *Lore) syncIndex() error {
+func (l *Lore) syncIndex() error { return l.syncIndexContext(context.Background()) }
+
+// syncIndexContext is syncIndex that tells ctx's store.Progress how many
+// changes of the log it has applied ("indexing").
+func (l *Lore) syncIndexContext(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.ix == nil {
 		return nil
 	}
 	const batch = 2000
+	progress := store.ProgressFrom(ctx)
+	var from, last uint64
 	for {
 		wm, err := l.ix.Watermark()
 		if err != nil {
@@ -259,8 +265,18 @@ func (l *Lore) syncIndex() error {
 			return err
 		}
 		if len(changes) == 0 {
+			if last > from {
+				progress("indexing", int(last-from), int(last-from))
+			}
 			return nil
 		}
+		if last == 0 {
+			from = wm
+			if last, err = l.st.LastSeq(); err != nil {
+				return err
+			}
+		}
+		progress("indexing", int(min(wm, last)-from), int(last-from))
 		// The latest op per record decides; the record is read as it is
 		// now, so replaying an old put after a delete cannot raise a ghost.
 		touched := map[index.Key]bool{}
@@ -312,13 +328,24 @@ func (l *Lore) rebuildIndexContext(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	progress := store.ProgressFrom(ctx)
+	total := 0
+	if st, err := l.st.Stats(""); err == nil {
+		total = st.Records
+	}
 	src := func(fn func(store.Record) error) error {
-		return l.st.ForEach("", func(r store.Record) error {
+		done := 0
+		err := l.st.ForEach("", func(r store.Record) error {
 			if ctx.Err() != nil {
 				return fmt.Errorf("reindex cancelled, the old index is kept: %w", context.Cause(ctx))
 			}
+			if done++; done%256 == 0 {
+				progress("indexing", done, max(total, done))
+			}
 			return fn(r)
 		})
+		progress("indexing", done, max(total, done))
+		return err
 	}
 	if err := index.Rebuild(dir, src, seq); err != nil {
 		if ix, oerr := index.Open(dir, nil); oerr == nil {
@@ -370,7 +397,7 @@ func (l *Lore) PutMany(ctx context.Context, recs []store.Record, links []store.L
 // already durable in bbolt: an index failure here is repaired on the next
 // open, so it is reported but the write stands.
 func (l *Lore) afterWrite(ctx context.Context) error {
-	if err := l.syncIndex(); err != nil {
+	if err := l.syncIndexContext(ctx); err != nil {
 		return fmt.Errorf("record saved, but the index lags (it catches up on next open): %w", err)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -186,7 +187,7 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 		if err != nil {
 			return nil, err
 		}
-		s.countAll(ctx, ps, stored)
+		s.countAll(ctx, ps, stored, ProgressFrom(ctx))
 	}
 	cancelled := func() error {
 		if ctx.Err() != nil {
@@ -205,11 +206,13 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 		if restore {
 			restored = map[[2]string]int{}
 		}
+		progress := ProgressFrom(ctx)
 		for i := range ps {
 			if i%256 == 0 {
 				if err := cancelled(); err != nil {
 					return err
 				}
+				progress("writing", i, len(ps))
 			}
 			res, err := s.putTx(tx, &ps[i], now, restored)
 			if err != nil {
@@ -217,11 +220,19 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 			}
 			results[i] = res
 		}
-		for _, l := range links {
+		progress("writing", len(ps), len(ps))
+		for i, l := range links {
+			if i%1024 == 0 {
+				progress("linking", i, len(links))
+			}
 			if _, err := linkTx(tx, l, now); err != nil {
 				return err
 			}
 		}
+		if len(links) > 0 {
+			progress("linking", len(links), len(links))
+		}
+		progress("committing", 0, 1)
 		return cancelled()
 	})
 	if err != nil {
@@ -349,19 +360,24 @@ func (s *Store) keepVersion(tx kvTx, prev *Record) error {
 
 // countAll counts the records not already stored, spread over the CPUs
 // when there are many (tokenizing is most of a big import's time).
-func (s *Store) countAll(ctx context.Context, ps []pending, stored []bool) {
+func (s *Store) countAll(ctx context.Context, ps []pending, stored []bool, progress Progress) {
 	workers := min(runtime.GOMAXPROCS(0), len(ps)/64+1)
 	var wg sync.WaitGroup
+	var done atomic.Int64
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(ps) && ctx.Err() == nil; i += workers {
 				if !stored[i] {
 					ps[i].tokens = s.count(&ps[i].rec)
 				}
+				if n := done.Add(1); n%64 == 0 {
+					progress("counting tokens", int(n), len(ps))
+				}
 			}
 		})
 	}
 	wg.Wait()
+	progress("counting tokens", int(done.Load()), len(ps))
 }
 
 // count runs every counter on r's title, body and summary.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/store"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -40,8 +39,11 @@ good ones and lists the rest.`,
 				bad   []lore.InputError
 				warns []lore.InputError
 			)
+			bar := a.progressLine()
+			defer bar.end()
 			for _, p := range args {
-				r, lk, errs, ws, err := a.readImport(p, ns)
+				r, lk, errs, ws, err := a.readImport(p, ns, bar)
+				bar.end()
 				if err != nil {
 					return err
 				}
@@ -66,7 +68,8 @@ good ones and lists the rest.`,
 			}
 			defer l.Close()
 			a.note("writing %s and %s in one transaction\n", plural(len(recs), "record"), plural(len(links), "link"))
-			sum, err := l.Import(c.Context(), recs, links)
+			sum, err := l.Import(withProgress(c.Context(), bar), recs, links)
+			bar.end()
 			if err != nil {
 				return err
 			}
@@ -91,7 +94,7 @@ good ones and lists the rest.`,
 }
 
 // readImport reads one import path: a markdown folder or a JSONL file.
-func (a *app) readImport(path, ns string) ([]store.Record, []store.Link, []lore.InputError, []lore.InputError, error) {
+func (a *app) readImport(path, ns string, bar *progress) ([]store.Record, []store.Link, []lore.InputError, []lore.InputError, error) {
 	if path == "-" {
 		r, lk, errs := lore.ReadJSONL(a.streams.in, "stdin", ns)
 		return r, lk, errs, nil, nil
@@ -125,14 +128,8 @@ func (a *app) readImport(path, ns string) ([]store.Record, []store.Link, []lore.
 	}
 	defer f.Close()
 	var in io.Reader = f
-	if isTerminal(os.Stderr) && !a.quiet && a.streams.err == io.Writer(os.Stderr) {
-		bar := progressbar.NewOptions64(fi.Size(),
-			progressbar.OptionSetWriter(os.Stderr),
-			progressbar.OptionSetDescription("reading "+filepath.Base(path)),
-			progressbar.OptionShowBytes(true),
-			progressbar.OptionClearOnFinish())
-		in = io.TeeReader(f, bar)
-		defer bar.Finish()
+	if bar != nil {
+		in = &progressReader{r: f, p: bar, phase: "reading " + filepath.Base(path), total: int(fi.Size())}
 	}
 	r, lk, errs := lore.ReadJSONL(in, path, ns)
 	return r, lk, errs, nil, nil

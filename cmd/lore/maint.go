@@ -64,7 +64,10 @@ func newReindexCommand(a *app) *cobra.Command {
 				return err
 			}
 			defer l.Close()
-			if err := l.ReindexContext(c.Context()); err != nil {
+			bar := a.progressLine()
+			err = l.ReindexContext(withProgress(c.Context(), bar))
+			bar.end()
+			if err != nil {
 				return err
 			}
 			st, err := l.Stats("")
