@@ -21,189 +21,275 @@ import (
 // nothing a smaller one packed before it gives up something less
 // important.
 func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, error) {
-	keep := make(map[string]budget.Fitted, len(b.kept))
-	for _, k := range b.kept {
-		keep[k.ID] = k
+	r := &rebaser{b: b, p: p, keep: keptByID(b.kept), defs: b.defs}
+	r.offset = n - r.est()
+	savedForms, savedSteps, savedKept := slices.Clone(b.forms), slices.Clone(b.step), b.kept
+	r.base()
+	if err := r.upgrade(); err != nil {
+		return nil, "", 0, err
 	}
-	// share is what candidate i adds to the estimate as it stands.
-	share := func(i int) int {
-		k, ok := keep[b.cands[i].rec.ID]
-		switch {
-		case !ok:
-			return 0
-		case b.forms[i] == formFull && k.Truncated:
-			if !b.grouping {
-				return k.Tokens - b.note[i]
-			}
-			return k.Tokens
-		}
-		return b.itemTokens(i)
-	}
-	est := func() int {
-		t := b.frame()
-		for i := range b.cands {
-			t += share(i)
-		}
-		return t
-	}
-	offset := n - est()
-	savedForms, savedSteps := slices.Clone(b.forms), slices.Clone(b.step)
-	savedKept, savedDefs := b.kept, b.defs
-	fitted := func(i int, f form) budget.Fitted {
-		c := b.cands[i]
-		return budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][f]}
-	}
-	// The base.
-	for i, c := range b.cands {
-		id := c.rec.ID
-		if k, ok := keep[id]; ok && k.Truncated {
-			continue
-		}
-		if !b.fixed(i) {
-			delete(keep, id)
-			b.forms[i], b.step[i] = formFull, 0
-			continue
-		}
-		f, st := b.reducible(i, p.Step)
-		b.forms[i], b.step[i] = f, st
-		if f == formOut {
-			delete(keep, id)
-		} else {
-			keep[id] = fitted(i, f)
-		}
-	}
-	// Most important first, the best form that fits by the estimate.
-	order := make([]int, len(b.cands))
-	for i := range order {
-		order[i] = i
-	}
-	b.sortLeastFirst(order)
-	type change struct {
-		i         int
-		form      form
-		wasKept   bool
-		wasForm   form
-		wasStep   int
-		wasFitted budget.Fitted
-	}
-	render := func() (*Packet, string, int, error) {
-		kept := make([]budget.Fitted, 0, len(keep))
-		defs := map[string]budget.Deferred{}
-		for _, c := range b.cands {
-			if k, ok := keep[c.rec.ID]; ok {
-				kept = append(kept, k)
-			} else if d, ok := savedDefs[c.rec.ID]; ok {
-				defs[c.rec.ID] = d
-			}
-		}
-		q, err := b.assemble(kept, defs)
-		if err != nil {
-			return nil, "", 0, err
-		}
-		q.Step = p.Step
-		o, m := q.settle(b.req.Format)
-		b.kept, b.defs = kept, defs
-		return q, o, m, nil
-	}
-	var changes []change
-	// Near the budget the real count decides (and recalibrates).
-	margin := max(8, b.req.Budget/100)
-	failAt, checks := math.MaxInt, 0
-	// The estimate of the packet as it stands, kept up to date one
-	// candidate at a time (est is linear in the candidates).
-	cur0 := est()
-	for k := len(order) - 1; k >= 0; k-- {
-		i := order[k]
-		c := b.cands[i]
-		id := c.rec.ID
-		cur, kept := keep[id]
-		if kept && (b.forms[i] == formFull || cur.Truncated) {
-			continue
-		}
-		opts := []form{formFull}
-		if f, st := b.reducible(i, p.Step); st > 0 && f == formOut && b.forms[i] == formOut {
-			if short := b.shorter(c); b.cost[i][short] < b.cost[i][formFull] {
-				opts = append(opts, short) // out at step 3: its shorter form, as a step-2 put-back does
-			}
-		}
-		was := share(i)
-		for _, f := range opts {
-			ch := change{i: i, form: f, wasKept: kept, wasForm: b.forms[i], wasStep: b.step[i], wasFitted: cur}
-			b.forms[i] = f
-			b.step[i] = 0
-			if f != formFull {
-				b.step[i] = 2
-				if c.history {
-					b.step[i] = 4
-				}
-			}
-			keep[id] = fitted(i, f)
-			t := cur0 - was + share(i)
-			fits := t+offset <= b.req.Budget-margin
-			// A check that failed at an estimate fails above it too: the
-			// packet only grows. Checks are few on a large store.
-			if !fits && t+offset <= b.req.Budget+margin && t+offset < failAt && checks < maxRebaseChecks {
-				checks++
-				b.trial = true
-				_, _, m, err := render()
-				b.trial = false
-				if err != nil {
-					return nil, "", 0, err
-				}
-				if fits = m <= b.req.Budget; fits {
-					offset = m - t
-				} else {
-					failAt = t + offset
-				}
-			}
-			if fits {
-				changes = append(changes, ch)
-				cur0 = t
-				break
-			}
-			b.forms[i], b.step[i] = ch.wasForm, ch.wasStep
-			if kept {
-				keep[id] = cur
-			} else {
-				delete(keep, id)
-			}
-		}
-	}
-	// Over: undo the least important upgrades, counting with stand-ins
-	// first (no body read for what goes back out), then for real.
-	var q *Packet
-	var o string
-	var m int
-	for _, trial := range []bool{true, false} {
-		for {
-			b.trial = trial
-			var err error
-			q, o, m, err = render()
-			b.trial = false
-			if err != nil {
-				return nil, "", 0, err
-			}
-			if m <= b.req.Budget || len(changes) == 0 {
-				break
-			}
-			ch := changes[len(changes)-1]
-			changes = changes[:len(changes)-1]
-			id := b.cands[ch.i].rec.ID
-			b.forms[ch.i], b.step[ch.i] = ch.wasForm, ch.wasStep
-			if ch.wasKept {
-				keep[id] = ch.wasFitted
-			} else {
-				delete(keep, id)
-			}
-		}
+	q, o, m, err := r.undoOver()
+	if err != nil {
+		return nil, "", 0, err
 	}
 	if m > b.req.Budget {
 		// The base itself is over: keep the ladder's packet.
 		copy(b.forms, savedForms)
 		copy(b.step, savedSteps)
-		b.kept, b.defs = savedKept, savedDefs
+		b.kept, b.defs = savedKept, r.defs
 		return p, out, n, nil
 	}
+	return q, o, m, nil
+}
+
+// rebaser is the state of one rebase.
+type rebaser struct {
+	b      *builder
+	p      *Packet                    // the ladder's packet
+	keep   map[string]budget.Fitted   // the records in, by id
+	defs   map[string]budget.Deferred // the ladder's notes
+	offset int                        // the real count less the estimate, last calibrated
+	cur    int                        // the estimate of the packet as it stands
+	margin int                        // near the budget the real count decides
+	failAt int                        // an estimate at which a real count was over
+	checks int                        // real counts made
+	// changes are the upgrades made, in order.
+	changes []rebaseChange
+}
+
+// rebaseChange is one upgrade, with what it replaced.
+type rebaseChange struct {
+	i         int
+	form      form
+	wasKept   bool
+	wasForm   form
+	wasStep   int
+	wasFitted budget.Fitted
+}
+
+// keptByID indexes fitted records by id.
+func keptByID(kept []budget.Fitted) map[string]budget.Fitted {
+	keep := make(map[string]budget.Fitted, len(kept))
+	for _, k := range kept {
+		keep[k.ID] = k
+	}
+	return keep
+}
+
+// leastFirst is the candidates' indexes, least important first.
+func (b *builder) leastFirst() []int {
+	order := make([]int, len(b.cands))
+	for i := range order {
+		order[i] = i
+	}
+	b.sortLeastFirst(order)
+	return order
+}
+
+// share is what candidate i adds to the estimate as it stands.
+func (r *rebaser) share(i int) int {
+	b := r.b
+	k, ok := r.keep[b.cands[i].rec.ID]
+	switch {
+	case !ok:
+		return 0
+	case b.forms[i] == formFull && k.Truncated:
+		if !b.grouping {
+			return k.Tokens - b.note[i]
+		}
+		return k.Tokens
+	}
+	return b.itemTokens(i)
+}
+
+// est is the estimate of the whole packet: the frame and every share.
+func (r *rebaser) est() int {
+	t := r.b.frame()
+	for i := range r.b.cands {
+		t += r.share(i)
+	}
+	return t
+}
+
+func (r *rebaser) fitted(i int, f form) budget.Fitted {
+	c := r.b.cands[i]
+	return budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: r.b.cost[i][f]}
+}
+
+// base sets every record to the base of the ladder's step: what the
+// steps up to it may shorten or leave out, shortened or out; what step 1
+// may drop, dropped; a record its kind truncates keeps its cut.
+func (r *rebaser) base() {
+	b := r.b
+	for i, c := range b.cands {
+		id := c.rec.ID
+		if k, ok := r.keep[id]; ok && k.Truncated {
+			continue
+		}
+		if !b.fixed(i) {
+			delete(r.keep, id)
+			b.forms[i], b.step[i] = formFull, 0
+			continue
+		}
+		f, st := b.reducible(i, r.p.Step)
+		b.forms[i], b.step[i] = f, st
+		if f == formOut {
+			delete(r.keep, id)
+		} else {
+			r.keep[id] = r.fitted(i, f)
+		}
+	}
+}
+
+// upgrade gives each record, most important first, the best form that
+// fits by the estimate.
+func (r *rebaser) upgrade() error {
+	order := r.b.leastFirst()
+	r.margin = max(8, r.b.req.Budget/100)
+	r.failAt = math.MaxInt
+	r.cur = r.est() // kept up to date one candidate at a time: est is linear
+	for k := len(order) - 1; k >= 0; k-- {
+		if err := r.upgradeOne(order[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// upgradeOne tries record i whole, then (out at step 3) in its shorter
+// form, as a step-2 put-back does.
+func (r *rebaser) upgradeOne(i int) error {
+	b := r.b
+	c := b.cands[i]
+	cur, kept := r.keep[c.rec.ID]
+	if kept && (b.forms[i] == formFull || cur.Truncated) {
+		return nil
+	}
+	opts := []form{formFull}
+	if f, st := b.reducible(i, r.p.Step); st > 0 && f == formOut && b.forms[i] == formOut {
+		if short := b.shorter(c); b.cost[i][short] < b.cost[i][formFull] {
+			opts = append(opts, short)
+		}
+	}
+	was := r.share(i)
+	for _, f := range opts {
+		ch := rebaseChange{i: i, form: f, wasKept: kept, wasForm: b.forms[i], wasStep: b.step[i], wasFitted: cur}
+		b.setForm(i, f)
+		r.keep[c.rec.ID] = r.fitted(i, f)
+		t := r.cur - was + r.share(i)
+		fits, err := r.fits(t)
+		if err != nil {
+			return err
+		}
+		if fits {
+			r.changes = append(r.changes, ch)
+			r.cur = t
+			return nil
+		}
+		r.undo(ch)
+	}
+	return nil
+}
+
+// setForm gives record i form f and the ladder step that form stands for.
+func (b *builder) setForm(i int, f form) {
+	b.forms[i] = f
+	switch {
+	case f == formFull:
+		b.step[i] = 0
+	case b.cands[i].history:
+		b.step[i] = 4
+	default:
+		b.step[i] = 2
+	}
+}
+
+// fits says whether the packet at estimate t fits: by the estimate far
+// from the budget, by the real count (which recalibrates) near it. A
+// check that failed at an estimate fails above it too: the packet only
+// grows. Checks are few on a large store.
+func (r *rebaser) fits(t int) (bool, error) {
+	b := r.b
+	at := t + r.offset
+	if at <= b.req.Budget-r.margin {
+		return true, nil
+	}
+	if at > b.req.Budget+r.margin || at >= r.failAt || r.checks >= maxRebaseChecks {
+		return false, nil
+	}
+	r.checks++
+	b.trial = true
+	_, _, m, err := r.render()
+	b.trial = false
+	if err != nil {
+		return false, err
+	}
+	if m > b.req.Budget {
+		r.failAt = at
+		return false, nil
+	}
+	r.offset = m - t
+	return true, nil
+}
+
+// undo puts back what one upgrade replaced.
+func (r *rebaser) undo(ch rebaseChange) {
+	b := r.b
+	id := b.cands[ch.i].rec.ID
+	b.forms[ch.i], b.step[ch.i] = ch.wasForm, ch.wasStep
+	if ch.wasKept {
+		r.keep[id] = ch.wasFitted
+	} else {
+		delete(r.keep, id)
+	}
+}
+
+// undoOver renders the packet and, while it is over, undoes the least
+// important upgrades: counting with stand-ins first (no body read for
+// what goes back out), then for real.
+func (r *rebaser) undoOver() (*Packet, string, int, error) {
+	var q *Packet
+	var o string
+	var m int
+	for _, trial := range []bool{true, false} {
+		for {
+			r.b.trial = trial
+			var err error
+			q, o, m, err = r.render()
+			r.b.trial = false
+			if err != nil {
+				return nil, "", 0, err
+			}
+			if m <= r.b.req.Budget || len(r.changes) == 0 {
+				break
+			}
+			r.undo(r.changes[len(r.changes)-1])
+			r.changes = r.changes[:len(r.changes)-1]
+		}
+	}
+	return q, o, m, nil
+}
+
+// render assembles and counts the packet as it stands; the ladder's
+// notes stay for the records still out.
+func (r *rebaser) render() (*Packet, string, int, error) {
+	b := r.b
+	kept := make([]budget.Fitted, 0, len(r.keep))
+	defs := map[string]budget.Deferred{}
+	for _, c := range b.cands {
+		if k, ok := r.keep[c.rec.ID]; ok {
+			kept = append(kept, k)
+		} else if d, ok := r.defs[c.rec.ID]; ok {
+			defs[c.rec.ID] = d
+		}
+	}
+	q, err := b.assemble(kept, defs)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	q.Step = r.p.Step
+	o, m := q.settle(b.req.Format)
+	b.kept, b.defs = kept, defs
 	return q, o, m, nil
 }
 
@@ -245,161 +331,204 @@ func (b *builder) stand(n int) string {
 // rendered packet within the budget. out and n are p rendered and its
 // count.
 func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, error) {
-	keep := make(map[string]budget.Fitted, len(b.kept))
-	for _, k := range b.kept {
-		keep[k.ID] = k
-	}
-	defs := make(map[string]budget.Deferred, len(b.defs))
+	r := &restorer{b: b, p: p, out: out, n: n, keep: keptByID(b.kept), defs: make(map[string]budget.Deferred, len(b.defs)),
+		order: b.leastFirst(), failed: map[string]bool{}, failAt: math.MaxInt}
 	for id, d := range b.defs {
-		defs[id] = d
+		r.defs[id] = d
 	}
-	order := make([]int, len(b.cands))
-	for i := range order {
-		order[i] = i
-	}
-	b.sortLeastFirst(order)
-	build := func(trial bool) (*Packet, string, int, error) {
-		kept := make([]budget.Fitted, 0, len(keep))
-		for _, cc := range b.cands {
-			if k, ok := keep[cc.rec.ID]; ok {
-				kept = append(kept, k)
-			}
-		}
-		b.trial = trial
-		q, err := b.assemble(kept, defs)
-		b.trial = false
-		if err != nil {
-			return nil, "", 0, err
-		}
-		q.Step = p.Step
-		o, m := q.settle(b.req.Format)
-		return q, o, m, nil
-	}
-	type change struct {
-		i            int
-		cur          budget.Fitted
-		kept, hadDef bool
-		wasForm      form
-		wasStep      int
-		wasDef       budget.Deferred
-	}
-	undo := func(ch change) {
-		id := b.cands[ch.i].rec.ID
-		b.forms[ch.i], b.step[ch.i] = ch.wasForm, ch.wasStep
-		if ch.kept {
-			keep[id] = ch.cur
-		} else {
-			delete(keep, id)
-		}
-		if ch.hadDef {
-			defs[id] = ch.wasDef
-		}
-	}
-	var changes []change
-	failed := map[string]bool{} // counted in with a stand-in, over for real
-	tries, failAt := 0, math.MaxInt
 	for round := 0; round < 4; round++ {
-		for k := len(order) - 1; k >= 0 && tries < maxRestoreTries; k-- {
-			i := order[k]
-			c := b.cands[i]
-			id := c.rec.ID
-			cur, kept := keep[id]
-			if (kept && b.forms[i] == formFull && !cur.Truncated) || failed[id] {
-				continue // whole already
-			}
-			now := 0 // what the record adds now, over its note
-			if kept {
-				now = cur.Tokens
-			}
-			placed := false
-			var better []form
-			better = append(better, formFull)
-			if short := b.shorter(c); b.step[i] > 0 && (!kept || b.forms[i] == formOut) && b.cost[i][short] < b.cost[i][formFull] {
-				better = append(better, short) // the ladder shortened it: its shorter form may fit where the whole does not
-			}
-			for _, f := range better {
-				add := b.cost[i][f] - now
-				if !kept && f == formFull && !b.grouping {
-					add -= b.note[i] // its note goes
-				}
-				// Entries priced alone add up over the whole (by a tenth or
-				// more of a small entry): the count has the last word within
-				// a generous margin.
-				if n+add > b.req.Budget+max(8, add/4) || n+add >= failAt {
-					continue
-				}
-				tries++
-				ch := change{i: i, cur: cur, kept: kept, wasForm: b.forms[i], wasStep: b.step[i]}
-				ch.wasDef, ch.hadDef = defs[id]
-				b.forms[i] = f
-				switch {
-				case f == formFull:
-					b.step[i] = 0
-				case c.history:
-					b.step[i] = 4
-				default:
-					b.step[i] = 2
-				}
-				keep[id] = budget.Fitted{Item: budget.Item{ID: id, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][f]}
-				delete(defs, id)
-				// Counted with stand-ins of the cached size for bodies not
-				// read yet: no body is read for a record that stays out.
-				q, o, m, err := build(true)
-				if err != nil {
-					return nil, "", 0, err
-				}
-				if m <= b.req.Budget {
-					p, out, n = q, o, m
-					changes = append(changes, ch)
-					placed = true
-					break
-				}
-				failAt = min(failAt, m) // the packet only grows: an estimate at a real count that was over is over too
-				undo(ch)
-			}
-			if !placed && !kept && b.monotone() && !b.fixed(i) {
-				break // a prefix: nothing less important takes its place
-			}
+		if err := r.walk(); err != nil {
+			return nil, "", 0, err
 		}
-		if len(changes) == 0 {
+		if len(r.changes) == 0 {
 			break
 		}
-		// The real count, with the real bodies; over (a stand-in counted a
-		// token or two short), undo the last put-back and walk again.
-		q, o, m, err := build(false)
+		done, err := r.recount()
 		if err != nil {
 			return nil, "", 0, err
 		}
-		p, out, n = q, o, m
-		if m <= b.req.Budget {
+		if done {
 			break
 		}
-		last := changes[len(changes)-1]
-		changes = changes[:len(changes)-1]
-		failed[b.cands[last.i].rec.ID] = true
-		undo(last)
-		if p, out, n, err = build(false); err != nil {
-			return nil, "", 0, err
-		}
-		if n > b.req.Budget {
-			// Still over: undo every put-back of this walk.
-			for len(changes) > 0 {
-				undo(changes[len(changes)-1])
-				changes = changes[:len(changes)-1]
-			}
-			if p, out, n, err = build(false); err != nil {
-				return nil, "", 0, err
-			}
-			break
-		}
-		changes = changes[:0]
 	}
 	b.kept = b.kept[:0]
 	for _, cc := range b.cands {
-		if k, ok := keep[cc.rec.ID]; ok {
+		if k, ok := r.keep[cc.rec.ID]; ok {
 			b.kept = append(b.kept, k)
 		}
 	}
-	b.defs = defs
-	return p, out, n, nil
+	b.defs = r.defs
+	return r.p, r.out, r.n, nil
+}
+
+// restorer is the state of one final put-back.
+type restorer struct {
+	b      *builder
+	p      *Packet // the packet as it stands, rendered as out, counting n
+	out    string
+	n      int
+	keep   map[string]budget.Fitted   // the records in, by id
+	defs   map[string]budget.Deferred // the notes of the records out
+	order  []int                      // least important first
+	failed map[string]bool            // counted in with a stand-in, over for real
+	tries  int
+	failAt int // the packet only grows: an estimate at a real count that was over is over too
+	// changes are this walk's put-backs, in order.
+	changes []restoreChange
+}
+
+// restoreChange is one put-back, with what it replaced.
+type restoreChange struct {
+	i            int
+	cur          budget.Fitted
+	kept, hadDef bool
+	wasForm      form
+	wasStep      int
+	wasDef       budget.Deferred
+}
+
+// build assembles and counts the packet as it stands; with trial, bodies
+// not read yet are stand-ins of their cached size.
+func (r *restorer) build(trial bool) (*Packet, string, int, error) {
+	b := r.b
+	kept := make([]budget.Fitted, 0, len(r.keep))
+	for _, cc := range b.cands {
+		if k, ok := r.keep[cc.rec.ID]; ok {
+			kept = append(kept, k)
+		}
+	}
+	b.trial = trial
+	q, err := b.assemble(kept, r.defs)
+	b.trial = false
+	if err != nil {
+		return nil, "", 0, err
+	}
+	q.Step = r.p.Step
+	o, m := q.settle(b.req.Format)
+	return q, o, m, nil
+}
+
+// undo takes one put-back out again.
+func (r *restorer) undo(ch restoreChange) {
+	b := r.b
+	id := b.cands[ch.i].rec.ID
+	b.forms[ch.i], b.step[ch.i] = ch.wasForm, ch.wasStep
+	if ch.kept {
+		r.keep[id] = ch.cur
+	} else {
+		delete(r.keep, id)
+	}
+	if ch.hadDef {
+		r.defs[id] = ch.wasDef
+	}
+}
+
+// walk tries every record not in whole, most important first; in the
+// monotone profile it stops at the first that does not go in (a prefix:
+// nothing less important takes its place).
+func (r *restorer) walk() error {
+	for k := len(r.order) - 1; k >= 0 && r.tries < maxRestoreTries; k-- {
+		stop, err := r.place(r.order[k])
+		if err != nil {
+			return err
+		}
+		if stop {
+			break
+		}
+	}
+	return nil
+}
+
+// place tries record i whole, then, for a record a ladder step shortened,
+// in its shorter form, and keeps the first that leaves the packet within
+// the budget. stop says the walk ends at it.
+func (r *restorer) place(i int) (stop bool, err error) {
+	b := r.b
+	c := b.cands[i]
+	cur, kept := r.keep[c.rec.ID]
+	if (kept && b.forms[i] == formFull && !cur.Truncated) || r.failed[c.rec.ID] {
+		return false, nil // whole already
+	}
+	better := []form{formFull}
+	if short := b.shorter(c); b.step[i] > 0 && (!kept || b.forms[i] == formOut) && b.cost[i][short] < b.cost[i][formFull] {
+		better = append(better, short) // the ladder shortened it: its shorter form may fit where the whole does not
+	}
+	for _, f := range better {
+		placed, err := r.tryForm(i, f, cur, kept)
+		if err != nil || placed {
+			return false, err
+		}
+	}
+	return !kept && b.monotone() && !b.fixed(i), nil
+}
+
+// tryForm puts record i in form f if the packet, counted with stand-ins
+// for bodies not read yet, stays within the budget.
+func (r *restorer) tryForm(i int, f form, cur budget.Fitted, kept bool) (bool, error) {
+	b := r.b
+	c := b.cands[i]
+	id := c.rec.ID
+	add := b.cost[i][f] // what the record adds now, over its note
+	if kept {
+		add -= cur.Tokens
+	}
+	if !kept && f == formFull && !b.grouping {
+		add -= b.note[i] // its note goes
+	}
+	// Entries priced alone add up over the whole (by a tenth or more of a
+	// small entry): the count has the last word within a generous margin.
+	if r.n+add > b.req.Budget+max(8, add/4) || r.n+add >= r.failAt {
+		return false, nil
+	}
+	r.tries++
+	ch := restoreChange{i: i, cur: cur, kept: kept, wasForm: b.forms[i], wasStep: b.step[i]}
+	ch.wasDef, ch.hadDef = r.defs[id]
+	b.setForm(i, f)
+	r.keep[id] = budget.Fitted{Item: budget.Item{ID: id, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][f]}
+	delete(r.defs, id)
+	q, o, m, err := r.build(true)
+	if err != nil {
+		return false, err
+	}
+	if m <= b.req.Budget {
+		r.p, r.out, r.n = q, o, m
+		r.changes = append(r.changes, ch)
+		return true, nil
+	}
+	r.failAt = min(r.failAt, m)
+	r.undo(ch)
+	return false, nil
+}
+
+// recount counts the packet with the real bodies. Over (a stand-in
+// counted a token or two short), it undoes the last put-back, which is
+// not tried again, and the walk goes again; still over, it undoes every
+// put-back of this walk. done says the walks end.
+func (r *restorer) recount() (done bool, err error) {
+	b := r.b
+	if r.p, r.out, r.n, err = r.build(false); err != nil {
+		return false, err
+	}
+	if r.n <= b.req.Budget {
+		return true, nil
+	}
+	last := r.changes[len(r.changes)-1]
+	r.changes = r.changes[:len(r.changes)-1]
+	r.failed[b.cands[last.i].rec.ID] = true
+	r.undo(last)
+	if r.p, r.out, r.n, err = r.build(false); err != nil {
+		return false, err
+	}
+	if r.n > b.req.Budget {
+		for len(r.changes) > 0 {
+			r.undo(r.changes[len(r.changes)-1])
+			r.changes = r.changes[:len(r.changes)-1]
+		}
+		if r.p, r.out, r.n, err = r.build(false); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	r.changes = r.changes[:0]
+	return false, nil
 }
