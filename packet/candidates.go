@@ -256,13 +256,13 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		return err
 	}
 	neighbours := g.uses(MatchHitNeighbor)
-	n := 0
-	for _, h := range hits {
+	var own []tieredHit
+	nbs := hitNeighbors{}
+	for pos, h := range hits {
 		if h.NS != g.req.NS || isFocus(h.ID) {
 			continue
 		}
-		n++
-		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: h.Score, why: fmt.Sprintf("hit %d", n)})
+		own = append(own, tieredHit{Hit: h, tier: hitTier(pos, g.firstPool()), score: h.Score})
 		if !neighbours {
 			continue
 		}
@@ -270,10 +270,25 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		if err != nil {
 			return fmt.Errorf("neighbours of hit %q: %w", h.ID, err)
 		}
-		for _, nb := range ns {
+		nbs[h.ID] = ns
+	}
+	if !neighbours {
+		for n, h := range own {
+			g.add(h.ID, relation{match: MatchHit, from: h.ID, score: h.Score, why: fmt.Sprintf("hit %d", n+1)})
+		}
+		return nil
+	}
+	own = withSequenceContext(own, nbs, g.cfg)
+	span, tiers := tierSpan(own), hitTier(len(hits), g.firstPool())
+	for n, h := range own {
+		// Scores are tie-breaks within a rank: a shallower tier's hits and
+		// neighbours all come before a deeper tier's.
+		base := float64(tiers-h.tier) * span
+		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: base + h.score, why: fmt.Sprintf("hit %d", n+1)})
+		for _, nb := range nbs[h.ID] {
 			if !isFocus(nb.ID) {
 				g.add(nb.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID,
-					score: h.Score * float64(g.cfg.neighborShare(h.ID, nb.Via)) / 100, why: linkedWhy(h.ID, nb.Via)})
+					score: base + h.score*float64(g.cfg.neighborShare(h.ID, nb.Via))/100, why: linkedWhy(h.ID, nb.Via)})
 			}
 		}
 	}
@@ -281,7 +296,7 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 }
 
 // search takes hits as deep as the budget can use: it starts at about one
-// hit per hitPoolTokens of budget (at least minHitPool) and looks four
+// hit per hitPoolTokens of budget (at least firstPool) and looks four
 // times as deep while the hits found cost less than three quarters of the budget
 // (their neighbours come on top) and more exist, up to maxHitPool or
 // Config.HitLimit. The hits' heads are read
@@ -291,9 +306,9 @@ func (g *gatherer) search() ([]index.Hit, error) {
 	if g.cfg.HitLimit > 0 {
 		ceiling = g.cfg.HitLimit
 	}
-	// Depths come from one ladder (minHitPool times a power of 4), so a
-	// bigger budget never looks less deep.
-	limit := minHitPool
+	// Depths come from one ladder (the first depth times a power of 4),
+	// so a bigger budget never looks less deep.
+	limit := g.firstPool()
 	for limit < g.req.Budget/hitPoolTokens {
 		limit *= 4
 	}
@@ -315,6 +330,17 @@ func (g *gatherer) search() ([]index.Hit, error) {
 		}
 		limit = min(ceiling, 4*limit)
 	}
+}
+
+// firstPool is the first depth of the hit pool: minHitPool, or
+// sequencePool where hits are scored in their sequence context, so that
+// every budget up to about 20k orders the same hits the same way (see
+// withSequenceContext).
+func (g *gatherer) firstPool() int {
+	if g.uses(MatchHitNeighbor) {
+		return sequencePool
+	}
+	return minHitPool
 }
 
 // hitsSize reads the heads of hits not read yet and sums the cached
@@ -350,6 +376,7 @@ func (g *gatherer) hitsSize(hits []index.Hit) (int, error) {
 
 const (
 	minHitPool    = 20
+	sequencePool  = 320 // measured: 80 and 160 lose recall from 2k up, 640 gains nothing (BENCHMARKS.md)
 	maxHitPool    = 2000
 	hitPoolTokens = 60 // a first guess at what a hit costs, neighbours included
 )

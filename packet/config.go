@@ -31,6 +31,8 @@ const (
 	defaultNeighbor   = 60              // percent of its hit's score a hit's neighbour gets
 	defaultNext       = 80              // ... the record that follows the hit in a sequence
 	defaultPrevious   = 30              // ... the record that precedes it
+	defaultContext    = 20              // percent of the adjacent hits' scores a hit gains
+	defaultWindow     = 50              // percent of the best hit within two steps a hit gains
 	defaultLongProse  = 120             // body tokens above which prose counts as long
 	defaultRecentSize = 5               // recent records pulled by the agent profile
 	defaultNoteShare  = 5               // percent of the budget for notes listed one by one
@@ -121,6 +123,15 @@ type Config struct {
 	// question-answer data (BENCHMARKS.md).
 	NextShare     int `json:"next_share,omitempty"`
 	PreviousShare int `json:"previous_share,omitempty"`
+	// ContextShare and WindowShare raise a hit's score by the hits around
+	// it in its sequence (records chained by "next" links): ContextShare
+	// percent of the scores of the hits just before and after it, plus
+	// WindowShare percent of the best score among the hits within two
+	// steps. They apply where the profile takes hit neighbours. Defaults
+	// 20 and 50, measured on question-answer data (BENCHMARKS.md); -1
+	// turns one off.
+	ContextShare int `json:"context_share,omitempty"`
+	WindowShare  int `json:"window_share,omitempty"`
 	// LongProse is the body size in tokens from which step 2 of the ladder
 	// may replace a record by its summary. Default 120.
 	LongProse int `json:"long_prose,omitempty"`
@@ -205,6 +216,8 @@ func DefaultConfig() Config {
 		NeighborShare:     defaultNeighbor,
 		NextShare:         defaultNext,
 		PreviousShare:     defaultPrevious,
+		ContextShare:      defaultContext,
+		WindowShare:       defaultWindow,
 		LongProse:         defaultLongProse,
 		ObligationKinds:   []string{"obligation"},
 		ObligationHorizon: map[string]int{"scene": 2, "chapter": 10, "arc": 40, "novel": -1},
@@ -243,6 +256,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.NextShare == 0 {
 		c.NextShare = d.NextShare
+	}
+	if c.ContextShare == 0 {
+		c.ContextShare = d.ContextShare
+	}
+	if c.WindowShare == 0 {
+		c.WindowShare = d.WindowShare
 	}
 	if c.PreviousShare == 0 {
 		c.PreviousShare = d.PreviousShare
@@ -338,6 +357,14 @@ func (c Config) Validate() error {
 	}{{"neighbor_share", c.NeighborShare}, {"next_share", c.NextShare}, {"previous_share", c.PreviousShare}} {
 		if s.v < 0 || s.v > 100 {
 			return configf("%s %d: want 1 to 100 (percent of the hit's score)", s.name, s.v)
+		}
+	}
+	for _, s := range []struct {
+		name string
+		v    int
+	}{{"context_share", c.ContextShare}, {"window_share", c.WindowShare}} {
+		if s.v < -1 || s.v > 100 {
+			return configf("%s %d: want 1 to 100 (percent of the hits' scores), or -1 for none", s.name, s.v)
 		}
 	}
 	if c.HitLimit < 0 {

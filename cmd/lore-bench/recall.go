@@ -32,6 +32,7 @@ type recallConfig struct {
 	convert    string
 	limit      int
 	cpuProfile string
+	config     string
 }
 
 func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
@@ -48,6 +49,7 @@ func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
 	fs.StringVar(&c.convert, "convert", "", "write the records as `lore import` JSONL to this file and exit (for the shared scorer's -setup)")
 	fs.IntVar(&c.limit, "limit", 0, "score only the first N questions (0: all)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scoring loop to this file")
+	fs.StringVar(&c.config, "config", "", "a lore.json for the store the packets are built from (default: none, all defaults)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: lore-bench recall -data DIR [flags]\n\nScores evidence recall of Lore's packets beside BM25 baselines, in one process.\n\n")
 		fs.PrintDefaults()
@@ -156,7 +158,7 @@ func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer os.RemoveAll(work)
-	l, err := loadLore(ctx, work, recs)
+	l, err := loadLore(ctx, work, c.config, recs)
 	if err != nil {
 		return err
 	}
@@ -206,11 +208,21 @@ func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// loadLore makes a real store in dir and imports the records into it, as
-// `lore import` of the converted JSONL would.
-func loadLore(ctx context.Context, dir string, recs []evalRecord) (*lore.Lore, error) {
+// loadLore makes a real store in dir, with the lore.json at config when
+// one is given, and imports the records into it, as `lore import` of the
+// converted JSONL would.
+func loadLore(ctx context.Context, dir, config string, recs []evalRecord) (*lore.Lore, error) {
 	if err := lore.Init(dir); err != nil {
 		return nil, err
+	}
+	if config != "" {
+		b, err := os.ReadFile(config)
+		if err != nil {
+			return nil, fmt.Errorf("-config: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, lore.ConfigFile), b, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	l, err := lore.Open(dir, nil)
 	if err != nil {

@@ -1,0 +1,130 @@
+package packet
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/store"
+)
+
+// chain returns the neighbours of each id of a "next" chain a, b, c, ...
+func chain(ids ...string) hitNeighbors {
+	nbs := hitNeighbors{}
+	for i, id := range ids {
+		if i > 0 {
+			nbs[id] = append(nbs[id], store.Neighbor{ID: ids[i-1], Hops: 1, Via: store.Link{From: ids[i-1], Rel: "next", To: id}})
+		}
+		if i+1 < len(ids) {
+			nbs[id] = append(nbs[id], store.Neighbor{ID: ids[i+1], Hops: 1, Via: store.Link{From: id, Rel: "next", To: ids[i+1]}})
+		}
+	}
+	return nbs
+}
+
+func tiered(tier int, idScores ...any) []tieredHit {
+	var out []tieredHit
+	for i := 0; i < len(idScores); i += 2 {
+		h := index.Hit{ID: idScores[i].(string), Score: idScores[i+1].(float64)}
+		out = append(out, tieredHit{Hit: h, tier: tier, score: h.Score})
+	}
+	return out
+}
+
+func hitIDs(hs []tieredHit) []string {
+	var ids []string
+	for _, h := range hs {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+// A weak hit two steps from the best hit overtakes a stronger hit that
+// stands alone; records the search did not find add nothing.
+func TestSequenceContextRaisesHitsNearStrongOnes(t *testing.T) {
+	nbs := chain("t1", "t2", "t3", "t4", "t5")
+	hits := tiered(0, "t1", 10.0, "lone", 3.0, "t3", 2.0)
+	got := withSequenceContext(hits, nbs, DefaultConfig())
+	if want := []string{"t1", "t3", "lone"}; !slices.Equal(hitIDs(got), want) {
+		t.Fatalf("order %v, want %v", hitIDs(got), want)
+	}
+	// t3 is two steps from t1 (they share t2): 2 + 50% of 10.
+	if s := got[1].score; s != 7 {
+		t.Errorf("t3 scores %v, want 7 (2 + 0.5 x 10)", s)
+	}
+	// t1 has no hit beside it or two steps off but t3: 10 + 0.5 x 2.
+	if s := got[0].score; s != 11 {
+		t.Errorf("t1 scores %v, want 11", s)
+	}
+	off := DefaultConfig()
+	off.ContextShare, off.WindowShare = -1, -1
+	if got := withSequenceContext(hits, nbs, off); !slices.Equal(hitIDs(got), []string{"t1", "lone", "t3"}) {
+		t.Errorf("with both shares off the search order must stay: %v", hitIDs(got))
+	}
+}
+
+// Deeper tiers never change the scores or the order of shallower ones,
+// and come after them: what makes a bigger budget keep a smaller one's
+// packet.
+func TestSequenceContextTiersKeepShallowerOrder(t *testing.T) {
+	nbs := chain("a", "b", "c", "d", "e", "f", "g")
+	shallow := tiered(0, "a", 5.0, "d", 4.0, "g", 1.0)
+	deep := append(slices.Clone(shallow), tiered(1, "b", 0.9, "f", 0.8, "c", 0.7)...)
+	got1 := withSequenceContext(shallow, nbs, DefaultConfig())
+	got2 := withSequenceContext(deep, nbs, DefaultConfig())
+	if !slices.Equal(hitIDs(got2[:len(got1)]), hitIDs(got1)) {
+		t.Fatalf("tier 0 order %v changed to %v by a deeper tier", hitIDs(got1), hitIDs(got2))
+	}
+	for i := range got1 {
+		if got1[i].score != got2[i].score {
+			t.Errorf("%s: score %v changed to %v by a deeper tier", got1[i].ID, got1[i].score, got2[i].score)
+		}
+	}
+	for _, h := range got2[len(got1):] {
+		if h.tier != 1 {
+			t.Errorf("%s (tier %d) sorted among the deeper tier", h.ID, h.tier)
+		}
+	}
+	if got, want := []int{hitTier(0, 320), hitTier(319, 320), hitTier(320, 320), hitTier(1279, 320), hitTier(1280, 320)}, []int{0, 0, 1, 1, 2}; !slices.Equal(got, want) {
+		t.Errorf("tiers %v, want %v", got, want)
+	}
+}
+
+// On a real store: the reply that answers a question ("Last May, with my
+// sister") matches one word of it, as does an unrelated turn; the reply
+// beside the turn that matches best comes first in the packet.
+func TestAgentPacketPrefersTheReplyBesideTheBestHit(t *testing.T) {
+	ns := "conv"
+	bodies := []string{
+		"Ana: I finally visited the old lighthouse on the cape, the one from the postcards.",
+		"Ben: No way! When did you go?",
+		"Ana: Last May, with my sister. We walked there at dawn.",
+		"Ben: My sister moved to the city in spring.",
+		"Ana: Did she like her new flat?",
+	}
+	var recs []store.Record
+	var links []store.Link
+	for i, b := range bodies {
+		id := fmt.Sprintf("D1:%d", i+1)
+		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "turn", Order: int64(i + 1), Body: b})
+		if i > 0 {
+			links = append(links, store.Link{NS: ns, From: recs[i-1].ID, Rel: "next", To: id})
+		}
+	}
+	// A turn far away in another session that shares "sister" too.
+	recs = append(recs, store.Record{NS: ns, ID: "D9:1", Kind: "turn", Order: 90, Body: "Ana: My sister says hi."})
+	env := fxOpen(t, recs, links, true)
+	p, _ := fxBuild(t, env, Request{NS: ns, Query: "When did Ana visit the lighthouse with her sister?", Budget: 2000, Profile: "agent"})
+	ids := entryIDs(p)
+	at := func(id string) int {
+		i := slices.Index(ids, id)
+		if i < 0 {
+			t.Fatalf("%s missing from the packet: %v", id, ids)
+		}
+		return i
+	}
+	if at("D1:3") > at("D9:1") {
+		t.Errorf("the answer D1:3 must come before the lone hit D9:1: %v", ids)
+	}
+}
