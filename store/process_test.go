@@ -138,7 +138,14 @@ func TestCrash(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, id := range ackedIDs {
-			if got, ok := bodies[id]; !ok || got != acked[id] {
+			got, ok := bodies[id]
+			if ok && got == bodyFor(id)+"v2" && acked[id] == bodyFor(id) {
+				// The kill came after the update committed and before the
+				// child printed it: a write in flight may land; it was
+				// never acknowledged, so it is not lost either way.
+				acked[id] = got
+			}
+			if !ok || got != acked[id] {
 				t.Errorf("run %d: acknowledged %s: present %v, body %d bytes; want %d bytes", run, id, ok, len(got), len(acked[id]))
 			}
 		}
