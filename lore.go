@@ -291,23 +291,63 @@ func (l *Lore) syncIndexContext(ctx context.Context) error {
 				keys = append(keys, k)
 			}
 		}
-		var puts []store.Record
-		var dels []index.Key
-		for _, k := range keys {
-			rec, err := l.st.Get(k.NS, k.ID)
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				dels = append(dels, k)
-			case err != nil:
-				return err
-			default:
-				puts = append(puts, rec)
-			}
+		puts, dels, err := l.readTouched(keys)
+		if err != nil {
+			return err
 		}
 		if err := l.ix.Apply(puts, dels, changes[len(changes)-1].Seq); err != nil {
 			return fmt.Errorf("index %s: %w", filepath.Join(l.dir, IndexDir), err)
 		}
 	}
+}
+
+// readTouched reads the records of keys as they are now, a namespace at
+// a time (heads, then bodies: two reads, not one per record, which on
+// etcd are round trips); those gone are to be deleted from the index. A
+// write between the two reads is in the log after this batch, so the
+// next batch sets it right.
+func (l *Lore) readTouched(keys []index.Key) (puts []store.Record, dels []index.Key, err error) {
+	var order []string
+	byNS := map[string][]string{}
+	for _, k := range keys {
+		if byNS[k.NS] == nil {
+			order = append(order, k.NS)
+		}
+		byNS[k.NS] = append(byNS[k.NS], k.ID)
+	}
+	for _, ns := range order {
+		ids := byNS[ns]
+		heads, err := l.st.Heads(ns, ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		found := make([]string, len(heads))
+		for i, h := range heads {
+			found[i] = h.ID
+		}
+		bodies, err := l.st.Bodies(ns, found)
+		if err != nil {
+			return nil, nil, err
+		}
+		have := map[string]bool{}
+		for _, h := range heads {
+			body, ok := bodies[h.ID]
+			if !ok { // deleted between the two reads
+				dels = append(dels, index.Key{NS: ns, ID: h.ID})
+				have[h.ID] = true
+				continue
+			}
+			h.Body = body
+			puts = append(puts, h)
+			have[h.ID] = true
+		}
+		for _, id := range ids {
+			if !have[id] {
+				dels = append(dels, index.Key{NS: ns, ID: id})
+			}
+		}
+	}
+	return puts, dels, nil
 }
 
 // rebuildIndex builds the index afresh from the store alone.

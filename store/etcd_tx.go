@@ -25,7 +25,8 @@ type etcdTx struct {
 	writes  map[string]etcdWrite // full key -> buffered write
 	reads   map[string]int64     // full key -> mod revision read (0: absent)
 	changes []Change
-	err     error // the first failed read; view and update return it
+	cache   map[string]cached // keys read ahead (prefetch)
+	err     error             // the first failed read; view and update return it
 }
 
 type etcdWrite struct {
@@ -127,15 +128,19 @@ func (b *etcdBucket) Get(k []byte) []byte {
 	if b.t.err != nil {
 		return nil
 	}
-	resp, err := b.t.e.cli.Get(b.t.ctx, full, clientv3.WithRev(b.t.rev))
-	if err != nil {
-		b.t.fail(err)
-		return nil
-	}
 	var rev int64
 	var v []byte
-	if len(resp.Kvs) == 1 {
-		rev, v = resp.Kvs[0].ModRevision, resp.Kvs[0].Value
+	if c, ok := b.t.cache[full]; ok {
+		rev, v = c.rev, c.val
+	} else {
+		resp, err := b.t.e.cli.Get(b.t.ctx, full, clientv3.WithRev(b.t.rev))
+		if err != nil {
+			b.t.fail(err)
+			return nil
+		}
+		if len(resp.Kvs) == 1 {
+			rev, v = resp.Kvs[0].ModRevision, resp.Kvs[0].Value
+		}
 	}
 	if b.t.writing {
 		if b.t.reads == nil {
@@ -255,4 +260,57 @@ func (c *etcdCursor) snapHead(past func(string) bool) *mvccpb.KeyValue {
 			c.more = false
 		}
 	}
+}
+
+// cached is a key read ahead by prefetch.
+type cached struct {
+	val []byte
+	rev int64
+}
+
+// prefetchOps is how many reads one prefetch round trip carries: etcd's
+// default --max-txn-ops, which every cluster allows.
+const prefetchOps = 128
+
+// prefetch reads keys of one bucket ahead, many per round trip (a Txn of
+// Gets at the snapshot's revision), so the Gets that follow are served
+// from memory: a packet's Heads or a batch's puts cost a few round trips,
+// not one per record.
+func (t *etcdTx) prefetch(bucket []byte, keys [][]byte) {
+	pfx := t.e.prefix + string(bucket) + "/"
+	var ops []clientv3.Op
+	var names []string
+	flush := func() {
+		if len(ops) == 0 || t.err != nil {
+			return
+		}
+		resp, err := t.e.cli.Txn(t.ctx).Then(ops...).Commit()
+		if err != nil {
+			t.fail(err)
+			return
+		}
+		if t.cache == nil {
+			t.cache = map[string]cached{}
+		}
+		for i, r := range resp.Responses {
+			var c cached
+			if kvs := r.GetResponseRange().GetKvs(); len(kvs) == 1 {
+				c = cached{val: kvs[0].Value, rev: kvs[0].ModRevision}
+			}
+			t.cache[names[i]] = c
+		}
+		ops, names = ops[:0], names[:0]
+	}
+	for _, k := range keys {
+		full := pfx + string(k)
+		if _, ok := t.cache[full]; ok {
+			continue
+		}
+		ops = append(ops, clientv3.OpGet(full, clientv3.WithRev(t.rev)))
+		names = append(names, full)
+		if len(ops) == prefetchOps {
+			flush()
+		}
+	}
+	flush()
 }

@@ -84,6 +84,7 @@ func (s *Store) Heads(ns string, ids []string) ([]Record, error) {
 	}
 	out := make([]Record, 0, len(ids))
 	err := s.view(func(tx kvTx) error {
+		prefetch(tx, ns, ids, bucketHeads)
 		for _, id := range ids {
 			r, ok, err := headTx(tx, ns, id)
 			if err != nil {
@@ -111,6 +112,7 @@ func (s *Store) Bodies(ns string, ids []string) (map[string]string, error) {
 	}
 	out := make(map[string]string, len(ids))
 	err := s.view(func(tx kvTx) error {
+		prefetch(tx, ns, ids, bucketHeads, bucketBodies)
 		heads := tx.Bucket(bucketHeads)
 		for _, id := range ids {
 			if heads.Get(key(ns, id)) == nil {

@@ -55,3 +55,36 @@ func txSize(tx kvTx) int64 {
 	}
 	return 0
 }
+
+// prefetch tells an engine whose reads are round trips (etcd) that the
+// records ids of ns are about to be read from buckets; bbolt reads from
+// memory, and the keys are not even built for it.
+func prefetch(tx kvTx, ns string, ids []string, buckets ...[]byte) {
+	et, ok := tx.(*etcdTx)
+	if !ok {
+		return
+	}
+	ks := make([][]byte, len(ids))
+	for i, id := range ids {
+		ks[i] = key(ns, id)
+	}
+	for _, b := range buckets {
+		et.prefetch(b, ks)
+	}
+}
+
+// prefetchPending is prefetch for the records of a put, which may span
+// namespaces.
+func prefetchPending(tx kvTx, ps []pending, buckets ...[]byte) {
+	et, ok := tx.(*etcdTx)
+	if !ok {
+		return
+	}
+	ks := make([][]byte, len(ps))
+	for i := range ps {
+		ks[i] = key(ps[i].rec.NS, ps[i].rec.ID)
+	}
+	for _, b := range buckets {
+		et.prefetch(b, ks)
+	}
+}

@@ -178,6 +178,7 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 	if len(s.opts.Counters) > 0 {
 		stored := make([]bool, len(ps))
 		err := s.view(func(tx kvTx) error {
+			prefetchPending(tx, ps, bucketHeads)
 			heads := tx.Bucket(bucketHeads)
 			for i := range ps {
 				stored[i] = sameSum(heads.Get(key(ps[i].rec.NS, ps[i].rec.ID)), ps[i].rec.SHA256)
@@ -202,6 +203,7 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 	results := make([]PutResult, len(ps))
 	rev, err := s.updateRev(func(tx kvTx) error {
 		now := s.opts.Now()
+		prefetchPending(tx, ps, bucketHeads, bucketBodies)
 		var restored map[[2]string]int // (ns, id) made by this restore -> its version
 		if restore {
 			restored = map[[2]string]int{}

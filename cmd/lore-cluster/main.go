@@ -11,6 +11,7 @@
 // member N, to bring back one that was killed.
 //
 //	go run ./cmd/lore-cluster -n 3 -dir /tmp/lc
+//	go run ./cmd/lore-cluster bench -n 10000   # BENCHMARKS.md's etcd table
 //	lore --store etcd://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3/lore init
 package main
 
@@ -73,6 +74,9 @@ type spec struct {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "bench" {
+		return runBench(args[1:], stdout, stderr)
+	}
 	fl := flag.NewFlagSet("lore-cluster", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	n := fl.Int("n", 3, "number of members (1, 3 or 5)")

@@ -110,3 +110,16 @@ func TestLoreBinaryHasNoEtcdServer(t *testing.T) {
 		}
 	}
 }
+
+func TestBenchSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 3-member etcd cluster")
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"bench", "-n", "300", "-queries", "5", "-batch", "100"}, &out, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| bbolt |") || !strings.Contains(out.String(), "| etcd, 3 members |") {
+		t.Errorf("bench table lacks a backend:\n%s", out.String())
+	}
+}
