@@ -10,35 +10,7 @@ import (
 )
 
 func TestPackGitDiff(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	root := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	packWriteTree(t, root, map[string]string{
-		".gitignore":     "*.log\n",
-		"src/a.go":       "package src // a\n",
-		"src/b.go":       "package src // b " + strings.Repeat("bee ", 200) + "\n",
-		"src/c.go":       "package src // c " + strings.Repeat("sea ", 100) + "\n",
-		"docs/guide.md":  "guide\n",
-		"lib/x.go":       "package lib\n",
-		"lib/other/y.go": "package other\n",
-		"README.md":      "readme\n",
-	})
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-q", "-m", "init")
-	packWriteTree(t, root, map[string]string{
-		"src/a.go":        "package src // a changed\n",
-		"lib/new.go":      "package lib // untracked\n",
-		"lib/ignored.log": "ignored\n",
-	})
+	root := packGitTree(t)
 	c := packRealCounter(t)
 	p := packMust(t, root, Options{Counter: c, GitDiff: true})
 	want := []string{"lib/new.go", "lib/x.go", "src/a.go", "src/b.go", "src/c.go"}
@@ -94,4 +66,39 @@ func TestPackGitDiff(t *testing.T) {
 	if _, err := Dir(context.Background(), t.TempDir(), Options{Counter: c, GitDiff: true}); !errors.Is(err, ErrGit) {
 		t.Errorf("git diff outside a repository: err = %v, want ErrGit", err)
 	}
+}
+
+// packGitTree is a committed work tree with one file changed, one
+// untracked and one ignored.
+func packGitTree(t *testing.T) string {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	packWriteTree(t, root, map[string]string{
+		".gitignore":     "*.log\n",
+		"src/a.go":       "package src // a\n",
+		"src/b.go":       "package src // b " + strings.Repeat("bee ", 200) + "\n",
+		"src/c.go":       "package src // c " + strings.Repeat("sea ", 100) + "\n",
+		"docs/guide.md":  "guide\n",
+		"lib/x.go":       "package lib\n",
+		"lib/other/y.go": "package other\n",
+		"README.md":      "readme\n",
+	})
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "init")
+	packWriteTree(t, root, map[string]string{
+		"src/a.go":        "package src // a changed\n",
+		"lib/new.go":      "package lib // untracked\n",
+		"lib/ignored.log": "ignored\n",
+	})
+	return root
 }

@@ -298,58 +298,11 @@ func TestPackFormats(t *testing.T) {
 		hashes[format] = p.Hash
 		switch format {
 		case "md":
-			s := string(out)
-			for _, want := range []string{"# Pack: ", "## Tree", "## File: src/main.go", "````markdown\n", "└── ", "`logo.bin` (binary"} {
-				if !strings.Contains(s, want) {
-					t.Errorf("md: missing %q in\n%s", want, s)
-				}
-			}
-			if !strings.Contains(s, "## File: \"new\\nline/file.txt\"\n") || !strings.Contains(s, "├── \"new\\nline\"/\n") {
-				t.Errorf("md: a path with a newline must be quoted in headings and the tree:\n%s", s)
-			}
-			if !strings.Contains(s, "Guide text without a final newline\n```\n") {
-				t.Errorf("md: a file without a final newline must still close its fence:\n%s", s)
-			}
+			packCheckMD(t, string(out))
 		case "xml":
-			dec := xml.NewDecoder(strings.NewReader(string(out)))
-			var texts []string
-			for {
-				tok, err := dec.Token()
-				if err != nil {
-					if err.Error() != "EOF" {
-						t.Fatalf("xml: not well-formed: %v\n%s", err, out)
-					}
-					break
-				}
-				if cd, ok := tok.(xml.CharData); ok {
-					texts = append(texts, string(cd))
-				}
-			}
-			joined := strings.Join(texts, "")
-			if !strings.Contains(joined, `println("<&>")`) || !strings.Contains(joined, "return `]]>`") {
-				t.Errorf("xml: content not round-tripped: %q", joined)
-			}
+			packCheckXML(t, out)
 		case "json":
-			var j struct {
-				Profile string `json:"profile"`
-				Tokens  int    `json:"tokens"`
-				Files   []struct {
-					Path, Content string
-				} `json:"files"`
-				NotPacked []NotPacked `json:"not_packed"`
-				Deferred  []Deferred  `json:"deferred"`
-			}
-			if err := json.Unmarshal(out, &j); err != nil {
-				t.Fatalf("json: %v\n%s", err, out)
-			}
-			if j.Profile != "files" || j.Tokens != p.Tokens || len(j.Files) != len(p.Files) || j.Deferred == nil || len(j.NotPacked) != 1 {
-				t.Errorf("json: %+v", j)
-			}
-			for i, f := range j.Files {
-				if f.Content != p.Files[i].Content {
-					t.Errorf("json: content of %s changed: %q", f.Path, f.Content)
-				}
-			}
+			packCheckJSON(t, p, out)
 		}
 	}
 	if hashes["md"] != hashes["xml"] || hashes["md"] != hashes["json"] || !strings.HasPrefix(hashes["md"], "sha256:") {
@@ -371,6 +324,71 @@ func TestPackFormats(t *testing.T) {
 	}
 	if _, err := p.Render("pdf"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("Render(pdf): err = %v, want ErrInvalid", err)
+	}
+}
+
+// packCheckMD checks a markdown pack of packSmallTree.
+func packCheckMD(t *testing.T, s string) {
+	t.Helper()
+	for _, want := range []string{"# Pack: ", "## Tree", "## File: src/main.go", "````markdown\n", "└── ", "`logo.bin` (binary"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("md: missing %q in\n%s", want, s)
+		}
+	}
+	if !strings.Contains(s, "## File: \"new\\nline/file.txt\"\n") || !strings.Contains(s, "├── \"new\\nline\"/\n") {
+		t.Errorf("md: a path with a newline must be quoted in headings and the tree:\n%s", s)
+	}
+	if !strings.Contains(s, "Guide text without a final newline\n```\n") {
+		t.Errorf("md: a file without a final newline must still close its fence:\n%s", s)
+	}
+}
+
+// packCheckXML checks that an XML pack is well-formed and carries the
+// contents back.
+func packCheckXML(t *testing.T, out []byte) {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(string(out)))
+	var texts []string
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			if err.Error() != "EOF" {
+				t.Fatalf("xml: not well-formed: %v\n%s", err, out)
+			}
+			break
+		}
+		if cd, ok := tok.(xml.CharData); ok {
+			texts = append(texts, string(cd))
+		}
+	}
+	joined := strings.Join(texts, "")
+	if !strings.Contains(joined, `println("<&>")`) || !strings.Contains(joined, "return `]]>`") {
+		t.Errorf("xml: content not round-tripped: %q", joined)
+	}
+}
+
+// packCheckJSON checks a JSON pack against the pack it renders.
+func packCheckJSON(t *testing.T, p *Pack, out []byte) {
+	t.Helper()
+	var j struct {
+		Profile string `json:"profile"`
+		Tokens  int    `json:"tokens"`
+		Files   []struct {
+			Path, Content string
+		} `json:"files"`
+		NotPacked []NotPacked `json:"not_packed"`
+		Deferred  []Deferred  `json:"deferred"`
+	}
+	if err := json.Unmarshal(out, &j); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if j.Profile != "files" || j.Tokens != p.Tokens || len(j.Files) != len(p.Files) || j.Deferred == nil || len(j.NotPacked) != 1 {
+		t.Errorf("json: %+v", j)
+	}
+	for i, f := range j.Files {
+		if f.Content != p.Files[i].Content {
+			t.Errorf("json: content of %s changed: %q", f.Path, f.Content)
+		}
 	}
 }
 
