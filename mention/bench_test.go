@@ -61,6 +61,17 @@ func BenchmarkBuild(b *testing.B) {
 	}
 }
 
+// BenchmarkBuildFor builds the matcher of that namespace for one
+// 5,000-word scene: only the names whose words the scene holds.
+func BenchmarkBuildFor(b *testing.B) {
+	names := benchNames(10000)
+	text := benchText(names)
+	b.ReportAllocs()
+	for b.Loop() {
+		NewFor(names, text)
+	}
+}
+
 // BenchmarkScan scans a 5,000-word scene with that matcher and reports
 // the median scan as p50-ns.
 func BenchmarkScan(b *testing.B) {

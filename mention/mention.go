@@ -112,6 +112,65 @@ func New(names []Name) *Matcher {
 	return m
 }
 
+// NewFor builds a Matcher over the names that can match in texts: those
+// all of whose words the texts hold, whatever their case. Scanning texts
+// with it finds what New(names) finds; building it costs a word lookup per
+// name word instead of a trie node, which is what makes a cold packet
+// over a large namespace cheap.
+func NewFor(names []Name, texts ...string) *Matcher {
+	have := map[string]struct{}{}
+	for _, t := range texts {
+		for _, w := range wordsOf(t) {
+			have[w.fold] = struct{}{}
+		}
+	}
+	var keep []Name
+	var buf []byte
+	for _, n := range names {
+		if allIn(n.Text, have, &buf) {
+			keep = append(keep, n)
+		}
+	}
+	return New(keep)
+}
+
+// allIn reports whether every word of name, folded, is in have; buf is
+// scratch space so the common case does not allocate.
+func allIn(name string, have map[string]struct{}, buf *[]byte) bool {
+	any := false
+	start := -1
+	check := func(w string) bool {
+		b := (*buf)[:0]
+		for _, r := range w {
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+		*buf = b
+		_, ok := have[string(b)]
+		return ok
+	}
+	for i, r := range name {
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			if !check(name[start:i]) {
+				return false
+			}
+			any, start = true, -1
+		}
+	}
+	if start >= 0 {
+		if !check(name[start:]) {
+			return false
+		}
+		any = true
+	}
+	return any
+}
+
 // Len is the number of names the Matcher holds.
 func (m *Matcher) Len() int { return m.names }
 

@@ -122,6 +122,9 @@ func FuzzScan(f *testing.F) {
 	f.Add("Ærø", "ærø Ærø")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		m := New([]Name{{Text: name, ID: "x"}})
+		if a, b := found(m.Scan(text)), found(NewFor([]Name{{Text: name, ID: "x"}}, text).Scan(text)); !reflect.DeepEqual(a, b) {
+			t.Fatalf("name %q in %q: New finds %q, NewFor %q", name, text, a, b)
+		}
 		last := 0
 		for _, mt := range m.Scan(text) {
 			if mt.Start < last || mt.End <= mt.Start || mt.End > len(text) || text[mt.Start:mt.End] != mt.Text {
@@ -144,4 +147,25 @@ func ExampleMatcher_Scan() {
 	// Output:
 	// "Sefa" -> [sefa]
 	// "the Needle" -> [canon-needle-reef]
+}
+
+// TestNewForFindsWhatNewFinds checks the filtered matcher on the
+// benchmark's namespace and scene, and on the cases above.
+func TestNewForFindsWhatNewFinds(t *testing.T) {
+	names := benchNames(2000)
+	text := benchText(names)
+	all, some := New(names), NewFor(names, text)
+	if some.Len() >= all.Len() || some.Len() == 0 {
+		t.Errorf("NewFor kept %d of %d names; want fewer, not none", some.Len(), all.Len())
+	}
+	if a, b := found(all.Scan(text)), found(some.Scan(text)); !reflect.DeepEqual(a, b) || len(a) < 50 {
+		t.Errorf("NewFor finds %d matches, New %d; want the same (and many)", len(b), len(a))
+	}
+	for _, text := range []string{"ÆRØ and ærø", "The Binding; THE BINDING", "İstanbul, istanbul"} {
+		ns := names[:10:10]
+		ns = append(ns, Name{Text: "Ærø", ID: "island"}, Name{Text: "Binding", ID: "b"}, Name{Text: "İstanbul", ID: "city"})
+		if a, b := found(New(ns).Scan(text)), found(NewFor(ns, text).Scan(text)); !reflect.DeepEqual(a, b) {
+			t.Errorf("Scan(%q): New %q, NewFor %q", text, a, b)
+		}
+	}
 }

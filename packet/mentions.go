@@ -34,22 +34,36 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	if len(g.req.Focus) == 0 && !scanQuery {
 		return nil
 	}
-	heads, err := g.list("")
+	// A store reads only the heads that go by a name; another Source may
+	// list them all, and names filters them again.
+	heads, err := g.listWith(store.ListOptions{NS: g.req.NS, Named: true, NamedKinds: g.namingKinds()})
 	if err != nil {
 		return err
 	}
-	m := mention.New(g.names(heads, isFocus))
-	if m.Len() == 0 {
+	names := g.names(heads, isFocus)
+	if len(names) == 0 {
 		return nil
 	}
 	bodies, err := g.src.Bodies(g.req.NS, g.req.Focus)
 	if err != nil {
 		return fmt.Errorf("read focus records in ns %q: %w", g.req.NS, err)
 	}
-	first := map[string]bool{}
+	texts := map[string][]string{} // by focus id
+	var all []string
 	for _, f := range g.req.Focus {
 		h := g.heads[f]
-		for _, id := range g.scan(m, f, 1, "", f, h.Title, h.Summary, bodies[f]) {
+		texts[f] = []string{h.Title, h.Summary, bodies[f]}
+		all = append(all, texts[f]...)
+	}
+	if scanQuery {
+		all = append(all, g.req.Query)
+	}
+	// Only the names whose words these texts hold: the build stays small
+	// however large the namespace.
+	m := mention.NewFor(names, all...)
+	first := map[string]bool{}
+	for _, f := range g.req.Focus {
+		for _, id := range g.scan(m, f, 1, "", f, texts[f]...) {
 			first[id] = true
 		}
 	}
@@ -61,13 +75,17 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	if g.req.MentionsDepth < 2 || len(first) == 0 {
 		return nil
 	}
-	return g.mentionsDeeper(m, sortedKeys(first), first)
+	return g.mentionsDeeper(names, sortedKeys(first), first)
 }
 
 // names lists the names of the records story time lets the packet see,
 // the focus records left out.
 func (g *gatherer) names(heads []store.Record, isFocus func(string) bool) []mention.Name {
-	var out []mention.Name
+	n := 0
+	for _, h := range heads {
+		n += 1 + len(h.Aliases) + len(h.Keys)
+	}
+	out := make([]mention.Name, 0, n)
 	for _, h := range heads {
 		if isFocus(h.ID) || len(h.Aliases)+len(h.Keys) == 0 && !g.naming(h.Kind) {
 			continue
@@ -90,6 +108,10 @@ func (g *gatherer) names(heads []store.Record, isFocus func(string) bool) []ment
 
 func (g *gatherer) naming(kind string) bool {
 	return slices.Contains(namingKinds, kind) || slices.Contains(g.cfg.NamingKinds, kind)
+}
+
+func (g *gatherer) namingKinds() []string {
+	return append(slices.Clone(namingKinds), g.cfg.NamingKinds...)
 }
 
 // scan adds a mention relation for every record the texts of src name
@@ -139,11 +161,17 @@ func (g *gatherer) scan(m *mention.Matcher, src string, hops int, via, from stri
 // Config.MentionShare of the budget, by their cached sizes, in the order
 // met (mentioning records by id, then text order); the rest are skipped
 // with the reason. Records already candidates cost nothing more.
-func (g *gatherer) mentionsDeeper(m *mention.Matcher, ids []string, first map[string]bool) error {
+func (g *gatherer) mentionsDeeper(names []mention.Name, ids []string, first map[string]bool) error {
 	bodies, err := g.src.Bodies(g.req.NS, ids)
 	if err != nil {
 		return fmt.Errorf("read mentioned records in ns %q: %w", g.req.NS, err)
 	}
+	var all []string
+	for _, id := range ids {
+		h := g.heads[id]
+		all = append(all, h.Title, h.Summary, bodies[id])
+	}
+	m := mention.NewFor(names, all...)
 	before := make(map[string]bool, len(g.cands))
 	for id := range g.cands {
 		before[id] = true

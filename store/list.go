@@ -19,6 +19,12 @@ type ListOptions struct {
 	// Pinned, when set, keeps only pinned records. Like Kind, it is read
 	// without decoding the other heads.
 	Pinned bool
+	// Named, when set, keeps only the records that go by a name: those
+	// with aliases or keys, and those of NamedKinds (kinds whose titles
+	// are names). It is what a packet's mention scan reads, and like Kind
+	// it skips the other heads without decoding them.
+	Named      bool
+	NamedKinds []string
 }
 
 // List returns the heads (no bodies) of one namespace's records, sorted
@@ -60,6 +66,9 @@ func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) 
 				if p, ok := peekHead(v); ok && !p.pinned {
 					continue
 				}
+			}
+			if opts.Named && !namedHead(v, opts.NamedKinds) {
+				continue
 			}
 			id := string(k[len(pre):])
 			r, err := decodeHead(opts.NS, id, v)
@@ -329,6 +338,25 @@ func headKind(v []byte) (kind []byte, ok bool) {
 		return nil, false
 	}
 	return v[1+w : 1+w+int(n)], true
+}
+
+// namedHead reports whether an encoded head has aliases or keys (only
+// such heads are written in formatV2) or a kind among kinds. A head that
+// is not well formed counts as named, so that decodeHead reports it.
+func namedHead(v []byte, kinds []string) bool {
+	if len(v) > 0 && v[0] == formatV2 {
+		return true
+	}
+	kind, ok := headKind(v)
+	if !ok {
+		return true
+	}
+	for _, k := range kinds {
+		if string(kind) == k {
+			return true
+		}
+	}
+	return false
 }
 
 // headPeek is what peekHead reads of an encoded head.

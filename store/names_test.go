@@ -93,3 +93,28 @@ func TestCheckWarnsOnSharedAlias(t *testing.T) {
 		t.Errorf("warning = %+v; want it to name both records and the alias", p)
 	}
 }
+
+func TestListNamed(t *testing.T) {
+	s := newStore(t)
+	for _, r := range []store.Record{
+		{NS: "novel", ID: "a-scene", Kind: "scene", Title: "The Storm"},
+		{NS: "novel", ID: "b-scene", Kind: "scene", Title: "The Lamp", Aliases: []string{"the lamp scene"}},
+		{NS: "novel", ID: "c-sefa", Kind: "character", Title: "Sefa Dunmore"},
+		{NS: "novel", ID: "d-note", Keys: []string{"saltlight"}},
+		{NS: "novel", ID: "e-note"},
+		{NS: "other", ID: "f-sefa", Kind: "character", Aliases: []string{"Sefa"}},
+	} {
+		mustPut(t, s, r)
+	}
+	heads, _, err := s.List(store.ListOptions{NS: "novel", Named: true, NamedKinds: []string{"character", "location"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(heads); got != "b-scene c-sefa d-note" {
+		t.Errorf("List Named = %s; want the records with aliases or keys and the characters", got)
+	}
+	heads, _, _ = s.List(store.ListOptions{NS: "novel", Named: true, Kind: "scene"})
+	if got := ids(heads); got != "b-scene" {
+		t.Errorf("List Named, kind scene = %s", got)
+	}
+}
