@@ -152,30 +152,33 @@ func (s *Server) addMemoryTools(srv *mcp.Server) {
 	mcp.AddTool(srv, memoryTool("open_nodes"), guard(s.openNodes))
 }
 
-// refuseEntity says why an entity cannot be a record, or "".
-func refuseEntity(e entity) string {
-	if err := store.ValidID(e.Name); err != nil {
-		return "the name cannot be a Lore record id: " + err.Error()
+// entityRecord is the record id and kind an entity is stored under (see
+// serve_memory_names.go), or why it cannot be stored.
+func entityRecord(e entity) (id, kind, why string) {
+	id, err := entityID(e.Name)
+	if err == nil {
+		kind, err = entityKind(e.EntityType)
 	}
-	if e.EntityType != "" {
-		if err := store.ValidKind(e.EntityType); err != nil {
-			return "the entity type cannot be a Lore record kind: " + err.Error()
-		}
+	if err != nil {
+		return "", "", err.Error()
 	}
-	return ""
+	return id, kind, ""
 }
 
-// refuseRelation says why a relation cannot be a link, or "".
-func refuseRelation(r relation) string {
-	for _, end := range []string{r.From, r.To} {
-		if err := store.ValidID(end); err != nil {
-			return "an end cannot be a Lore record id: " + err.Error()
-		}
+// relationLink is the link a relation is stored as, or why it cannot be.
+func relationLink(ns string, r relation) (store.Link, string) {
+	from, err := entityID(r.From)
+	var to, rel string
+	if err == nil {
+		to, err = entityID(r.To)
 	}
-	if err := store.ValidRel(r.RelationType); err != nil {
-		return "the relation type cannot be a Lore relation: " + err.Error()
+	if err == nil {
+		rel, err = linkRel(r.RelationType)
 	}
-	return ""
+	if err != nil {
+		return store.Link{}, err.Error()
+	}
+	return store.Link{NS: ns, From: from, Rel: rel, To: to}, ""
 }
 
 func (s *Server) createEntities(ctx context.Context, _ *mcp.CallToolRequest, in createEntitiesArgs) (*mcp.CallToolResult, entitiesOut, error) {
@@ -189,8 +192,9 @@ func (s *Server) createEntities(ctx context.Context, _ *mcp.CallToolRequest, in 
 		seen := map[string]bool{}
 		var recs []store.Record
 		for _, e := range in.Entities {
-			if why := refuseEntity(e); why != "" {
-				refused = append(refused, refusal{Item: fmt.Sprintf("entity %q", e.Name), Reason: why})
+			id, kind, why := entityRecord(e)
+			if why != "" {
+				refused = append(refused, refusal{Item: fmt.Sprintf("entity %q", clip(e.Name, 80)), Reason: why})
 				continue
 			}
 			if seen[e.Name] {
@@ -198,13 +202,13 @@ func (s *Server) createEntities(ctx context.Context, _ *mcp.CallToolRequest, in 
 				continue
 			}
 			seen[e.Name] = true
-			if _, err := l.st.Head(ns, e.Name); err == nil {
+			if _, err := l.st.Head(ns, id); err == nil {
 				continue // the reference server skips existing names
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 			e.Observations = nonNil(e.Observations)
-			recs = append(recs, store.Record{NS: ns, ID: e.Name, Kind: e.EntityType, Body: encodeObservations(e.Observations),
+			recs = append(recs, store.Record{NS: ns, ID: id, Kind: kind, Body: encodeObservations(e.Observations),
 				Meta: map[string]string{metaPos: strconv.Itoa(len(recs))}})
 			created = append(created, e)
 		}
@@ -232,8 +236,9 @@ func (s *Server) createRelations(ctx context.Context, _ *mcp.CallToolRequest, in
 		seen := map[relation]bool{}
 		var links []store.Link
 		for _, r := range in.Relations {
-			item := fmt.Sprintf("relation %q -%s-> %q", r.From, r.RelationType, r.To)
-			if why := refuseRelation(r); why != "" {
+			item := fmt.Sprintf("relation %q -%s-> %q", clip(r.From, 80), clip(r.RelationType, 80), clip(r.To, 80))
+			lk, why := relationLink(ns, r)
+			if why != "" {
 				refused = append(refused, refusal{Item: item, Reason: why})
 				continue
 			}
@@ -242,14 +247,14 @@ func (s *Server) createRelations(ctx context.Context, _ *mcp.CallToolRequest, in
 				continue
 			}
 			seen[r] = true
-			exists, err := linkExists(l, ns, r)
+			exists, err := linkExists(l, lk)
 			if err != nil {
 				return err
 			}
 			if exists {
 				continue
 			}
-			links = append(links, store.Link{NS: ns, From: r.From, Rel: r.RelationType, To: r.To})
+			links = append(links, lk)
 			created = append(created, r)
 		}
 		if len(links) == 0 {
@@ -265,14 +270,14 @@ func (s *Server) createRelations(ctx context.Context, _ *mcp.CallToolRequest, in
 	return res, relationsOut{Relations: shown}, err
 }
 
-// linkExists reports whether the relation is stored already.
-func linkExists(l *Lore, ns string, r relation) (bool, error) {
-	links, err := l.st.Links(ns, r.From, store.Out)
+// linkExists reports whether the link is stored already.
+func linkExists(l *Lore, want store.Link) (bool, error) {
+	links, err := l.st.Links(want.NS, want.From, store.Out)
 	if err != nil {
 		return false, err
 	}
 	for _, lk := range links {
-		if lk.Rel == r.RelationType && lk.To == r.To {
+		if lk.Rel == want.Rel && lk.To == want.To {
 			return true, nil
 		}
 	}
@@ -333,13 +338,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// getEntity reads the record of an entity name; a name that cannot be an
-// id is not found.
+// getEntity reads the record of an entity name; a name that cannot be
+// stored is not found.
 func getEntity(l *Lore, ns, name string) (store.Record, error) {
-	if store.ValidID(name) != nil {
+	id, err := entityID(name)
+	if err != nil {
 		return store.Record{}, store.ErrNotFound
 	}
-	return l.st.Get(ns, name)
+	return l.st.Get(ns, id)
 }
 
 // putRecords stores the records of recs named in order, in one write.
@@ -367,14 +373,15 @@ func (s *Server) deleteEntities(ctx context.Context, _ *mcp.CallToolRequest, in 
 	}
 	err = s.write(ctx, func(l *Lore) error {
 		for _, name := range dedupeKeepOrder(in.EntityNames) {
-			if store.ValidID(name) != nil {
+			id, err := entityID(name)
+			if err != nil {
 				continue // cannot exist
 			}
-			err := l.Delete(ctx, ns, name, true)
+			err = l.Delete(ctx, ns, id, true)
 			if errors.Is(err, store.ErrNotFound) {
 				// No record, but relations may still name it: the
 				// reference server removes those too.
-				err = unlinkAll(ctx, l, ns, name)
+				err = unlinkAll(ctx, l, ns, id)
 			}
 			if err != nil {
 				return err
@@ -447,10 +454,11 @@ func (s *Server) deleteRelations(ctx context.Context, _ *mcp.CallToolRequest, in
 	}
 	err = s.write(ctx, func(l *Lore) error {
 		for _, r := range in.Relations {
-			if refuseRelation(r) != "" {
+			lk, why := relationLink(ns, r)
+			if why != "" {
 				continue // cannot exist
 			}
-			err := l.Unlink(ctx, ns, r.From, r.RelationType, r.To)
+			err := l.Unlink(ctx, ns, lk.From, lk.Rel, lk.To)
 			if err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrInvalid) {
 				return err
 			}

@@ -50,11 +50,11 @@ func sortGraph(recs []store.Record, links []store.Link) graph {
 	})
 	g := graph{entities: make([]entity, len(recs)), relations: make([]relation, len(links))}
 	for i, r := range recs {
-		g.entities[i] = entity{Name: r.ID, EntityType: r.Kind, Observations: decodeObservations(r.Body)}
+		g.entities[i] = entity{Name: unescapedName(r.ID), EntityType: unescapedName(r.Kind), Observations: decodeObservations(r.Body)}
 	}
 	slices.SortStableFunc(links, func(a, b store.Link) int { return cmp.Compare(a.Made, b.Made) })
 	for i, lk := range links {
-		g.relations[i] = relation{From: lk.From, To: lk.To, RelationType: lk.Rel}
+		g.relations[i] = relation{From: unescapedName(lk.From), To: unescapedName(lk.To), RelationType: unescapedName(lk.Rel)}
 	}
 	return g
 }

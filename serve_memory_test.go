@@ -14,8 +14,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Observations the reference accepts read back byte for byte; an item
-// Lore cannot store is refused alone, named, and the rest goes ahead.
+// Observations and names the reference accepts read back byte for byte
+// (a name that cannot be a record id is kept escaped); an item Lore
+// cannot store at all (a name over 256 bytes) is refused alone, named,
+// and the rest goes ahead.
 func TestMCPMemoryFaithfulValues(t *testing.T) {
 	dir := srvStore(t)
 	cs := mcpClient(t, dir, nil)
@@ -26,12 +28,12 @@ func TestMCPMemoryFaithfulValues(t *testing.T) {
 		{"name": " padded name ", "entityType": "t", "observations": []string{}},
 		{"name": strings.Repeat("n", 300), "entityType": "t", "observations": []string{}},
 	}}, &created)
-	if len(created.Entities) != 1 || created.Entities[0].Name != "x" {
-		t.Errorf("created %+v, want x alone", created.Entities)
+	if len(created.Entities) != 2 || created.Entities[0].Name != "x" || created.Entities[1].Name != " padded name " {
+		t.Errorf("created %+v, want x and \" padded name \"", created.Entities)
 	}
 	refused, _ := res.Meta["lore/refused"].([]any)
-	if texts := textsOf(res); len(refused) != 2 || len(texts) != 2 || !strings.Contains(texts[1], `" padded name "`) {
-		t.Errorf("refusals %v, texts %q: want the two names refused and named", res.Meta, texts)
+	if texts := textsOf(res); len(refused) != 1 || len(texts) != 2 || !strings.Contains(texts[1], "the name is 300 bytes long (301 as Lore keeps it): a Lore record id holds at most 256 bytes") {
+		t.Errorf("refusals %v, texts %q: want the long name refused, saying why", res.Meta, texts)
 	}
 	if texts := textsOf(res); !strings.HasPrefix(texts[0], "[\n  {\n    \"name\": \"x\",") || !strings.Contains(texts[0], "sep\u2028ar") {
 		t.Errorf("text %q: want a bare array, indented as JSON.stringify(v, null, 2)", texts[0])
@@ -41,6 +43,37 @@ func TestMCPMemoryFaithfulValues(t *testing.T) {
 	if len(g.Entities) != 1 || !slices.Equal(g.Entities[0].Observations, obs) {
 		t.Errorf("observations read back %q, want %q", g.Entities, obs)
 	}
+	// Names, types and relation types of any text, kept escaped.
+	odd := []string{"", " padded name ", "line\nbreak", "~tilde", "100%", "%20", "\u00a0nbsp\u00a0", "tab\tinside"}
+	var ents []map[string]any
+	for _, n := range odd[2:] {
+		ents = append(ents, map[string]any{"name": n, "entityType": " " + n, "observations": []string{n}})
+	}
+	callJSON(t, cs, "create_entities", map[string]any{"entities": append(ents, map[string]any{"name": "", "entityType": "", "observations": []string{}})}, &created)
+	var rels []map[string]string
+	for i := range odd {
+		rels = append(rels, map[string]string{"from": odd[i], "to": odd[(i+1)%len(odd)], "relationType": odd[(i+2)%len(odd)] + "r"})
+	}
+	callJSON(t, cs, "create_relations", map[string]any{"relations": rels}, &g)
+	callJSON(t, cs, "open_nodes", map[string]any{"names": odd}, &g)
+	if got := g.names(); !slices.Equal(got, []string{" padded name ", "line\nbreak", "~tilde", "100%", "%20", "\u00a0nbsp\u00a0", "tab\tinside", ""}) {
+		t.Errorf("open_nodes of odd names gave %q", got)
+	}
+	for _, e := range g.Entities[1:7] {
+		if e.EntityType != " "+e.Name || !slices.Equal(e.Observations, []string{e.Name}) {
+			t.Errorf("entity %q read back as type %q, observations %q", e.Name, e.EntityType, e.Observations)
+		}
+	}
+	if len(g.Relations) != len(odd) {
+		t.Fatalf("relations %+v, want %d", g.Relations, len(odd))
+	}
+	for i, r := range g.Relations {
+		if want := (kgRelation{From: odd[i], To: odd[(i+1)%len(odd)], RelationType: odd[(i+2)%len(odd)] + "r"}); r != want {
+			t.Errorf("relation %d read back %+v, want %+v", i, r, want)
+		}
+	}
+	var gone struct{ Success bool }
+	callJSON(t, cs, "delete_entities", map[string]any{"entityNames": odd}, &gone)
 	// Relations to missing entities are kept and shown; check passes.
 	callJSON(t, cs, "create_relations", map[string]any{"relations": []map[string]string{
 		{"from": "x", "to": "ghost", "relationType": "knows"}, {"from": "phantom", "to": "nobody", "relationType": "r"}}}, &g)
