@@ -91,6 +91,10 @@ type Server struct {
 	opts    ServeOptions
 	counter budget.Counter
 	mu      sync.RWMutex
+	// shared is the one open of an etcd store, kept for the server's
+	// life: etcd has no file lock to give back between requests, and the
+	// open's watch keeps the local index current.
+	shared *Lore
 }
 
 // NewServer checks the options and the store in dir, and returns a server
@@ -134,6 +138,13 @@ func NewServer(dir string, opts *ServeOptions) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding %q: %w", o.Encoding, err)
 	}
+	if store.IsEtcdURL(dir) {
+		l, err := Open(dir, &Options{Now: o.Now})
+		if err != nil {
+			return nil, err
+		}
+		return &Server{dir: dir, opts: o, counter: counter, shared: l}, nil
+	}
 	if _, err := os.Stat(filepath.Join(dir, BoltFile)); err != nil {
 		return nil, fmt.Errorf("serve %q: no %s there (run `lore init` or pass --store): %w", dir, BoltFile, ErrNoStore)
 	}
@@ -142,6 +153,19 @@ func NewServer(dir string, opts *ServeOptions) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// Close releases what the server keeps open (an etcd store's one open);
+// a bbolt server keeps nothing open between requests.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shared == nil {
+		return nil
+	}
+	err := s.shared.Close()
+	s.shared = nil
+	return err
 }
 
 // Dir is the store directory the server works on.
@@ -171,6 +195,9 @@ func (s *Server) with(ctx context.Context, readOnly bool, fn func(*Lore) error) 
 	} else {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+	}
+	if s.shared != nil {
+		return fn(s.shared)
 	}
 	l, err := Open(s.dir, &Options{ReadOnly: readOnly, LockTimeout: s.opts.LockTimeout, Now: s.opts.Now})
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/storetest"
 )
 
 // httpServer serves dir with opts through httptest and returns its URL.
@@ -34,7 +35,12 @@ func httpServer(t *testing.T, dir string, opts *lore.ServeOptions) string {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(ts.Close)
+	t.Cleanup(func() {
+		ts.Close()
+		if err := s.Close(); err != nil {
+			t.Errorf("close server: %v", err)
+		}
+	})
 	return ts.URL
 }
 
@@ -76,7 +82,42 @@ func do(t *testing.T, method, url, token string, body any) (int, string) {
 
 func TestHTTPRoundTrip(t *testing.T) {
 	dir := srvStore(t)
-	url := httpServer(t, dir, nil)
+	httpRoundTrip(t, httpServer(t, dir, nil))
+	srvCheck(t, dir)
+}
+
+// TestHTTPRoundTripEtcd runs the same requests on a server whose store
+// is on etcd, then checks a second server (another host: its own local
+// index) sees the first one's writes at once.
+func TestHTTPRoundTripEtcd(t *testing.T) {
+	t.Setenv(lore.EnvLocal, t.TempDir())
+	etcdURL := storetest.EtcdURL(t)
+	if err := lore.Init(etcdURL); err != nil {
+		t.Fatal(err)
+	}
+	a := httpServer(t, etcdURL, nil)
+	httpRoundTrip(t, a)
+	b := httpServer(t, etcdURL, nil) // the local index is a's: b builds its own
+	if status, body := do(t, "POST", a+"/v1/records", "", map[string]any{"id": "kettle", "body": "the kettle sings"}); status != 200 {
+		t.Fatalf("put on a: %d %s", status, body)
+	}
+	for _, st := range []struct {
+		method, path string
+		body         any
+		want         string
+	}{
+		{"GET", "/v1/records/memory/kettle", nil, `"body":"the kettle sings"`},
+		{"POST", "/v1/search", map[string]any{"query": "kettle"}, `"id":"kettle"`},
+		{"GET", "/v1/namespaces", nil, `"namespaces":["memory","work"]`},
+	} {
+		if status, body := do(t, st.method, b+st.path, "", st.body); status != 200 || !strings.Contains(body, st.want) {
+			t.Errorf("on b: %s %s: %d %s; want 200 with %s", st.method, st.path, status, body, st.want)
+		}
+	}
+}
+
+func httpRoundTrip(t *testing.T, url string) {
+	t.Helper()
 	steps := []struct {
 		method, path string
 		body         any
@@ -105,7 +146,6 @@ func TestHTTPRoundTrip(t *testing.T) {
 			t.Errorf("%s %s: %d %s\nwant %d with %s", st.method, st.path, status, body, st.status, st.want)
 		}
 	}
-	srvCheck(t, dir)
 }
 
 func TestHTTPBadRequests(t *testing.T) {

@@ -82,6 +82,7 @@ none use "memory".`,
 			if err != nil {
 				return err
 			}
+			defer s.Close()
 			scope := s.Options().NS
 			if scope == "" {
 				scope = "any (default " + lore.DefaultMemoryNS + ")"
