@@ -67,6 +67,12 @@ func docRecordLine(r store.Record) string {
 	if len(r.Tags) > 0 {
 		s += " tags=[" + strings.Join(r.Tags, ", ") + "]"
 	}
+	if len(r.Aliases) > 0 {
+		s += " aliases=[" + strings.Join(r.Aliases, ", ") + "]"
+	}
+	if len(r.Keys) > 0 {
+		s += " keys=[" + strings.Join(r.Keys, ", ") + "]"
+	}
 	if r.Order != 0 {
 		s += fmt.Sprintf(" order=%d", r.Order)
 	}
