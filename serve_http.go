@@ -156,8 +156,10 @@ func statusOf(err error) int {
 	case errors.Is(err, store.ErrInvalid), errors.Is(err, packet.ErrInvalidRequest), errors.Is(err, budget.ErrInvalid),
 		errors.Is(err, errBadRequest), errors.Is(err, ErrServeOptions):
 		return http.StatusBadRequest
-	case errors.Is(err, store.ErrLocked):
+	case errors.Is(err, store.ErrLocked), errors.Is(err, store.ErrUnavailable):
 		return http.StatusServiceUnavailable
+	case errors.Is(err, store.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge
 	default:
 		return http.StatusInternalServerError
 	}

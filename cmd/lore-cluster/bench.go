@@ -16,6 +16,7 @@ import (
 	"github.com/lorekeep/lore/internal/etcdmember"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // runBench is `lore-cluster bench`: the same seeded corpus and queries
@@ -76,6 +77,20 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
+	eps, _, _ := store.ParseEtcdURL(url)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	st, err := cli.Status(context.Background(), eps[0])
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(filepath.Join(bolt, lore.BoltFile))
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "N = %d records, batches of %d, %d packet queries (budget 4000), one run\n\n", *n, *batch, *queries)
 	fmt.Fprintf(stdout, "| backend | ingest rec/s | packet p50 | packet p99 | index lag on a 2nd node p50 / max |\n|---|---:|---:|---:|---:|\n")
 	for _, r := range []benchResult{rb, re} {
@@ -85,6 +100,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "| %s | %.0f | %s | %s | %s |\n", r.name, float64(*n)/r.ingest.Seconds(), pct(r.packets, 50), pct(r.packets, 99), lag)
 	}
+	fmt.Fprintf(stdout, "\nsize after ingest: bbolt file %.1f MiB; etcd member db %.1f MiB (in use %.1f MiB, before any compaction)\n",
+		float64(fi.Size())/(1<<20), float64(st.DbSize)/(1<<20), float64(st.DbSizeInUse)/(1<<20))
 	return nil
 }
 
