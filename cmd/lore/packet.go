@@ -283,7 +283,7 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 	f := c.Flags()
 	f.StringVar(&budgetText, "budget", "", "token budget: 20000, 20k, 1.5k, 1m (default: none)")
 	f.StringVar(&opts.Format, "format", "md", "output format: md, xml or json")
-	f.StringArrayVar(&categories, "category", nil, "PATTERN=CATEGORY, first match wins (repeatable)")
+	f.StringArrayVar(&categories, "category", nil, "PATTERN=CATEGORY, first match wins (repeatable; replaces the default categories)")
 	f.StringSliceVar(&priority, "priority", nil, "categories, most important first (default src,lib,app,packages,(root),tests,test,docs)")
 	f.BoolVar(&opts.GitDiff, "git-diff", false, "focus on files changed against HEAD; their neighbours go first")
 	f.StringVar(&encoding, "encoding", "o200k_base", "token encoding: o200k_base, cl100k_base or estimate")
