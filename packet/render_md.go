@@ -215,7 +215,7 @@ func mdEntry(e Entry, withKind bool) string {
 		fmt.Fprintf(&b, "Collapsed; full text: %s\n", code(e.Fetch))
 	default:
 		if t := strings.TrimRight(e.Text, "\n"); t != "" {
-			b.WriteString(t)
+			b.WriteString(demoteHeadings(t))
 			b.WriteByte('\n')
 		}
 		if e.Truncated > 0 {
@@ -255,4 +255,33 @@ func mdGroup(g NoteGroup) string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// demoteHeadings moves a record's own markdown headings below the
+// packet's ("# Context Packet", then "## Rank N"): "# Title" becomes
+// "### Title", and so on down to "######", outside fenced code. Other
+// lines, and the text of xml and json packets, are left as they are.
+func demoteHeadings(text string) string {
+	if !strings.Contains(text, "#") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	fenced := false
+	for i, line := range lines {
+		t := strings.TrimLeft(line, " ")
+		indent := len(line) - len(t)
+		if indent < 4 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
+			fenced = !fenced
+			continue
+		}
+		if fenced || indent >= 4 || !strings.HasPrefix(t, "#") {
+			continue
+		}
+		n := len(t) - len(strings.TrimLeft(t, "#"))
+		if n > 6 || n < len(t) && t[n] != ' ' && t[n] != '\t' {
+			continue // "#hashtag" or "#######" is no heading
+		}
+		lines[i] = line[:indent] + strings.Repeat("#", min(n+2, 6)) + t[n:]
+	}
+	return strings.Join(lines, "\n")
 }
