@@ -11,6 +11,7 @@ import (
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -105,4 +106,20 @@ func (l *Lore) catchUp() error {
 		return fmt.Errorf("index of %s lags the cluster: %w", l.name, err)
 	}
 	return nil
+}
+
+// source is what a packet reads: on etcd, the store pinned at its last
+// write's revision, so every read of one packet sees one revision while
+// other hosts write (the index was caught up to at least that revision
+// just before); on bbolt, the store itself.
+func (l *Lore) source() packet.Source {
+	st, ok := l.st.(*store.Store)
+	if !l.shared || !ok {
+		return l.st
+	}
+	seq, err := st.LastSeq()
+	if err != nil {
+		return l.st // the packet's first read meets the same error
+	}
+	return st.At(seq)
 }

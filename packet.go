@@ -150,5 +150,5 @@ func (l *Lore) Packet(ctx context.Context, req packet.Request) (*packet.Packet, 
 	} else if req.Query != "" {
 		return nil, fmt.Errorf("packet: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
 	}
-	return packet.Build(ctx, l.st, srch, req)
+	return packet.Build(ctx, l.source(), srch, req)
 }

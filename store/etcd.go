@@ -53,6 +53,7 @@ type etcdEngine struct {
 	prefix    string
 	logKey    string
 	o         EtcdOptions
+	pin       int64 // a view's fixed revision (At), 0 for the live store
 }
 
 // ParseEtcdURL splits a store URL etcd://host:port,host:port/prefix into
@@ -183,7 +184,29 @@ func (e *etcdEngine) fail(what string, err error) error {
 	return fmt.Errorf("%s on etcd cluster %s: %w", what, strings.Join(e.endpoints, ","), err)
 }
 
-func (e *etcdEngine) close() error { return e.cli.Close() }
+func (e *etcdEngine) close() error {
+	if e.pin != 0 {
+		return nil // a view shares its store's client
+	}
+	return e.cli.Close()
+}
+
+// At returns a read-only view of an etcd store as it was at revision rev
+// (a sequence number from LastSeq or a PutResult): every read through it
+// sees that one revision, so a packet built from many reads is consistent
+// while others write. Closing the view is harmless and keeps the store
+// open. Reads fail with ErrCompacted once etcd has compacted past rev. On
+// a bbolt store, whose writes the caller's process orders, At returns s.
+func (s *Store) At(rev uint64) *Store {
+	if s.etcd == nil || rev == 0 {
+		return s
+	}
+	e := *s.etcd
+	e.pin = int64(rev)
+	o := s.opts
+	o.ReadOnly = true
+	return &Store{etcd: &e, path: s.path, opts: o}
+}
 
 // view runs fn on a snapshot: every read inside it is at the revision of
 // its first read.
@@ -271,11 +294,18 @@ func (e *etcdEngine) try(fn func(kvTx) error) (uint64, bool, error) {
 // begin starts a snapshot at the current revision, reading the log key's
 // mod revision (the store's last sequence number) on the way.
 func (e *etcdEngine) begin(ctx context.Context) (*etcdTx, error) {
-	resp, err := e.cli.Get(ctx, e.logKey)
+	var opts []clientv3.OpOption
+	if e.pin != 0 {
+		opts = append(opts, clientv3.WithRev(e.pin))
+	}
+	resp, err := e.cli.Get(ctx, e.logKey, opts...)
 	if err != nil {
 		return nil, e.fail("read", err)
 	}
 	tx := &etcdTx{e: e, ctx: ctx, rev: resp.Header.Revision}
+	if e.pin != 0 {
+		tx.rev = e.pin
+	}
 	if len(resp.Kvs) == 1 {
 		tx.logRev = resp.Kvs[0].ModRevision
 		tx.logValue = resp.Kvs[0].Value

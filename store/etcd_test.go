@@ -184,3 +184,36 @@ func TestParseEtcdURL(t *testing.T) {
 		}
 	}
 }
+
+func TestEtcdAtRevisionIsOneSnapshot(t *testing.T) {
+	s := storetest.OpenEtcd(t, nil)
+	first, err := s.Put(store.Record{NS: "n", ID: "x", Body: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(store.Record{NS: "n", ID: "x", Body: "two"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(store.Record{NS: "n", ID: "later"}); err != nil {
+		t.Fatal(err)
+	}
+	v := s.At(first.Seq)
+	if r, err := v.Get("n", "x"); err != nil || r.Body != "one" || r.Version != 1 {
+		t.Errorf("x at %d: %+v, %v; want version 1 with body one", first.Seq, r, err)
+	}
+	if hs, err := v.Heads("n", []string{"x", "later"}); err != nil || len(hs) != 1 {
+		t.Errorf("heads at %d: %d, %v; want only x", first.Seq, len(hs), err)
+	}
+	if seq, err := v.LastSeq(); err != nil || seq != first.Seq {
+		t.Errorf("last seq of the view: %d, %v; want %d", seq, err, first.Seq)
+	}
+	if _, err := v.Put(store.Record{NS: "n", ID: "y"}); !errors.Is(err, store.ErrReadOnly) {
+		t.Errorf("put through a view: %v; want ErrReadOnly", err)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Get("n", "x"); err != nil || r.Body != "two" {
+		t.Errorf("store after closing a view: %+v, %v", r, err)
+	}
+}
