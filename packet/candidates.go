@@ -255,35 +255,32 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 	if err != nil {
 		return err
 	}
-	neighbours := g.uses(MatchHitNeighbor)
 	var own []tieredHit
-	nbs := hitNeighbors{}
 	for pos, h := range hits {
-		if h.NS != g.req.NS || isFocus(h.ID) {
-			continue
+		if h.NS == g.req.NS && !isFocus(h.ID) {
+			own = append(own, tieredHit{Hit: h, tier: hitTier(pos, g.firstPool()), score: h.Score})
 		}
-		own = append(own, tieredHit{Hit: h, tier: hitTier(pos, g.firstPool()), score: h.Score})
-		if !neighbours {
-			continue
-		}
-		ns, err := g.src.Neighbors(g.req.NS, h.ID, 1, nil)
-		if err != nil {
-			return fmt.Errorf("neighbours of hit %q: %w", h.ID, err)
-		}
-		nbs[h.ID] = ns
 	}
-	if !neighbours {
+	if !g.uses(MatchHitNeighbor) {
 		for n, h := range own {
 			g.add(h.ID, relation{match: MatchHit, from: h.ID, score: h.Score, why: fmt.Sprintf("hit %d", n+1)})
 		}
 		return nil
 	}
+	nbs, err := g.hitNeighbors(own)
+	if err != nil {
+		return err
+	}
 	own = withSequenceContext(own, nbs, g.cfg)
-	span, tiers := tierSpan(own), hitTier(len(hits), g.firstPool())
+	if own, err = g.candidateHits(own); err != nil {
+		return err
+	}
+	span, tiers := tierSpan(own), hitTier(len(own), minHitPool)
 	for n, h := range own {
-		// Scores are tie-breaks within a rank: a shallower tier's hits and
-		// neighbours all come before a deeper tier's.
-		base := float64(tiers-h.tier) * span
+		// Scores are tie-breaks within a rank: the hits of a shallower
+		// step of the ladder, and their neighbours, all come before a
+		// deeper one's, so a bigger budget only adds to the end.
+		base := float64(tiers-hitTier(n, minHitPool)) * span
 		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: base + h.score, why: fmt.Sprintf("hit %d", n+1)})
 		for _, nb := range nbs[h.ID] {
 			if !isFocus(nb.ID) {
@@ -293,6 +290,60 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		}
 	}
 	return nil
+}
+
+// candidateHits keeps the best hits, in packet order, as deep as the
+// budget can use: the first step of the ladder (minHitPool times a power
+// of 4) that holds a hit per hitPoolTokens of budget, deeper while the
+// hits kept cost under three quarters of the budget. The pool is scored
+// deeper than this (sequencePool), so that the order does not depend on
+// the budget; the cut only saves pricing candidates no packet of this
+// budget could hold. A bigger budget cuts deeper, never shallower.
+func (g *gatherer) candidateHits(own []tieredHit) ([]tieredHit, error) {
+	depth := minHitPool
+	for depth < g.req.Budget/hitPoolTokens {
+		depth *= 4
+	}
+	for depth < len(own) {
+		hits := make([]index.Hit, depth)
+		for i, h := range own[:depth] {
+			hits[i] = h.Hit
+		}
+		size, err := g.hitsSize(hits)
+		if err != nil {
+			return nil, err
+		}
+		if 4*size >= 3*g.req.Budget {
+			break
+		}
+		depth *= 4
+	}
+	return own[:min(depth, len(own))], nil
+}
+
+// hitNeighbors reads the one-hop neighbours of every hit, in one read
+// where the source can.
+func (g *gatherer) hitNeighbors(hits []tieredHit) (hitNeighbors, error) {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	if nl, ok := g.src.(NeighborLister); ok {
+		nbs, err := nl.NeighborsOf(g.req.NS, ids, nil)
+		if err != nil {
+			return nil, fmt.Errorf("neighbours of the hits: %w", err)
+		}
+		return nbs, nil
+	}
+	nbs := hitNeighbors{}
+	for _, id := range ids {
+		ns, err := g.src.Neighbors(g.req.NS, id, 1, nil)
+		if err != nil {
+			return nil, fmt.Errorf("neighbours of hit %q: %w", id, err)
+		}
+		nbs[id] = ns
+	}
+	return nbs, nil
 }
 
 // search takes hits as deep as the budget can use: it starts at about one

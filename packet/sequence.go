@@ -29,8 +29,11 @@ import (
 // budgets up to about 20k) and is read in tiers, the steps of that ladder
 // (the first 320 hits, the next 960, ...): a hit counts only
 // the hits of its own tier and shallower ones, and a tier's hits, with
-// their neighbours, all come before the next tier's. A bigger budget then
-// keeps the order of a smaller one and only adds to its end.
+// their neighbours, all come before the next tier's. Of the hits so
+// ordered, a packet prices only as many as its budget can use
+// (candidateHits), again in steps that each come after the one before. A
+// bigger budget then keeps the order of a smaller one and only adds to
+// its end.
 
 // hitNeighbors holds the one-hop neighbours of each hit, as fetched.
 type hitNeighbors map[string][]store.Neighbor

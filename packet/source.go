@@ -37,6 +37,13 @@ type Recenter interface {
 	Recent(ns string, n int) ([]store.Record, error)
 }
 
+// NeighborLister is implemented by a Source that reads the one-hop
+// neighbours of many records in one read (*store.Store does); a packet
+// asks for those of every search hit. Else Build calls Neighbors per hit.
+type NeighborLister interface {
+	NeighborsOf(ns string, ids []string, rels []string) (map[string][]store.Neighbor, error)
+}
+
 // Searcher finds records by full text within one namespace. *index.Index
 // satisfies it.
 type Searcher interface {

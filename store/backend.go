@@ -87,6 +87,7 @@ type Reader interface {
 	ForEachLink(ns string, fn func(Link) error) error
 	Links(ns, id string, dir Direction) ([]Link, error)
 	Neighbors(ns, id string, hops int, rels []string) ([]Neighbor, error)
+	NeighborsOf(ns string, ids []string, rels []string) (map[string][]Neighbor, error)
 	Namespaces() ([]string, error)
 	Stats(ns string) (Stats, error)
 }

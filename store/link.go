@@ -189,43 +189,84 @@ func (s *Store) Neighbors(ns, id string, hops int, rels []string) ([]Neighbor, e
 	if hops < 1 || hops > 2 {
 		return nil, fmt.Errorf("%w: hops %d; want 1 or 2", ErrInvalid, hops)
 	}
-	follow := map[string]bool{}
-	for _, r := range rels {
-		follow[r] = true
-	}
+	follow := relSet(rels)
 	var out []Neighbor
 	err := s.view(func(tx kvTx) error {
-		seen := map[string]bool{id: true}
-		frontier := []string{id}
-		for h := 1; h <= hops; h++ {
-			var next []Neighbor
-			for _, from := range frontier {
-				links, err := linksTx(tx, ns, from, Both)
-				if err != nil {
-					return err
-				}
-				for _, l := range links {
-					if len(follow) > 0 && !follow[l.Rel] {
-						continue
-					}
-					to := l.To
-					if l.To == from {
-						to = l.From
-					}
-					if !seen[to] {
-						seen[to] = true
-						next = append(next, Neighbor{ID: to, Hops: h, Via: l})
-					}
-				}
+		var err error
+		out, err = neighborsTx(tx, ns, id, hops, follow)
+		return err
+	})
+	return out, err
+}
+
+// NeighborsOf gives, for each of ids, what Neighbors(ns, id, 1, rels)
+// gives, read in one transaction: a packet asks for the neighbours of
+// hundreds of search hits at once. Ids without links map to nothing.
+func (s *Store) NeighborsOf(ns string, ids []string, rels []string) (map[string][]Neighbor, error) {
+	for _, id := range ids {
+		if err := validKey(ns, id); err != nil {
+			return nil, err
+		}
+	}
+	follow := relSet(rels)
+	out := make(map[string][]Neighbor, len(ids))
+	err := s.view(func(tx kvTx) error {
+		for _, id := range ids {
+			nbs, err := neighborsTx(tx, ns, id, 1, follow)
+			if err != nil {
+				return err
 			}
-			slices.SortFunc(next, func(a, b Neighbor) int { return cmp.Compare(a.ID, b.ID) })
-			frontier = frontier[:0]
-			for _, n := range next {
-				frontier = append(frontier, n.ID)
+			if len(nbs) > 0 {
+				out[id] = nbs
 			}
-			out = append(out, next...)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// relSet is the set of relations to follow; empty follows all.
+func relSet(rels []string) map[string]bool {
+	follow := make(map[string]bool, len(rels))
+	for _, r := range rels {
+		follow[r] = true
+	}
+	return follow
+}
+
+// neighborsTx walks links both ways from id, up to hops steps, following
+// the relations in follow (all when empty), sorted by (hops, id).
+func neighborsTx(tx kvTx, ns, id string, hops int, follow map[string]bool) ([]Neighbor, error) {
+	var out []Neighbor
+	seen := map[string]bool{id: true}
+	frontier := []string{id}
+	for h := 1; h <= hops; h++ {
+		var next []Neighbor
+		for _, from := range frontier {
+			links, err := linksTx(tx, ns, from, Both)
+			if err != nil {
+				return nil, err
+			}
+			for _, l := range links {
+				if len(follow) > 0 && !follow[l.Rel] {
+					continue
+				}
+				to := l.To
+				if l.To == from {
+					to = l.From
+				}
+				if !seen[to] {
+					seen[to] = true
+					next = append(next, Neighbor{ID: to, Hops: h, Via: l})
+				}
+			}
+		}
+		slices.SortFunc(next, func(a, b Neighbor) int { return cmp.Compare(a.ID, b.ID) })
+		frontier = frontier[:0]
+		for _, n := range next {
+			frontier = append(frontier, n.ID)
+		}
+		out = append(out, next...)
+	}
+	return out, nil
 }

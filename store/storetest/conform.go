@@ -153,6 +153,19 @@ func conformLinks(t *testing.T, open Opener) {
 	if nb := must(s.Neighbors("n", "a", 2, []string{"owns"})); len(nb) != 1 || nb[0].ID != "d" {
 		t.Errorf("neighbours by owns: %+v", nb)
 	}
+	// NeighborsOf gives each id what Neighbors at one hop gives it.
+	many := must(s.NeighborsOf("n", []string{"a", "b", "zz"}, nil))
+	for _, id := range []string{"a", "b"} {
+		if one := must(s.Neighbors("n", id, 1, nil)); !slices.Equal(many[id], one) {
+			t.Errorf("NeighborsOf %s: %+v; Neighbors gives %+v", id, many[id], one)
+		}
+	}
+	if nb, ok := many["zz"]; ok || len(many) != 2 {
+		t.Errorf("NeighborsOf: an id without links maps to %+v; %d ids mapped, want 2", nb, len(many))
+	}
+	if _, err := s.NeighborsOf("n", []string{"a", ""}, nil); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("NeighborsOf with an empty id: %v; want ErrInvalid", err)
+	}
 	if err := s.Unlink("n", "a", "knows", "b"); err != nil {
 		t.Fatal(err)
 	}
