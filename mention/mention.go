@@ -267,7 +267,7 @@ func isWordRune(r rune) bool {
 
 // wordsOf splits text into words with their folded forms.
 func wordsOf(text string) []word {
-	var out []word
+	out := make([]word, 0, len(text)/6+1) // prose averages more than 5 bytes a word with its space
 	start := -1
 	for i, r := range text {
 		if isWordRune(r) {
