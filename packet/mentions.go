@@ -34,9 +34,7 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	if len(g.req.Focus) == 0 && !scanQuery {
 		return nil
 	}
-	// A store reads only the heads that go by a name; another Source may
-	// list them all, and names filters them again.
-	heads, err := g.listWith(store.ListOptions{NS: g.req.NS, Named: true, NamedKinds: g.namingKinds()})
+	heads, err := g.namedHeads()
 	if err != nil {
 		return err
 	}
@@ -72,10 +70,39 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 			first[id] = true
 		}
 	}
+	// The heads the names came from may be partial (Namer): read the
+	// whole heads of the records found.
+	if err := g.readHeads(); err != nil {
+		return err
+	}
 	if g.req.MentionsDepth < 2 || len(first) == 0 {
 		return nil
 	}
 	return g.mentionsDeeper(names, sortedKeys(first), first)
+}
+
+// Namer is implemented by a Source that can list the heads that go by a
+// name without decoding the rest (*store.Store does): the records with
+// aliases or keys, and those of the given kinds, each with at least its
+// ID, Kind, Title, Aliases, Keys, Meta and Order. Without it, mentions
+// list the namespace through List.
+type Namer interface {
+	NamedHeads(ns string, kinds []string) ([]store.Record, error)
+}
+
+// namedHeads lists the heads a mention scan reads. Heads from a Namer
+// may be partial, so they are not kept among the heads read.
+func (g *gatherer) namedHeads() ([]store.Record, error) {
+	if n, ok := g.src.(Namer); ok {
+		heads, err := n.NamedHeads(g.req.NS, g.namingKinds())
+		if err != nil {
+			return nil, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
+		}
+		return slices.DeleteFunc(heads, func(h store.Record) bool { return h.NS != "" && h.NS != g.req.NS }), nil
+	}
+	// A store reads only the heads that go by a name; another Source may
+	// list them all, and names filters them again.
+	return g.listWith(store.ListOptions{NS: g.req.NS, Named: true, NamedKinds: g.namingKinds()})
 }
 
 // names lists the names of the records story time lets the packet see,
@@ -177,8 +204,8 @@ func (g *gatherer) mentionsDeeper(names []mention.Name, ids []string, first map[
 		before[id] = true
 	}
 	share := g.req.Budget * g.cfg.MentionShare / 100
-	used := 0
-	taken := map[string]bool{} // met at depth 2 only: within the share or not
+	type met struct{ id, in string }
+	var found []met
 	for _, id := range ids {
 		h := g.heads[id]
 		origin := ""
@@ -186,25 +213,32 @@ func (g *gatherer) mentionsDeeper(names []mention.Name, ids []string, first map[
 			origin = c.rels[0].from
 		}
 		for _, n := range g.scan(m, id, 2, id, origin, h.Title, h.Summary, bodies[id]) {
-			if before[n] || first[n] {
-				continue
+			if !before[n] && !first[n] {
+				found = append(found, met{n, id})
 			}
-			admit, decided := taken[n]
-			if !decided {
-				size := headSize(g.heads[n], g.req.Counter.Name())
-				admit = used+size <= share
-				if admit {
-					used += size
-				} else {
-					g.skips = append(g.skips, Skip{ID: n, Kind: g.heads[n].Kind, Reason: fmt.Sprintf(
-						"mentioned in %s (mentions depth 2), past the %d%% of the budget (%d tokens) recursive mentions may take",
-						id, g.cfg.MentionShare, share)})
-				}
-				taken[n] = admit
+		}
+	}
+	if err := g.readHeads(); err != nil { // their sizes
+		return err
+	}
+	used := 0
+	taken := map[string]bool{} // met at depth 2 only: within the share or not
+	for _, f := range found {
+		admit, decided := taken[f.id]
+		if !decided {
+			size := headSize(g.heads[f.id], g.req.Counter.Name())
+			admit = used+size <= share
+			if admit {
+				used += size
+			} else {
+				g.skips = append(g.skips, Skip{ID: f.id, Kind: g.heads[f.id].Kind, Reason: fmt.Sprintf(
+					"mentioned in %s (mentions depth 2), past the %d%% of the budget (%d tokens) recursive mentions may take",
+					f.in, g.cfg.MentionShare, share)})
 			}
-			if !admit {
-				delete(g.cands, n) // only this brought it in
-			}
+			taken[f.id] = admit
+		}
+		if !admit {
+			delete(g.cands, f.id) // only this brought it in
 		}
 	}
 	return nil

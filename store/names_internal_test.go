@@ -79,6 +79,16 @@ func TestHeadWithNamesRoundTrips(t *testing.T) {
 			t.Fatalf("head cut to %d of %d bytes: err %v; want ErrCorrupt", n, len(b), err)
 		}
 	}
+	for n := 1; n < len(b); n++ {
+		if _, err := decodeNames("novel", "mara", b[:n]); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("decodeNames of a head cut to %d of %d bytes: err %v; want ErrCorrupt", n, len(b), err)
+		}
+	}
+	nm, err := decodeNames("novel", "mara", b)
+	if err != nil || nm.Title != r.Title || nm.Kind != r.Kind || nm.Order != r.Order || !reflect.DeepEqual(nm.Aliases, r.Aliases) ||
+		!reflect.DeepEqual(nm.Keys, r.Keys) || !reflect.DeepEqual(nm.Meta, r.Meta) || nm.SHA256 != "" || nm.Tokens != nil {
+		t.Errorf("decodeNames = %+v, %v; want the names, kind, title, meta and order only", nm, err)
+	}
 	v, err := decodeVersion("novel", "mara", encodeVersion(&r))
 	if err != nil || !reflect.DeepEqual(v.Aliases, r.Aliases) || !reflect.DeepEqual(v.Keys, r.Keys) {
 		t.Errorf("version round trip: %+v, %v", v, err)

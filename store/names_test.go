@@ -118,3 +118,27 @@ func TestListNamed(t *testing.T) {
 		t.Errorf("List Named, kind scene = %s", got)
 	}
 }
+
+func TestNamedHeads(t *testing.T) {
+	s := newStore(t)
+	mustPut(t, s, store.Record{NS: "novel", ID: "a-scene", Kind: "scene", Title: "The Storm", Order: 4})
+	mustPut(t, s, store.Record{NS: "novel", ID: "b-scene", Kind: "scene", Title: "The Lamp", Summary: "s", Tags: []string{"t"},
+		Aliases: []string{"the lamp scene"}, Keys: []string{"wick"}, Meta: map[string]string{"from": "3"}, Order: 5, Body: "body", Pinned: true})
+	mustPut(t, s, store.Record{NS: "novel", ID: "c-sefa", Kind: "character", Title: "Sefa Dunmore"})
+	mustPut(t, s, store.Record{NS: "other", ID: "d-sefa", Kind: "character", Aliases: []string{"Sefa"}})
+	got, err := s.NamedHeads("novel", []string{"character"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.Record{
+		{NS: "novel", ID: "b-scene", Kind: "scene", Title: "The Lamp", Aliases: []string{"the lamp scene"}, Keys: []string{"wick"},
+			Meta: map[string]string{"from": "3"}, Order: 5},
+		{NS: "novel", ID: "c-sefa", Kind: "character", Title: "Sefa Dunmore"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("NamedHeads =\n %+v\nwant\n %+v", got, want)
+	}
+	if _, err := s.NamedHeads("Bad NS", nil); err == nil {
+		t.Error("NamedHeads of a bad namespace: no error")
+	}
+}
