@@ -90,6 +90,7 @@ type jsonlLink struct {
 	Rel    string  `json:"rel"`
 	To     string  `json:"to"`
 	Weight float64 `json:"weight"`
+	Made   int64   `json:"made"`
 }
 
 // jsonlBare is the payload of a bare link line {"link": {...}}.
@@ -100,6 +101,7 @@ type jsonlBare struct {
 	Rel    string  `json:"rel"`
 	To     string  `json:"to"`
 	Weight float64 `json:"weight"`
+	Made   int64   `json:"made"`
 }
 
 // recordFields lists the keys a record line may carry, for error messages.
@@ -223,7 +225,7 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 		if el.ToNS != "" && el.ToNS != ns {
 			return rec, nil, false, fmt.Errorf("links[%d] of %q points into namespace %q: links cannot cross namespaces (the record is in %q)", i, l.ID, el.ToNS, ns)
 		}
-		lk := store.Link{NS: ns, From: l.ID, Rel: el.Rel, To: el.To, Weight: el.Weight}
+		lk := store.Link{NS: ns, From: l.ID, Rel: el.Rel, To: el.To, Weight: el.Weight, Made: el.Made}
 		if err := validLink(lk); err != nil {
 			return rec, nil, false, fmt.Errorf("links[%d] of %q: %w", i, l.ID, err)
 		}
@@ -263,7 +265,7 @@ func parseBareLink(l *jsonlLine, defaultNS string) (store.Record, []store.Link, 
 		return store.Record{}, nil, false, errors.New(`a link line carries only "link": put record fields on their own line`)
 	}
 	b := l.Link
-	lk := store.Link{NS: b.NS, From: b.From, Rel: b.Rel, To: b.To, Weight: b.Weight}
+	lk := store.Link{NS: b.NS, From: b.From, Rel: b.Rel, To: b.To, Weight: b.Weight, Made: b.Made}
 	if lk.NS == "" {
 		lk.NS = defaultNS
 	}
@@ -398,10 +400,22 @@ type jsonlOutLink struct {
 	Rel    string  `json:"rel"`
 	To     string  `json:"to"`
 	Weight float64 `json:"weight,omitempty"`
+	// Made is store.Link.Made, so an import keeps the order links were
+	// made in (the memory tools list relations by it).
+	Made int64 `json:"made,omitempty"`
 }
 
 type jsonlOutBare struct {
-	Link store.Link `json:"link"`
+	Link jsonlOutBareLink `json:"link"`
+}
+
+type jsonlOutBareLink struct {
+	NS     string  `json:"ns"`
+	From   string  `json:"from"`
+	Rel    string  `json:"rel"`
+	To     string  `json:"to"`
+	Weight float64 `json:"weight,omitempty"`
+	Made   int64   `json:"made,omitempty"`
 }
 
 // WriteJSONL writes recs and links as JSONL that ReadJSONL reads back:
@@ -427,7 +441,7 @@ func WriteJSONL(w io.Writer, recs []store.Record, links []store.Link) error {
 	for _, l := range links {
 		k := [2]string{l.NS, l.From}
 		if have[k] {
-			out[k] = append(out[k], jsonlOutLink{Rel: l.Rel, To: l.To, Weight: l.Weight})
+			out[k] = append(out[k], jsonlOutLink{Rel: l.Rel, To: l.To, Weight: l.Weight, Made: l.Made})
 		} else {
 			bare = append(bare, l)
 		}
@@ -457,7 +471,7 @@ func WriteJSONL(w io.Writer, recs []store.Record, links []store.Link) error {
 		}
 	}
 	for _, l := range bare {
-		if err := enc.Encode(jsonlOutBare{Link: l}); err != nil {
+		if err := enc.Encode(jsonlOutBare{Link: jsonlOutBareLink{NS: l.NS, From: l.From, Rel: l.Rel, To: l.To, Weight: l.Weight, Made: l.Made}}); err != nil {
 			return fmt.Errorf("write link %s→%s: %w", l.From, l.To, err)
 		}
 	}

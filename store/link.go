@@ -35,7 +35,7 @@ func (s *Store) Link(l Link) (changed bool, err error) {
 		return false, err
 	}
 	err = s.update(func(tx kvTx) error {
-		changed, err = linkTx(tx, l, s.opts.Now())
+		changed, err = linkTx(tx, l, s.opts.Now(), false)
 		return err
 	})
 	return changed, err
@@ -57,7 +57,18 @@ func linkTime(now time.Time) int64 {
 	}
 }
 
-func linkTx(tx kvTx, l Link, now time.Time) (bool, error) {
+// raiseLinkTime makes the links made next come after time t.
+func raiseLinkTime(t int64) {
+	for {
+		last := lastLinkTime.Load()
+		if last >= t || lastLinkTime.CompareAndSwap(last, t) {
+			return
+		}
+	}
+}
+
+// linkTx writes l. keepMade (a restore) keeps l.Made for a new link.
+func linkTx(tx kvTx, l Link, now time.Time, keepMade bool) (bool, error) {
 	out, in := tx.Bucket(bucketOut), tx.Bucket(bucketIn)
 	ko := key(l.NS, l.From, l.Rel, l.To)
 	var made int64
@@ -70,6 +81,9 @@ func linkTx(tx kvTx, l Link, now time.Time) (bool, error) {
 			return false, nil
 		}
 		made = m
+	} else if keepMade && l.Made > 0 {
+		made = l.Made // a restore keeps it
+		raiseLinkTime(made)
 	} else {
 		made = linkTime(now)
 	}

@@ -227,7 +227,7 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 			if i%1024 == 0 {
 				progress("linking", i, len(links))
 			}
-			if _, err := linkTx(tx, l, now); err != nil {
+			if _, err := linkTx(tx, l, now, restore); err != nil {
 				return err
 			}
 		}

@@ -60,7 +60,8 @@ type Link struct {
 	// Made is when the link was first made (a new weight keeps it), in
 	// Unix nanoseconds, strictly increasing within a process: links sorted
 	// by it are in the order they were made. Set on links read; 0 for
-	// links made before it was kept. Ignored by Link and PutMany.
+	// links made before it was kept. Ignored by Link and PutMany;
+	// RestoreContext keeps it for a link it makes (an export carries it).
 	Made int64 `json:"-"`
 	// ToNS, when set, names the target's namespace. It exists so that a
 	// link into another namespace (from an import, say) is refused with a

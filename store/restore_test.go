@@ -65,6 +65,23 @@ func TestRestore(t *testing.T) {
 		t.Errorf("plain: v%d created %v; want version 1, stamped now", p.Version, p.Created)
 	}
 
+	// A restore keeps the time a link was made (its order); PutMany does not.
+	if _, err := s.RestoreContext(context.Background(), nil, []store.Link{
+		{NS: "n", From: "a", Rel: "r", To: "old", Made: 50}, {NS: "n", From: "a", Rel: "r", To: "plain", Made: 20}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutMany(nil, []store.Link{{NS: "n", From: "a", Rel: "r", To: "a", Made: 10}}); err != nil {
+		t.Fatal(err)
+	}
+	links, _ := s.Links("n", "a", store.Out)
+	made := map[string]int64{}
+	for _, l := range links {
+		made[l.To] = l.Made
+	}
+	if len(links) != 3 || made["old"] != 50 || made["plain"] != 20 || made["a"] <= 50 {
+		t.Errorf("links %+v: want -> old made at 50, -> plain at 20, -> a (put) after both", links)
+	}
+
 	// Versions must increase; nothing is written otherwise.
 	seq := lastSeq(t, s)
 	_, err = s.RestoreContext(context.Background(), []store.Record{
