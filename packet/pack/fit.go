@@ -242,13 +242,10 @@ func (f *fitter) putBack(kept map[string]bool) {
 	for _, it := range order[pos:] {
 		start[it.Path] = true
 	}
-	f.set(start, packReasonBudget)
-	for f.p.Tokens > f.p.Budget && pos < len(order) { // the sums were short: walk on
-		delete(start, order[pos].Path)
-		pos++
-		f.set(start, packReasonBudget)
-	}
-	b := &putBacker{f: f, upper: f.p.Tokens, exact: true}
+	// The pack with kept is rendered and counted: with fewer files it
+	// counts no more (a file costs more than its note), which bounds the
+	// count of start without rendering it.
+	b := &putBacker{f: f, upper: f.p.Tokens, exact: len(start) == len(kept)}
 	b.reset(start)
 	for i := pos - 1; i >= 0; i-- {
 		b.try(order[i])
