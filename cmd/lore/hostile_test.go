@@ -53,10 +53,10 @@ func hostileStore(t *testing.T) string {
 var hostileNeed = regexp.MustCompile(`needs ([0-9,]+) tokens`)
 
 // TestPacketHostileStoreCLI runs `lore packet` on the hostile store at
-// budgets from 1 to 8k, in every format: stdout holds a packet within its
-// budget (exit 0 or 2), or nothing, with exit 3 and a report on stderr
-// that names the protected records (or the frame) and proposes a split;
-// the budget it says is needed then works.
+// budgets from 1 to 8k (1, 300, 2,000, 8,000), in every format: stdout
+// holds a packet within its budget (exit 0 or 2), or nothing, with exit 3
+// and a report on stderr that names the protected records (or the frame)
+// and proposes a split; the budget it says is needed then works.
 func TestPacketHostileStoreCLI(t *testing.T) {
 	dir := hostileStore(t)
 	counter, err := budget.NewCounter("o200k_base")
@@ -71,7 +71,7 @@ func TestPacketHostileStoreCLI(t *testing.T) {
 	refused, built := 0, 0
 	for _, req := range requests {
 		for _, format := range []string{"md", "xml", "json"} {
-			for _, b := range []int{1, 40, 300, 1000, 3000, 8000} {
+			for _, b := range []int{1, 300, 2000, 8000} {
 				args := append([]string{"--store", dir, "packet", "--ns", "hostile", "--format", format, "--budget", strconv.Itoa(b)}, req...)
 				name := fmt.Sprintf("%v %s at %d", req, format, b)
 				stdout, stderr, code := runCLI(t, "", args...)
@@ -84,6 +84,9 @@ func TestPacketHostileStoreCLI(t *testing.T) {
 				case exitNoFit:
 					refused++
 					hostileCheckRefusal(t, name, stdout, stderr, req)
+					if format != "md" {
+						continue // the need is checked once a request and budget
+					}
 					m := hostileNeed.FindStringSubmatch(stderr)
 					if m == nil {
 						t.Errorf("%s: no need stated in %q", name, stderr)
