@@ -60,7 +60,15 @@ func openEtcd(url string, opts *Options, create bool) (*Lore, error) {
 		return nil, fmt.Errorf("%s: encoding: %w", filepath.Join(local, ConfigFile), err)
 	}
 	so := &store.Options{ReadOnly: opts.ReadOnly && !create, HistoryCap: cfg.HistoryCap, Counters: []store.Counter{counter}, Now: opts.Now}
-	st, err := store.OpenEtcd(url, so, opts.Etcd)
+	var eo store.EtcdOptions
+	if opts.Etcd != nil {
+		eo = *opts.Etcd
+	}
+	eo.MustExist = !create
+	st, err := store.OpenEtcd(url, so, &eo)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %w", err, ErrNoStore)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,9 +2,12 @@ package lore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,4 +135,19 @@ func TestEtcdIndexRebuildsAfterCompaction(t *testing.T) {
 		t.Errorf("after compaction, node b finds %v; want the three new records and no ghost of old", got)
 	}
 	mustCheck(t, b)
+}
+
+func TestEtcdOpenNeedsInit(t *testing.T) {
+	url := storetest.EtcdURL(t)
+	_, err := lore.Open(url, &lore.Options{LocalDir: t.TempDir()})
+	if !errors.Is(err, lore.ErrNoStore) || !strings.Contains(err.Error(), "lore init") {
+		t.Fatalf("open of an empty prefix: %v; want ErrNoStore telling to run lore init", err)
+	}
+	if err := lore.Init(url); err != nil {
+		t.Fatal(err)
+	}
+	l := openNode(t, url)
+	if _, err := l.Backup(io.Discard); err == nil || !strings.Contains(err.Error(), "etcdctl snapshot save") {
+		t.Errorf("backup of an etcd store: %v; want a refusal naming etcdctl snapshot save", err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"strings"
 	"time"
@@ -32,6 +33,10 @@ type EtcdOptions struct {
 	MaxRequestBytes int
 	// Username and Password log in to a cluster with auth enabled.
 	Username, Password string
+	// MustExist makes a writable open fail with ErrNotFound, as a
+	// read-only one does, when the prefix holds no store yet, instead of
+	// creating one (`lore init` creates; a mistyped prefix should not).
+	MustExist bool
 }
 
 // DefaultEtcdTimeout is the default of EtcdOptions' timeouts.
@@ -124,15 +129,16 @@ func OpenEtcd(url string, opts *Options, eo *EtcdOptions) (*Store, error) {
 	}
 	eng := &etcdEngine{cli: cli, url: url, endpoints: endpoints, prefix: prefix, logKey: prefix + "log", o: e}
 	s := &Store{etcd: eng, path: url, opts: o}
-	if err := eng.init(o.ReadOnly); err != nil {
+	if err := eng.init(o.ReadOnly || e.MustExist); err != nil {
 		cli.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// init writes the format key of a new store and checks an existing one.
-func (e *etcdEngine) init(readOnly bool) error {
+// init writes the format key of a new store, unless mustExist, and
+// checks an existing one.
+func (e *etcdEngine) init(mustExist bool) error {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	k := e.prefix + string(bucketMeta) + "/" + string(keyFormat)
@@ -141,8 +147,8 @@ func (e *etcdEngine) init(readOnly bool) error {
 		return e.fail("open", err)
 	}
 	if len(resp.Kvs) == 0 {
-		if readOnly {
-			return fmt.Errorf("open store %s read-only: no lore store under this prefix (no %s key): %w", e.url, k, ErrNotFound)
+		if mustExist {
+			return fmt.Errorf("open store %s: no lore store under this prefix (no %s key; `lore init` creates one): %w", e.url, k, ErrNotFound)
 		}
 		_, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
 			Then(clientv3.OpPut(k, string([]byte{formatVersion}))).Commit()
@@ -236,10 +242,13 @@ const maxConflicts = 200
 // conflict fn runs again on a new snapshot. It returns the write's
 // revision, which is the sequence number of its changes.
 func (e *etcdEngine) update(fn func(kvTx) error) (uint64, error) {
-	for range maxConflicts {
+	for i := range maxConflicts {
 		rev, ok, err := e.try(fn)
 		if err != nil || ok {
 			return rev, err
+		}
+		if i >= 2 { // many writers on one store: spread the retries
+			time.Sleep(time.Duration(rand.IntN(1000*min(i, 20))) * time.Microsecond)
 		}
 	}
 	return 0, fmt.Errorf("write on etcd cluster %s: gave up after %d conflicts with other writers: %w",
