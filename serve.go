@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -280,28 +279,4 @@ func (s *Server) nameList(names []string, limit int) (listed []string, more int)
 		used += c
 	}
 	return names, 0
-}
-
-// observations splits a record body into its observations: one a line,
-// blank lines skipped.
-func observations(body string) []string {
-	var out []string
-	for line := range strings.SplitSeq(body, "\n") {
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) != "" {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
-// checkObservation refuses an observation that cannot be one body line.
-func checkObservation(entity, o string) error {
-	if strings.ContainsAny(o, "\r\n") {
-		return fmt.Errorf("entity %q: observation %q: %w: it contains a line break; one observation is one line (send several observations instead)", entity, o, store.ErrInvalid)
-	}
-	if strings.TrimSpace(o) == "" {
-		return fmt.Errorf("entity %q: observation %q: %w: it is blank", entity, o, store.ErrInvalid)
-	}
-	return nil
 }

@@ -299,6 +299,7 @@ func (s *Server) addObservations(ctx context.Context, _ *mcp.CallToolRequest, in
 				r, err := getEntity(l, ns, o.EntityName)
 				if errors.Is(err, store.ErrNotFound) {
 					// The reference server's words; nothing is added.
+					//lint:ignore ST1005 the reference server's words, matched exactly
 					return fmt.Errorf("Entity with name %s not found", o.EntityName)
 				}
 				if err != nil {
