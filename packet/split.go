@@ -115,9 +115,37 @@ func (b *builder) commandFor(r Request, focus, extra []string) string {
 // splitError is ladder step 5: what could not be trimmed, and a split.
 func (b *builder) splitError(limit int, cause error) error {
 	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
-	e.Need = b.fixedTotal()
-	// The real need: the packet of the protected records alone, in their
-	// last forms, rendered and counted whole (estimates add up under it).
+	e.Need = b.splitNeed()
+	// The budget was not met, so whatever the counts say, the need is
+	// above it (the deferral notes can be what tipped it over).
+	e.Need = max(e.Need, e.Budget+1)
+	byOrigin, movable, protected := b.splitProtected(e)
+	if len(e.Protected) == 0 && b.refusedFrame > 0 {
+		e.Need = max(e.Budget+1, b.refusedFrame) // nothing protected: the frame is all it needs
+		e.Cause = fmt.Errorf("the budget is below this packet's frame of %s tokens (its heading and the notes of what it leaves out)", thousands(b.refusedFrame))
+	}
+	e.Need = b.workingBudget(e.Need)
+	e.Frame = max(e.Need-protected, 0)
+	// Every proposal ends with the command lines that carry it out, with
+	// flags `lore packet` has.
+	b.proposeFocus(e, byOrigin)
+	b.proposeKinds(e, movable, limit)
+	b.proposeScenes(e)
+	if b.req.Hops > 1 {
+		e.Proposals = append(e.Proposals, "narrow the walk"+splitCmds(b.command(b.req.Focus, []string{"--hops", "1"})))
+	}
+	b.proposeLarger(e)
+	return e
+}
+
+// splitCmds ends a proposal with the command lines that carry it out.
+func splitCmds(lines ...string) string { return ":\n      " + strings.Join(lines, "\n      ") }
+
+// splitNeed is the real need: the packet of the protected records alone,
+// in their last forms, rendered and counted whole (estimates add up
+// under it).
+func (b *builder) splitNeed() int {
+	need := b.fixedTotal()
 	var kept []budget.Fitted
 	for i, c := range b.cands {
 		if b.fixed(i) && b.forms[i] != formOut {
@@ -126,16 +154,17 @@ func (b *builder) splitError(limit int, cause error) error {
 	}
 	if p, err := b.assemble(kept, nil); err == nil {
 		_, n := p.settle(b.req.Format)
-		e.Need = max(e.Need, n)
+		need = max(need, n)
 	}
-	// The budget was not met, so whatever the counts say, the need is
-	// above it (the deferral notes can be what tipped it over).
-	e.Need = max(e.Need, e.Budget+1)
-	// Each protected record at what its entry costs in its last form; the
-	// frame is the rest (heading, and the notes of what was deferred).
-	byOrigin := map[string]int{}
-	var movable []int
-	protected := 0
+	return need
+}
+
+// splitProtected lists each protected record at what its entry costs in
+// its last form (the frame is the rest: heading, and the notes of what
+// was deferred), and returns those costs by focus, the records a second
+// packet could take (not rank 1, not pinned) and their total.
+func (b *builder) splitProtected(e *SplitError) (byOrigin map[string]int, movable []int, protected int) {
+	byOrigin = map[string]int{}
 	for i, c := range b.cands {
 		if !b.fixed(i) || b.forms[i] == formOut {
 			continue
@@ -148,26 +177,57 @@ func (b *builder) splitError(limit int, cause error) error {
 			movable = append(movable, i)
 		}
 	}
-	if len(e.Protected) == 0 && b.refusedFrame > 0 {
-		e.Need = max(e.Budget+1, b.refusedFrame) // nothing protected: the frame is all it needs
-		e.Cause = fmt.Errorf("the budget is below this packet's frame of %s tokens (its heading and the notes of what it leaves out)", thousands(b.refusedFrame))
+	return byOrigin, movable, protected
+}
+
+// proposeFocus proposes one packet per focus, when there are several.
+func (b *builder) proposeFocus(e *SplitError, byOrigin map[string]int) {
+	if len(b.req.Focus) <= 1 {
+		return
 	}
-	e.Need = b.workingBudget(e.Need)
-	e.Frame = max(e.Need-protected, 0)
-	// Every proposal ends with the command lines that carry it out, with
-	// flags `lore packet` has.
-	cmds := func(lines ...string) string { return ":\n      " + strings.Join(lines, "\n      ") }
-	if len(b.req.Focus) > 1 {
-		var parts, lines []string
-		for _, f := range b.req.Focus {
-			parts = append(parts, fmt.Sprintf("--focus %s (about %s tokens)", f, thousands(e.Frame+byOrigin[f])))
-			lines = append(lines, b.command([]string{f}, nil))
-		}
-		e.Proposals = append(e.Proposals, "one packet per focus: "+strings.Join(parts, "; ")+cmds(lines...))
+	var parts, lines []string
+	for _, f := range b.req.Focus {
+		parts = append(parts, fmt.Sprintf("--focus %s (about %s tokens)", f, thousands(e.Frame+byOrigin[f])))
+		lines = append(lines, b.command([]string{f}, nil))
 	}
-	// Set whole kinds of protected records apart in a second packet (the
-	// largest first) until the first one fits: --exclude-kind leaves them
-	// out of the first, and the second takes them as its focus.
+	e.Proposals = append(e.Proposals, "one packet per focus: "+strings.Join(parts, "; ")+splitCmds(lines...))
+}
+
+// proposeKinds sets whole kinds of protected records apart in a second
+// packet (the largest first) until the first one fits: --exclude-kind
+// leaves them out of the first, and the second takes them as its focus.
+func (b *builder) proposeKinds(e *SplitError, movable []int, limit int) {
+	movedKinds, moved, need := b.splitMoveKinds(e.Need, movable, limit)
+	if len(moved) == 0 || need > limit-limit/20 || len(b.req.Focus) == 0 || b.req.proposing {
+		return
+	}
+	slices.Sort(moved)
+	kinds := strings.Join(movedKinds, ",")
+	first, second := b.req, b.req
+	first.ExcludeKinds = sortedSet(append(slices.Clone(b.req.ExcludeKinds), movedKinds...))
+	second.Focus, second.Kinds = moved, sortedSet(movedKinds)
+	first.AsOf, second.AsOf = 0, 0 // the command lines let story time follow the focus
+	// Offered only when both packets, built, fit: the records set apart
+	// bring their own neighbours, which no estimate here sees.
+	n1, ok := b.fits(first)
+	if !ok {
+		return
+	}
+	n2, ok := b.fits(second)
+	if !ok {
+		return
+	}
+	e.Proposals = append(e.Proposals, fmt.Sprintf("two packets, the %s records apart (%s tokens, then %s)", strings.Join(movedKinds, ", "),
+		thousands(n1), thousands(n2))+splitCmds(
+		b.command(b.req.Focus, []string{"--exclude-kind", kinds}),
+		b.command(moved, []string{"--kind", kinds})))
+}
+
+// splitMoveKinds picks the kinds to set apart, largest first, until the
+// estimate of what stays is under the target (the limit less a margin:
+// estimates add up a little under the rendered whole). It returns the
+// kinds, the movable records of them, and the need that stays.
+func (b *builder) splitMoveKinds(need int, movable []int, limit int) (movedKinds, moved []string, rest int) {
 	byKind := map[string]int{}
 	for _, i := range movable {
 		byKind[b.cands[i].rec.Kind] += b.cost[i][b.forms[i]]
@@ -181,10 +241,6 @@ func (b *builder) splitError(limit int, cause error) error {
 	}
 	kinds := sortedKeys(byKind)
 	slices.SortStableFunc(kinds, func(x, y string) int { return cmp.Compare(byKind[y], byKind[x]) })
-	need := e.Need
-	var moved, movedKinds []string
-	moving := 0
-	// Estimates add up a little under the rendered whole: keep a margin.
 	target := limit - limit/20
 	for _, k := range kinds {
 		if need <= target {
@@ -199,7 +255,6 @@ func (b *builder) splitError(limit int, cause error) error {
 				need -= b.itemTokens(i)
 				if slices.Contains(movable, i) {
 					moved = append(moved, c.rec.ID)
-					moving += b.cost[i][b.forms[i]]
 				}
 			}
 			if !b.grouping {
@@ -207,25 +262,12 @@ func (b *builder) splitError(limit int, cause error) error {
 			}
 		}
 	}
-	if len(moved) > 0 && need <= target && len(b.req.Focus) > 0 && !b.req.proposing {
-		slices.Sort(moved)
-		kinds := strings.Join(movedKinds, ",")
-		first, second := b.req, b.req
-		first.ExcludeKinds = sortedSet(append(slices.Clone(b.req.ExcludeKinds), movedKinds...))
-		second.Focus, second.Kinds = moved, sortedSet(movedKinds)
-		first.AsOf, second.AsOf = 0, 0 // the command lines let story time follow the focus
-		// Offered only when both packets, built, fit: the records set
-		// apart bring their own neighbours, which no estimate here sees.
-		if n1, ok := b.fits(first); ok {
-			if n2, ok := b.fits(second); ok {
-				e.Proposals = append(e.Proposals, fmt.Sprintf("two packets, the %s records apart (%s tokens, then %s)", strings.Join(movedKinds, ", "),
-					thousands(n1), thousands(n2))+cmds(
-					b.command(b.req.Focus, []string{"--exclude-kind", kinds}),
-					b.command(moved, []string{"--kind", kinds})))
-			}
-		}
-	}
-	// A smaller scope: the scenes the focus holds, one packet each.
+	return movedKinds, moved, need
+}
+
+// proposeScenes proposes a smaller scope: the scenes the focus holds, one
+// packet each.
+func (b *builder) proposeScenes(e *SplitError) {
 	var scenes, sceneCmds []string
 	for i, c := range b.cands {
 		if b.fixed(i) && b.forms[i] != formOut && c.rank > 1 && c.rec.Kind == "scene" {
@@ -234,11 +276,13 @@ func (b *builder) splitError(limit int, cause error) error {
 		}
 	}
 	if len(scenes) >= 2 {
-		e.Proposals = append(e.Proposals, "a smaller scope, one packet per scene: "+strings.Join(scenes, "; ")+cmds(sceneCmds...))
+		e.Proposals = append(e.Proposals, "a smaller scope, one packet per scene: "+strings.Join(scenes, "; ")+splitCmds(sceneCmds...))
 	}
-	if b.req.Hops > 1 {
-		e.Proposals = append(e.Proposals, "narrow the walk"+cmds(b.command(b.req.Focus, []string{"--hops", "1"})))
-	}
+}
+
+// proposeLarger proposes the budget that works, and the smallest scope
+// that holds it.
+func (b *builder) proposeLarger(e *SplitError) {
 	scope, size := "", 0
 	for _, name := range sortedKeys(b.cfg.Scopes) {
 		if s := b.cfg.Scopes[name]; s >= e.Need && (size == 0 || s < size) {
@@ -249,11 +293,10 @@ func (b *builder) splitError(limit int, cause error) error {
 	larger.Budget = e.Need
 	if scope != "" {
 		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens (--scope %s is %s)", thousands(e.Need), scope, thousands(size))+
-			cmds(b.commandFor(larger, b.req.Focus, nil), b.commandFor(larger, b.req.Focus, []string{"--scope", scope})))
-	} else {
-		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", thousands(e.Need))+cmds(b.commandFor(larger, b.req.Focus, nil)))
+			splitCmds(b.commandFor(larger, b.req.Focus, nil), b.commandFor(larger, b.req.Focus, []string{"--scope", scope})))
+		return
 	}
-	return e
+	e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", thousands(e.Need))+splitCmds(b.commandFor(larger, b.req.Focus, nil)))
 }
 
 // fits builds r, a packet a split proposes, and reports its tokens and
