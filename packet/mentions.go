@@ -117,7 +117,10 @@ func (g *gatherer) names(heads []store.Record, isFocus func(string) bool) []ment
 		if isFocus(h.ID) || len(h.Aliases)+len(h.Keys) == 0 && !g.naming(h.Kind) {
 			continue
 		}
-		if _, ok := g.storyTime(h); !ok {
+		w := len(g.warns)
+		_, ok := g.storyTime(h)
+		g.warns = g.warns[:w] // a bad meta.from is warned about if the record becomes a candidate, not for lending a name
+		if !ok {
 			continue
 		}
 		if h.Title != "" && g.naming(h.Kind) {
