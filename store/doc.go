@@ -12,7 +12,11 @@
 // occurs inside a part, and a prefix scan for namespace "a" (key prefix
 // "a\x00") never sees "a/b" or "ab". Byte order of keys is (ns, id) order.
 // Every value starts with a format byte (1 today); a reader refuses other
-// bytes with ErrCorrupt instead of guessing.
+// bytes with ErrCorrupt instead of guessing. A head with aliases or keys
+// starts with 2: the format 1 head followed by the aliases and the keys. A
+// head without them is still written as format 1, so a store that uses no
+// names reads the same in a version that knows only format 1, and a packet
+// finds the heads that go by a name without decoding the others.
 //
 //	meta       "format" -> store format (1); "seq" -> last change-log sequence number (uint64, big-endian)
 //	heads      ns 0 id -> record head: everything but the body, with body size and cached token counts
