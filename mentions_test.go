@@ -2,6 +2,7 @@ package lore_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -212,5 +213,30 @@ func TestMentionsScanQuery(t *testing.T) {
 		if e, ok := entry(p, id); !ok || e.Why != why {
 			t.Errorf("%s with --scan-query = %+v, %v; want why %q", id, e, ok, why)
 		}
+	}
+}
+
+// A scene that names many things keeps them all (rank 2 is protected) and
+// degrades through the ladder, summaries first, before it refuses.
+func TestMentionsDegradeBeforeRefusing(t *testing.T) {
+	l := demoStore(t)
+	putScene(t, l, "scene-new", 8, "Sefa, Mara, Old Oren, Ines and Tobias stood on the Needle cliffs by the lighthouse above Vessel Point and the reef.")
+	named := []string{"sefa", "mara", "oren", "ines", "tobias", "needle-cliffs", "lighthouse", "harbour", "canon-needle-reef"}
+	roomy := buildPacket(t, l, packet.Request{Focus: []string{"scene-new"}, Budget: 8000, Task: "draft"})
+	tight := buildPacket(t, l, packet.Request{Focus: []string{"scene-new"}, Budget: roomy.Tokens * 5 / 6, Task: "draft"})
+	summaries := 0
+	for _, id := range named {
+		if e, ok := entry(tight, id); !ok || e.Rank != 2 {
+			t.Errorf("%s at %d tokens: %+v, %v; want it kept at rank 2", id, tight.Budget, e, ok)
+		} else if e.Form == "summary" {
+			summaries++
+		}
+	}
+	if tight.Step < 2 || summaries == 0 || tight.Tokens > tight.Budget {
+		t.Errorf("at %d tokens: step %d, %d summaries, %d tokens; want the ladder's summaries within the budget", tight.Budget, tight.Step, summaries, tight.Tokens)
+	}
+	_, err := l.Packet(context.Background(), packet.Request{NS: demoNS, Focus: []string{"scene-new"}, Budget: roomy.Tokens / 3, Task: "draft"})
+	if !errors.Is(err, packet.ErrCannotFit) {
+		t.Errorf("at a third of the room: %v; want a split (exit 3)", err)
 	}
 }
