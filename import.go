@@ -2,6 +2,8 @@ package lore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/lorekeep/lore/store"
@@ -17,6 +19,9 @@ type ImportSummary struct {
 	// Warnings are inputs read that may not do what they seem to (an
 	// empty wikilink makes no link); they do not stop an import.
 	Warnings []InputError `json:"warnings,omitempty"`
+	// Batches is how many transactions an import too large for one took
+	// (etcd only); 0 means one transaction, all or nothing.
+	Batches int `json:"batches,omitempty"`
 }
 
 // Import stores records and links in one transaction: all of them or, on
@@ -25,9 +30,18 @@ type ImportSummary struct {
 // several times with increasing versions brings its history along (see
 // store.Store.RestoreContext); a record that exists gets a new version.
 // The summary counts records, not lines: one added with its history is 1.
+//
+// On an etcd store, an import too large for one transaction goes in
+// batches instead (Batches says how many), each all or nothing, in input
+// order, never splitting the versions of one record. If one fails, the
+// batches before it stay written: run the same import again to resume,
+// since a batch already written puts identical content and changes nothing.
 func (l *Lore) Import(ctx context.Context, recs []store.Record, links []store.Link) (ImportSummary, error) {
 	var sum ImportSummary
 	res, err := l.st.RestoreContext(ctx, recs, links)
+	if errors.Is(err, store.ErrTooLarge) && l.shared {
+		res, sum.Batches, err = l.importBatches(ctx, recs, links)
+	}
 	if err == nil {
 		err = l.afterWrite(ctx)
 	}
@@ -97,4 +111,69 @@ func (l *Lore) ExportWith(w io.Writer, ns string, opts ExportOptions) error {
 		return err
 	}
 	return WriteJSONL(w, recs, links)
+}
+
+// importBatches writes recs, then links, in the fewest transactions the
+// cluster takes: a part refused as too large is halved (at a boundary
+// between records, keeping one record's versions together) and tried
+// again; a refused write writes nothing, so trying costs no cleanup.
+func (l *Lore) importBatches(ctx context.Context, recs []store.Record, links []store.Link) ([]store.PutResult, int, error) {
+	var out []store.PutResult
+	batches := 0
+	var put func(rs []store.Record, ls []store.Link) error
+	put = func(rs []store.Record, ls []store.Link) error {
+		res, err := l.st.RestoreContext(ctx, rs, ls)
+		if err == nil {
+			out = append(out, res...)
+			batches++
+			return nil
+		}
+		if !errors.Is(err, store.ErrTooLarge) {
+			return err
+		}
+		if len(rs) > 0 {
+			cut := recordCut(rs)
+			if cut == 0 {
+				return fmt.Errorf("record %s/%s with its %d versions is too large for one transaction on this cluster: %w", rs[0].NS, rs[0].ID, len(rs), err)
+			}
+			if err := put(rs[:cut], nil); err != nil {
+				return err
+			}
+			return put(rs[cut:], ls)
+		}
+		if len(ls) < 2 {
+			return err
+		}
+		if err := put(nil, ls[:len(ls)/2]); err != nil {
+			return err
+		}
+		return put(nil, ls[len(ls)/2:])
+	}
+	if len(links) > 0 && len(recs) > 0 {
+		// Records first, then links: a link may name any record.
+		if err := put(recs, nil); err != nil {
+			return out, batches, fmt.Errorf("import in batches: %d written before this error (run the same import again to resume): %w", batches, err)
+		}
+		recs = nil
+	}
+	if err := put(recs, links); err != nil {
+		return out, batches, fmt.Errorf("import in batches: %d written before this error (run the same import again to resume): %w", batches, err)
+	}
+	return out, batches, nil
+}
+
+// recordCut is the index nearest the middle of rs where a new record
+// starts (rs[i] names another record than rs[i-1]); 0 when rs holds the
+// versions of one record only.
+func recordCut(rs []store.Record) int {
+	same := func(i int) bool { return rs[i].NS == rs[i-1].NS && rs[i].ID == rs[i-1].ID }
+	mid := len(rs) / 2
+	for d := 0; d <= len(rs); d++ {
+		for _, i := range []int{mid - d, mid + d} {
+			if i > 0 && i < len(rs) && !same(i) {
+				return i
+			}
+		}
+	}
+	return 0
 }

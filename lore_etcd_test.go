@@ -151,3 +151,47 @@ func TestEtcdOpenNeedsInit(t *testing.T) {
 		t.Errorf("backup of an etcd store: %v; want a refusal naming etcdctl snapshot save", err)
 	}
 }
+
+func TestEtcdImportTooLargeGoesInBatches(t *testing.T) {
+	url := storetest.EtcdURL(t)
+	if err := lore.Init(url); err != nil {
+		t.Fatal(err)
+	}
+	// A client-side limit of 40 operations stands for a small cluster.
+	l, err := lore.Open(url, &lore.Options{LocalDir: t.TempDir(), Etcd: &store.EtcdOptions{MaxTxnOps: 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var recs []store.Record
+	for v := 1; v <= 3; v++ { // one record's versions, which must stay together
+		recs = append(recs, store.Record{NS: "n", ID: "a-hist", Body: fmt.Sprint("version ", v), Version: v})
+	}
+	var links []store.Link
+	for i := range 60 {
+		recs = append(recs, store.Record{NS: "n", ID: fmt.Sprintf("r%02d", i), Body: "harbour"})
+		links = append(links, store.Link{NS: "n", From: fmt.Sprintf("r%02d", i), Rel: "next", To: fmt.Sprintf("r%02d", (i+1)%60)})
+	}
+	ctx := context.Background()
+	sum, err := l.Import(ctx, recs, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Batches < 2 || sum.Added != 61 || sum.Links != 60 {
+		t.Errorf("import summary %+v; want 61 added, 60 links, in 2 or more batches", sum)
+	}
+	h, err := l.History("n", "a-hist")
+	if err != nil || len(h) != 3 {
+		t.Errorf("history of a-hist: %d versions, %v; want the 3 imported", len(h), err)
+	}
+	st, err := l.Stats("n")
+	if err != nil || st.Records != 61 || st.Links != 60 {
+		t.Errorf("stats %+v, %v", st, err)
+	}
+	// Running it again resumes: nothing left to write.
+	again, err := l.Import(ctx, recs, links)
+	if err != nil || again.Unchanged != 61 || again.Added != 0 {
+		t.Errorf("import again: %+v, %v; want all 61 unchanged", again, err)
+	}
+	mustCheck(t, l)
+}

@@ -82,6 +82,9 @@ good ones and lists the rest.`,
 				a.note("imported: %d added, %d updated, %d unchanged, %s, %s, %s\n",
 					sum.Added, sum.Updated, sum.Unchanged, plural(sum.Links, "link"), plural(len(bad), "error"), plural(len(warns), "warning"))
 			}
+			if sum.Batches > 0 {
+				a.note("the cluster's transaction limits took %d batches: each was all or nothing\n", sum.Batches)
+			}
 			if len(bad) > 0 {
 				return &exitStatus{code: exitError, err: fmt.Errorf("%d bad input(s) skipped", len(bad))}
 			}
