@@ -380,11 +380,11 @@ func (l *Lore) rebuildIndexContext(ctx context.Context) error {
 				return fmt.Errorf("reindex cancelled, the old index is kept: %w", context.Cause(ctx))
 			}
 			if done++; done%256 == 0 {
-				progress("indexing", done, max(total, done))
+				progress("reindexing", done, max(total, done))
 			}
 			return fn(r)
 		})
-		progress("indexing", done, max(total, done))
+		progress("reindexing", done, max(total, done))
 		return err
 	}
 	if err := index.Rebuild(dir, src, seq); err != nil {

@@ -37,7 +37,7 @@ func TestImportAndReindexProgress(t *testing.T) {
 	if err := l.ReindexContext(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := last["indexing"]; len(order) != 1 || got != [2]int{2500, 2500} {
-		t.Errorf("reindex: phases %v, indexing at %v; want indexing alone, to 2500 of 2500", order, got)
+	if got := last["reindexing"]; len(order) != 1 || got != [2]int{2500, 2500} {
+		t.Errorf("reindex: phases %v, reindexing at %v; want reindexing alone, to 2500 of 2500 records", order, got)
 	}
 }

@@ -3,7 +3,9 @@ package store
 import "context"
 
 // Progress is told how far a long operation has come: phase names the
-// step ("counting tokens", "writing", "indexing"), done of total items.
+// step ("counting tokens", "writing", "linking", "committing",
+// "indexing" in changes of the log, "reindexing" in records), done of
+// total items.
 // It may be called from several goroutines at once, and often: it should
 // only note the numbers (a renderer throttles its own output).
 type Progress func(phase string, done, total int)

@@ -40,7 +40,7 @@ good ones and lists the rest.`,
 				warns []lore.InputError
 			)
 			bar := a.progressLine()
-			defer bar.end()
+			defer bar.close()
 			for _, p := range args {
 				r, lk, errs, ws, err := a.readImport(p, ns, bar)
 				bar.end()

@@ -66,7 +66,7 @@ func newReindexCommand(a *app) *cobra.Command {
 			defer l.Close()
 			bar := a.progressLine()
 			err = l.ReindexContext(withProgress(c.Context(), bar))
-			bar.end()
+			bar.close()
 			if err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ func newReindexCommand(a *app) *cobra.Command {
 			if a.jsonOut {
 				return a.printJSON(map[string]any{"records": st.Records, "seq": st.LastSeq})
 			}
-			a.note("reindexed %d records (change log at %d)\n", st.Records, st.LastSeq)
+			a.note("reindexed %s (change log at %s)\n", plural(st.Records, "record"), thousands(int(st.LastSeq)))
 			return nil
 		},
 	}

@@ -28,6 +28,7 @@ type progress struct {
 	total int
 	start time.Time
 	drawn time.Time
+	stop  chan struct{} // closes the ticker; nil when none runs
 }
 
 // rateAfter is how long a phase runs before a rate (and so a time left)
@@ -52,7 +53,44 @@ func (a *app) progressLine() *progress {
 	if a.quiet || a.streams.err != io.Writer(os.Stderr) || !isTerminal(os.Stderr) {
 		return nil
 	}
-	return newProgress(os.Stderr, time.Now)
+	p := newProgress(os.Stderr, time.Now)
+	p.stop = make(chan struct{})
+	go p.tick(250 * time.Millisecond)
+	return p
+}
+
+// tick redraws the line every so often, so that a phase that reports
+// nothing for a while (a commit, a large batch) still shows its time
+// going by rather than a frozen line.
+func (p *progress) tick(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if p.phase != "" {
+				now := p.now()
+				p.drawn = now
+				fmt.Fprintf(p.w, "\r\x1b[K%s", p.line(now))
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// close ends the current line and stops the ticker; nil does nothing.
+func (p *progress) close() {
+	if p == nil {
+		return
+	}
+	p.end()
+	if p.stop != nil {
+		close(p.stop)
+		p.stop = nil
+	}
 }
 
 // unitOf names what a store phase counts.
