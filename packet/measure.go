@@ -16,6 +16,33 @@ import (
 // records that have none for this encoding, then prices every entry and
 // note (pipeline step 3). No body is read for a record with a cached count.
 func (b *builder) measure() error {
+	if err := b.countMissing(); err != nil {
+		return err
+	}
+	n := len(b.cands)
+	b.cost, b.note, b.step, b.forms = make([][3]int, n), make([]int, n), make([]int, n), make([]form, n)
+	for i, c := range b.cands {
+		c.idx = i
+	}
+	count := b.req.Counter.Count
+	priceEach(len(b.cands), b.price)
+	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns}
+	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format)) + b.sectionHeadings()
+	sum := 0
+	for i := range b.cands {
+		sum += b.note[i]
+	}
+	b.noteShare = b.req.Budget * b.cfg.NoteShare / 100
+	if sum > b.noteShare {
+		b.priceGroups(sum)
+	}
+	return nil
+}
+
+// countMissing takes each candidate's token counts from the cache, and
+// counts (and caches, where the source can) those of the records with
+// none for this encoding; a cache that cannot be written is a warning.
+func (b *builder) countMissing() error {
 	enc := b.req.Counter.Name()
 	var missing []string
 	for _, c := range b.cands {
@@ -25,92 +52,88 @@ func (b *builder) measure() error {
 			missing = append(missing, c.rec.ID)
 		}
 	}
-	if len(missing) > 0 {
-		if err := b.loadBodies(missing); err != nil {
-			return err
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := b.loadBodies(missing); err != nil {
+		return err
+	}
+	setter, _ := b.src.(TokenSetter)
+	var cacheErr error
+	for _, c := range b.cands {
+		if _, ok := c.rec.Tokens[enc]; ok {
+			continue
 		}
-		setter, _ := b.src.(TokenSetter)
-		var cacheErr error
-		for _, c := range b.cands {
-			if _, ok := c.rec.Tokens[enc]; ok {
-				continue
+		c.tc = store.TokenCount{Title: b.req.Counter.Count(c.rec.Title), Body: b.req.Counter.Count(b.bodies[c.rec.ID]), Summary: b.req.Counter.Count(c.rec.Summary)}
+		if setter != nil && cacheErr == nil {
+			if err := setter.SetTokens(b.req.NS, c.rec.ID, enc, c.tc); err != nil && !errors.Is(err, store.ErrReadOnly) {
+				cacheErr = err
 			}
-			c.tc = store.TokenCount{Title: b.req.Counter.Count(c.rec.Title), Body: b.req.Counter.Count(b.bodies[c.rec.ID]), Summary: b.req.Counter.Count(c.rec.Summary)}
-			if setter != nil && cacheErr == nil {
-				if err := setter.SetTokens(b.req.NS, c.rec.ID, enc, c.tc); err != nil && !errors.Is(err, store.ErrReadOnly) {
-					cacheErr = err
-				}
-			}
-		}
-		if cacheErr != nil {
-			b.warns = append(b.warns, fmt.Sprintf("token counts for %s were not cached: %v", enc, cacheErr))
 		}
 	}
-	n := len(b.cands)
-	b.cost, b.note, b.step, b.forms = make([][3]int, n), make([]int, n), make([]int, n), make([]form, n)
-	for i, c := range b.cands {
-		c.idx = i
-	}
-	count := b.req.Counter.Count
-	priceEach(len(b.cands), func(i int) {
-		c := b.cands[i]
-		for f := formFull; f <= formTitle; f++ {
-			if f == formSummary && c.rec.Summary == "" {
-				continue // no summary: the form is never used (priced below as the whole)
-			}
-			e := b.entry(c, f, "")
-			text := 0
-			switch f {
-			case formFull:
-				text = c.tc.Body
-			case formSummary:
-				text = c.tc.Summary
-			}
-			b.cost[i][f] = count(b.fragment(e)) + text
-		}
-		full := b.cost[i][formFull]
-		reasons := []string{"dropped: over budget on re-count", fmt.Sprintf("replaced by summary: saves %s", thousands(full))}
-		if c.rec.Summary == "" {
-			b.cost[i][formSummary] = full // saves nothing: no step shows it
-			reasons = reasons[:1]
-		}
-		worst := 0
-		for _, reason := range reasons {
-			worst = max(worst, count(b.noteFragment(Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Step: 4, Action: "collapsed",
-				Tokens: full, Saves: full, Reason: reason, Fetch: fetchCmd(b.req.NS, c.rec.ID)})))
-		}
-		b.note[i] = worst
-	})
-	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns}
-	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format)) + b.sectionHeadings()
-	sum := 0
-	for i := range b.cands {
-		sum += b.note[i]
-	}
-	b.noteShare = b.req.Budget * b.cfg.NoteShare / 100
-	if sum > b.noteShare {
-		b.canGroup = true
-		b.groupCost = count(explainHint)
-		var kinds []string
-		for _, c := range b.cands {
-			if !slices.Contains(kinds, c.rec.Kind) {
-				kinds = append(kinds, c.rec.Kind)
-			}
-		}
-		// One line per kind, at most maxGroups of them and a line for
-		// the other kinds: price the longest lines that can occur.
-		slices.SortFunc(kinds, func(x, y string) int { return cmp.Compare(len(y), len(x)) })
-		for i, k := range kinds {
-			if i == maxGroups {
-				b.groupCost += count(b.groupFragment(NoteGroup{Count: len(b.cands), Kinds: len(kinds), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
-					Fetch: b.explainCmd()}))
-				break
-			}
-			b.groupCost += count(b.groupFragment(NoteGroup{Kind: k, Count: len(b.cands), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
-				Fetch: b.explainCmd()}))
-		}
+	if cacheErr != nil {
+		b.warns = append(b.warns, fmt.Sprintf("token counts for %s were not cached: %v", enc, cacheErr))
 	}
 	return nil
+}
+
+// price prices candidate i's entry in every form and its note (the
+// longest the note can be).
+func (b *builder) price(i int) {
+	count := b.req.Counter.Count
+	c := b.cands[i]
+	for f := formFull; f <= formTitle; f++ {
+		if f == formSummary && c.rec.Summary == "" {
+			continue // no summary: the form is never used (priced below as the whole)
+		}
+		e := b.entry(c, f, "")
+		text := 0
+		switch f {
+		case formFull:
+			text = c.tc.Body
+		case formSummary:
+			text = c.tc.Summary
+		}
+		b.cost[i][f] = count(b.fragment(e)) + text
+	}
+	full := b.cost[i][formFull]
+	reasons := []string{"dropped: over budget on re-count", fmt.Sprintf("replaced by summary: saves %s", thousands(full))}
+	if c.rec.Summary == "" {
+		b.cost[i][formSummary] = full // saves nothing: no step shows it
+		reasons = reasons[:1]
+	}
+	worst := 0
+	for _, reason := range reasons {
+		worst = max(worst, count(b.noteFragment(Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Step: 4, Action: "collapsed",
+			Tokens: full, Saves: full, Reason: reason, Fetch: fetchCmd(b.req.NS, c.rec.ID)})))
+	}
+	b.note[i] = worst
+}
+
+// priceGroups prices grouped notes, for when the notes one a record
+// (sum) would take more than their share: one line per kind, at most
+// maxGroups of them and a line for the other kinds, priced at the
+// longest lines that can occur.
+func (b *builder) priceGroups(sum int) {
+	count := b.req.Counter.Count
+	b.canGroup = true
+	b.groupCost = count(explainHint)
+	var kinds []string
+	for _, c := range b.cands {
+		if !slices.Contains(kinds, c.rec.Kind) {
+			kinds = append(kinds, c.rec.Kind)
+		}
+	}
+	slices.SortFunc(kinds, func(x, y string) int { return cmp.Compare(len(y), len(x)) })
+	for i, k := range kinds {
+		if i == maxGroups {
+			b.groupCost += count(b.groupFragment(NoteGroup{Count: len(b.cands), Kinds: len(kinds), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
+				Fetch: b.explainCmd()}))
+			break
+		}
+		b.groupCost += count(b.groupFragment(NoteGroup{Kind: k, Count: len(b.cands), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
+			Fetch: b.explainCmd()}))
+	}
 }
 
 // sectionHeadings prices the section heading (markdown) or element (XML)
