@@ -29,6 +29,7 @@ func Conformance(t *testing.T, open Opener) {
 		{"ChangeLog", conformChanges},
 		{"ConcurrentWriters", conformConcurrent},
 		{"ListRecentStats", conformList},
+		{"Names", conformNames},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer catch(t)
@@ -396,5 +397,35 @@ func conformList(t *testing.T, open Opener) {
 	st := must(s.Stats(""))
 	if st.Records != 7 || st.Kinds["a"] != 4 || st.Kinds["b"] != 3 || st.LastSeq == 0 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// conformNames: aliases and keys are stored (a format 2 head), read back
+// by Get, List (Named) and NamedHeads, and dropped again.
+func conformNames(t *testing.T, open Opener) {
+	s := open(t, nil)
+	must(s.PutMany([]store.Record{
+		{NS: "n", ID: "scene", Kind: "scene", Title: "The Storm", Body: "Sefa came."},
+		{NS: "n", ID: "sefa", Kind: "character", Title: "Sefa Dunmore", Aliases: []string{"the surveyor", "Sefa"}, Keys: []string{"chart"}},
+		{NS: "n", ID: "cliffs", Kind: "location", Title: "The Needle cliffs"},
+		{NS: "m", ID: "sefa", Kind: "character", Aliases: []string{"Sefa"}},
+	}, nil))
+	got := must(s.Get("n", "sefa"))
+	if !slices.Equal(got.Aliases, []string{"Sefa", "the surveyor"}) || !slices.Equal(got.Keys, []string{"chart"}) {
+		t.Errorf("Get: aliases %q keys %q", got.Aliases, got.Keys)
+	}
+	heads, _ := must2(s.List(store.ListOptions{NS: "n", Named: true, NamedKinds: []string{"location"}}))
+	named := must(s.NamedHeads("n", []string{"location"}))
+	for _, hs := range [][]store.Record{heads, named} {
+		if len(hs) != 2 || hs[0].ID != "cliffs" || hs[1].ID != "sefa" || !slices.Equal(hs[1].Aliases, got.Aliases) {
+			t.Errorf("named heads = %+v; want cliffs and sefa with its aliases", hs)
+		}
+	}
+	got.Aliases, got.Keys = nil, nil
+	if res := must(s.Put(got)); res.Status == store.StatusUnchanged {
+		t.Errorf("dropping the names: %+v; want a new version", res)
+	}
+	if named := must(s.NamedHeads("n", nil)); len(named) != 0 {
+		t.Errorf("NamedHeads after the names were dropped = %+v; want none", named)
 	}
 }
