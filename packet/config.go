@@ -85,8 +85,10 @@ type Profile struct {
 	// Monotone keeps the records of a packet a prefix of the packet order
 	// (after the protected ones): once a record does not fit, nothing
 	// less important is put back in its place, so a bigger budget always
-	// holds what a smaller one does. Set for agent; novel fills gaps with
-	// smaller records instead (style, short canon).
+	// holds what a smaller one does. Set for agent and novel. (A novel
+	// packet with a focus can still break it in one case: a bigger budget
+	// restores a protected record whole where a smaller one kept its
+	// summary and fitted a rank-6 record beside it.)
 	Monotone bool `json:"monotone,omitempty"`
 }
 
@@ -174,6 +176,7 @@ var canonKinds = []string{"canon", "character", "event", "fact", "faction", "ite
 func DefaultConfig() Config {
 	novel := Profile{
 		Protected: []int{1, 2, 3, 4, 5},
+		Monotone:  true,
 		Rules: []Rule{
 			{Rank: 1, Match: MatchFocus},
 			{Rank: 1, Match: MatchPOV},

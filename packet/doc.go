@@ -86,9 +86,14 @@
 // The hit pool follows the budget: 20, 80, 320... hits (the first depth
 // of at least one hit per 60 tokens, deeper while the hits cost under
 // three quarters of the budget; Config.HitLimit caps it), so a bigger
-// budget never looks less deep. A hit's one-hop neighbours get
-// Config.NeighborShare of its score, so that within their rank they
-// follow the hit that brought them. A Profile.Monotone profile (agent)
+// budget never looks less deep. Where the profile takes hit neighbours
+// (agent), the search reads 320 hits whatever the budget and scores each
+// in its sequence context (Config.ContextShare, Config.WindowShare: the
+// hits beside it in a "next" chain raise it), and the budget then decides
+// how many of them become candidates, in the same steps. A hit's one-hop
+// neighbours get Config.NeighborShare of its score (NextShare and
+// PreviousShare along a sequence), so that within their rank they follow
+// the hit that brought them. A Profile.Monotone profile (agent and novel)
 // keeps its packet a prefix of the packet order: once a record does not
 // fit, nothing less important is put back, so a bigger budget holds every
 // record a smaller one does.
