@@ -11,6 +11,7 @@ import (
 
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/packet/pack"
+	"github.com/lorekeep/lore/store"
 )
 
 // Config is a store's lore.json. Every field is optional; a missing file
@@ -31,6 +32,27 @@ type Config struct {
 	Packet packet.Config `json:"packet,omitzero"`
 	// Pack configures `lore pack`: categories and their priority.
 	Pack PackConfig `json:"pack,omitzero"`
+	// Etcd, in a store folder's lore.json, keeps that store on an etcd
+	// cluster: the folder then holds this file and the local index, and
+	// --store DIR (or the .lore/ found by discovery) opens the cluster.
+	// Given with an etcd store URL, it supplies TLS files and auth.
+	Etcd *EtcdConfig `json:"etcd,omitempty"`
+}
+
+// EtcdConfig is the `etcd` section of lore.json.
+type EtcdConfig struct {
+	// URL is the store URL, etcd://host:port,host:port/prefix.
+	URL string `json:"url,omitempty"`
+	// CAFile, CertFile and KeyFile are PEM files for TLS: the CA that
+	// signed the members' certificates, and a client certificate and key
+	// when the members ask for one.
+	CAFile   string `json:"ca_file,omitempty"`
+	CertFile string `json:"cert_file,omitempty"`
+	KeyFile  string `json:"key_file,omitempty"`
+	// Username logs in to a cluster with auth enabled; the password is
+	// read from the environment variable PasswordEnv, never from a file.
+	Username    string `json:"username,omitempty"`
+	PasswordEnv string `json:"password_env,omitempty"`
 }
 
 // PackConfig is the `pack` section of lore.json.
@@ -66,6 +88,19 @@ func LoadConfig(path string) (Config, error) {
 	if cfg.Scope != "" {
 		if _, err := scopeTokens(cfg.Scope, cfg.withDefaults().Packet.Scopes); err != nil {
 			return cfg, fmt.Errorf("%s: %v: %w", path, err, ErrConfig)
+		}
+	}
+	if e := cfg.Etcd; e != nil {
+		if e.URL != "" {
+			if _, _, err := store.ParseEtcdURL(e.URL); err != nil {
+				return cfg, fmt.Errorf("%s: etcd.url: %v: %w", path, err, ErrConfig)
+			}
+		}
+		if (e.CertFile == "") != (e.KeyFile == "") {
+			return cfg, fmt.Errorf("%s: etcd: cert_file and key_file go together (got %q and %q): %w", path, e.CertFile, e.KeyFile, ErrConfig)
+		}
+		if (e.Username == "") != (e.PasswordEnv == "") {
+			return cfg, fmt.Errorf("%s: etcd: username and password_env go together (got %q and %q): %w", path, e.Username, e.PasswordEnv, ErrConfig)
 		}
 	}
 	for name, n := range cfg.Scopes {

@@ -27,6 +27,9 @@ func Discover(flag, wd string) (string, error) {
 		if fi, err := os.Stat(filepath.Join(cand, BoltFile)); err == nil && !fi.IsDir() {
 			return cand, nil
 		}
+		if etcdURLOf(cand) != "" { // a .lore/ whose store is on etcd
+			return cand, nil
+		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return "", fmt.Errorf("no %s folder in %s or any parent, and neither --store nor %s is set (run `lore init` first): %w", DirName, wd, EnvStore, ErrNoStore)

@@ -113,6 +113,11 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	case err != nil:
 		return nil, fmt.Errorf("open store %q: no such directory (run `lore init` or pass --store): %w", dir, ErrNoStore)
 	}
+	if url := etcdURLOf(dir); url != "" {
+		o := *opts
+		o.LocalDir = dir
+		return openEtcd(url, &o, create)
+	}
 	if _, err := os.Stat(filepath.Join(dir, BoltFile)); err != nil && !create {
 		hint := "run `lore init` there, or point --store at the folder that holds " + BoltFile
 		if _, err := os.Stat(filepath.Join(dir, DirName, BoltFile)); err == nil {

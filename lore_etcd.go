@@ -13,6 +13,7 @@ import (
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 )
 
 // EnvLocal names the local folder an etcd store's index and lore.json
@@ -63,6 +64,9 @@ func openEtcd(url string, opts *Options, create bool) (*Lore, error) {
 	var eo store.EtcdOptions
 	if opts.Etcd != nil {
 		eo = *opts.Etcd
+	}
+	if err := cfg.Etcd.apply(&eo, filepath.Join(local, ConfigFile)); err != nil {
+		return nil, err
 	}
 	eo.MustExist = !create
 	st, err := store.OpenEtcd(url, so, &eo)
@@ -130,4 +134,38 @@ func (l *Lore) source() packet.Source {
 		return l.st // the packet's first read meets the same error
 	}
 	return st.At(seq)
+}
+
+// apply sets the TLS and auth of eo from lore.json's etcd section.
+func (e *EtcdConfig) apply(eo *store.EtcdOptions, path string) error {
+	if e == nil {
+		return nil
+	}
+	if e.Username != "" {
+		pw, ok := os.LookupEnv(e.PasswordEnv)
+		if !ok {
+			return fmt.Errorf("%s: etcd.password_env names %s, which is not set: %w", path, e.PasswordEnv, ErrConfig)
+		}
+		eo.Username, eo.Password = e.Username, pw
+	}
+	if e.CAFile != "" || e.CertFile != "" {
+		info := transport.TLSInfo{TrustedCAFile: e.CAFile, CertFile: e.CertFile, KeyFile: e.KeyFile}
+		tc, err := info.ClientConfig()
+		if err != nil {
+			return fmt.Errorf("%s: etcd TLS files: %v: %w", path, err, ErrConfig)
+		}
+		eo.TLS = tc
+	}
+	return nil
+}
+
+// etcdURLOf returns the etcd store URL a store folder's lore.json names,
+// or "" when it names none (or cannot be read: the bbolt path reports
+// that).
+func etcdURLOf(dir string) string {
+	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
+	if err != nil || cfg.Etcd == nil {
+		return ""
+	}
+	return cfg.Etcd.URL
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/internal/etcdmember"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 	"github.com/lorekeep/lore/store/storetest"
@@ -194,4 +196,79 @@ func TestEtcdImportTooLargeGoesInBatches(t *testing.T) {
 		t.Errorf("import again: %+v, %v; want all 61 unchanged", again, err)
 	}
 	mustCheck(t, l)
+}
+
+// TestEtcdFolderWithAuth keeps a store folder whose lore.json puts the
+// store on a cluster with auth on: the password comes from the variable
+// the file names, and discovery finds the folder.
+func TestEtcdFolderWithAuth(t *testing.T) {
+	ms, err := etcdmember.Plan(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := etcdmember.Start(ms[0], etcdmember.InitialCluster(ms), t.TempDir(), os.DevNull, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	url := etcdmember.StoreURL(ms, "secure")
+	eps, _, _ := store.ParseEtcdURL(url)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, step := range []func() error{
+		func() error { _, err := cli.RoleAdd(ctx, "root"); return err },
+		func() error { _, err := cli.UserAdd(ctx, "root", "s3cret"); return err },
+		func() error { _, err := cli.UserGrantRole(ctx, "root", "root"); return err },
+		func() error { _, err := cli.AuthEnable(ctx); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cli.Close()
+
+	root := t.TempDir()
+	dir := filepath.Join(root, lore.DirName)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`{"etcd": {"url": %q, "username": "root", "password_env": "LORE_TEST_ETCD_PW"}}`, url)
+	if err := os.WriteFile(filepath.Join(dir, lore.ConfigFile), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := lore.Init(dir); !errors.Is(err, lore.ErrConfig) || !strings.Contains(err.Error(), "LORE_TEST_ETCD_PW") {
+		t.Fatalf("init without the password variable: %v; want ErrConfig naming it", err)
+	}
+	t.Setenv("LORE_TEST_ETCD_PW", "wrong")
+	if err := lore.Init(dir); err == nil {
+		t.Fatal("init with a wrong password worked")
+	}
+	t.Setenv("LORE_TEST_ETCD_PW", "s3cret")
+	if err := lore.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	found, err := lore.Discover("", filepath.Join(root))
+	if err != nil || found != dir {
+		t.Fatalf("discover from %s: %q, %v; want %s", root, found, err, dir)
+	}
+	l, err := lore.Open(found, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Put(ctx, store.Record{NS: "n", ID: "x", Body: "behind a password"}); err != nil {
+		t.Fatal(err)
+	}
+	if l.Name() != url {
+		t.Errorf("name %q; want the URL %q", l.Name(), url)
+	}
+	if got := searchIDs(t, l, "n", "password"); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("search: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, lore.BoltFile)); err == nil {
+		t.Errorf("a %s was made in the etcd store's folder", lore.BoltFile)
+	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -33,6 +34,8 @@ type EtcdOptions struct {
 	MaxRequestBytes int
 	// Username and Password log in to a cluster with auth enabled.
 	Username, Password string
+	// TLS, when set, is used to reach the members (https endpoints).
+	TLS *tls.Config
 	// MustExist makes a writable open fail with ErrNotFound, as a
 	// read-only one does, when the prefix holds no store yet, instead of
 	// creating one (`lore init` creates; a mistyped prefix should not).
@@ -120,6 +123,7 @@ func OpenEtcd(url string, opts *Options, eo *EtcdOptions) (*Store, error) {
 		Endpoints:          endpoints,
 		DialTimeout:        e.DialTimeout,
 		Username:           e.Username,
+		TLS:                e.TLS,
 		Password:           e.Password,
 		Logger:             zap.NewNop(),
 		MaxCallSendMsgSize: maxSendBytes,
