@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
@@ -24,8 +25,10 @@ const (
 // Member is one planned member: its name and loopback URLs.
 type Member struct {
 	Name   string
-	Client string // http://127.0.0.1:port
+	Client string // http://127.0.0.1:port (https with TLS)
 	Peer   string // http://127.0.0.1:port
+	// TLS, when set, serves clients over TLS with these files.
+	TLS *transport.TLSInfo `json:"-"`
 }
 
 // Plan picks n members with free loopback ports (asked of the kernel, so
@@ -69,7 +72,7 @@ func InitialCluster(ms []Member) string {
 func StoreURL(ms []Member, prefix string) string {
 	var hosts []string
 	for _, m := range ms {
-		hosts = append(hosts, strings.TrimPrefix(m.Client, "http://"))
+		hosts = append(hosts, strings.TrimPrefix(strings.TrimPrefix(m.Client, "http://"), "https://"))
 	}
 	return "etcd://" + strings.Join(hosts, ",") + "/" + strings.Trim(prefix, "/")
 }
@@ -95,6 +98,9 @@ func Start(m Member, cluster, dir, logPath string, timeout time.Duration) (*embe
 	cfg.InitialCluster = cluster
 	cfg.InitialClusterToken = "lore-cluster"
 	cfg.ClusterState = embed.ClusterStateFlagNew
+	if m.TLS != nil {
+		cfg.ClientTLSInfo = *m.TLS
+	}
 	cfg.MaxTxnOps = MaxTxnOps
 	cfg.MaxRequestBytes = MaxRequestBytes
 	cfg.LogLevel = "warn"
