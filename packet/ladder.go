@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -161,11 +160,8 @@ func (b *builder) fitOnce(limit int) (budget.Result, error) {
 // assemble makes the packet of the kept items; every other candidate gets
 // a note. deferred, when given, carries Fit's reasons by id.
 func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Deferred) (*Packet, error) {
-	keep := make(map[string]budget.Fitted, len(kept))
+	keep := keptByID(kept)
 	var full []string
-	for _, k := range kept {
-		keep[k.ID] = k
-	}
 	for i, c := range b.cands {
 		if _, ok := keep[c.rec.ID]; ok && b.forms[i] == formFull {
 			full = append(full, c.rec.ID)
@@ -177,79 +173,39 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 		}
 	}
 	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.memo, frameWarn: -1}
-	type keyed struct {
-		n     Note
-		score float64
-	}
-	var notes []keyed
+	var notes []scoredNote
 	for i, c := range b.cands {
-		full := b.cost[i][formFull]
 		k, ok := keep[c.rec.ID]
 		if ok {
-			text, read := b.bodies[c.rec.ID]
-			if !read && b.trial && b.forms[i] == formFull {
-				text = b.stand(c.tc.Body)
-			}
-			e := b.entry(c, b.forms[i], text)
-			if k.Truncated {
-				e.Text, e.Truncated, e.Tokens = k.Text, k.Cut, k.Tokens
-				e.Fetch = fetchCmd(b.req.NS, c.rec.ID)
-			}
-			p.Records = append(p.Records, e)
+			p.Records = append(p.Records, b.entryOf(i, k))
 		}
-		n := Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Tokens: full, Fetch: fetchCmd(b.req.NS, c.rec.ID)}
-		switch {
-		case ok && k.Truncated:
-			// Kept, but shortened: every shortened record gets a note.
-			n.Step, n.Action, n.Saves = 1, "truncated", max(0, full-k.Tokens)
-			n.Reason = "truncated" + savesText(n.Saves)
-		case !ok && b.forms[i] != formOut:
-			n.Step, n.Action, n.Reason = 1, "dropped", "dropped: over budget"
-			if d, ok := deferred[c.rec.ID]; ok {
-				switch d.Rule {
-				case budget.RuleRecount:
-					n.Reason = "dropped: over budget on re-count"
-				case budget.RuleMinimum:
-					n.Reason = "dropped: could not be truncated to fit"
-				case budget.RuleFrame:
-					n.Step, n.Reason = 0, "dropped: the budget is below the frame"
-				}
-			}
-		case b.forms[i] == formOut:
-			n.Step, n.Action, n.Reason = b.step[i], "narrowed", "dropped: beyond one hop (hops narrowed to 1)"
-		case b.forms[i] == formSummary && b.step[i] == 2:
-			n.Step, n.Action, n.Saves = 2, "summary", max(0, full-b.cost[i][formSummary])
-			n.Reason = "replaced by summary" + savesText(n.Saves)
-		case b.forms[i] == formSummary || b.forms[i] == formTitle:
-			n.Step, n.Action, n.Saves = 4, "collapsed", max(0, full-b.cost[i][b.forms[i]])
-			n.Reason = fmt.Sprintf("collapsed to %s%s", b.forms[i], savesText(n.Saves))
-		default:
-			continue
+		if n, ok := b.noteOf(i, k, ok, deferred); ok {
+			notes = append(notes, scoredNote{n, c.score})
 		}
-		notes = append(notes, keyed{n, c.score})
 	}
-	// Notes in the order the ladder deferred them: by step, then least
-	// important first (the order of budget.Fit).
-	slices.SortFunc(notes, func(a, c keyed) int {
-		if x := cmp.Compare(a.n.Step, c.n.Step); x != 0 {
-			return x
-		}
-		if x := cmp.Compare(c.n.Rank, a.n.Rank); x != 0 {
-			return x
-		}
-		if x := cmp.Compare(a.score, c.score); x != 0 {
-			return x
-		}
-		if x := cmp.Compare(c.n.Tokens, a.n.Tokens); x != 0 {
-			return x
-		}
-		return strings.Compare(a.n.ID, c.n.ID)
-	})
+	sortNotes(notes)
 	for _, k := range notes {
 		p.Deferred = append(p.Deferred, k.n)
 	}
 	b.group(p)
 	return p, nil
+}
+
+// entryOf is the entry of kept candidate i in its form: a body not read
+// yet is a stand-in of its size while trying; a truncated record carries
+// its cut and a handle to the whole.
+func (b *builder) entryOf(i int, k budget.Fitted) Entry {
+	c := b.cands[i]
+	text, read := b.bodies[c.rec.ID]
+	if !read && b.trial && b.forms[i] == formFull {
+		text = b.stand(c.tc.Body)
+	}
+	e := b.entry(c, b.forms[i], text)
+	if k.Truncated {
+		e.Text, e.Truncated, e.Tokens = k.Text, k.Cut, k.Tokens
+		e.Fetch = fetchCmd(b.req.NS, c.rec.ID)
+	}
+	return e
 }
 
 // noteWorth: a note is listed one by one only when its record costs at
@@ -378,21 +334,8 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 	for i := range b.forms {
 		b.forms[i], b.step[i] = formFull, 0
 	}
-	total := b.base
-	for i := range b.cands {
-		total += b.cost[i][formFull]
-	}
-	// Estimates add up a little over the whole (entries are priced
-	// alone), so near the limit the real count decides.
-	if total <= limit+limit/10 {
-		b.kept, b.defs = b.keptAll(), nil
-		p, err := b.assemble(b.kept, nil)
-		if err == nil && b.memo.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})) <= limit {
-			return p, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	if p, ok, err := b.whole(limit); ok || err != nil {
+		return p, err
 	}
 	if limit < b.frame() {
 		return b.frameOnly(limit)
@@ -405,20 +348,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 	slack, passSlack, passes, reached := 0, 0, 0, 0
 	for step := 1; ; step++ {
 		reached = max(reached, step)
-		switch step {
-		case 1:
-		case 2:
-			b.reduce(limit-slack, step, func(i int, c *candidate) bool {
-				return c.rank != 1 && !c.history && c.rec.Summary != "" && c.tc.Body >= b.cfg.LongProse &&
-					b.cost[i][formSummary] < b.cost[i][formFull]
-			}, formSummary)
-		case 3:
-			b.reduce(limit-slack, step, func(i int, c *candidate) bool { return c.rank != 1 && c.hops >= 2 }, formOut)
-		case 4:
-			b.reduce(limit-slack, step, func(i int, c *candidate) bool {
-				return c.rank != 1 && c.history && b.cost[i][b.shorter(c)] < b.cost[i][formFull]
-			}, formSummary)
-		default:
+		if step > 4 {
 			if slack > passSlack && passes < 4 {
 				passes++
 				passSlack, step = slack, 1
@@ -426,24 +356,10 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 			}
 			return nil, b.splitError(limit, nil)
 		}
+		b.ladderStep(step, limit-slack)
 		res, err := b.fitOnce(limit)
 		if err == nil {
-			defs := make(map[string]budget.Deferred, len(res.Deferred))
-			for _, d := range res.Deferred {
-				defs[d.ID] = d
-			}
-			b.kept, b.defs = res.Kept, defs
-			p, err := b.assemble(res.Kept, defs)
-			if err != nil {
-				return nil, err
-			}
-			p.Step = min(reached, 4) // a rerun keeps what the later steps of the pass before did
-			if res.FrameOnly {
-				p.FrameOnly = true
-				p.Warnings = append(slices.Clone(p.Warnings), b.frameWarning())
-				p.frameWarn = len(p.Warnings) - 1
-			}
-			return p, nil
+			return b.fitted(res, reached)
 		}
 		var oe *budget.OverflowError
 		if !errors.As(err, &oe) {
@@ -456,6 +372,68 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 			slack = max(slack, oe.Needed-est)
 		}
 	}
+}
+
+// whole is the packet with every record whole, when it fits. Estimates
+// add up a little over the whole (entries are priced alone), so near the
+// limit the real count decides.
+func (b *builder) whole(limit int) (*Packet, bool, error) {
+	total := b.base
+	for i := range b.cands {
+		total += b.cost[i][formFull]
+	}
+	if total > limit+limit/10 {
+		return nil, false, nil
+	}
+	b.kept, b.defs = b.keptAll(), nil
+	p, err := b.assemble(b.kept, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	if b.memo.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})) <= limit {
+		return p, true, nil
+	}
+	return nil, false, nil
+}
+
+// ladderStep runs one step of the deferral ladder against target: 1
+// drops (in the engine), 2 replaces long prose by its summary, 3 narrows
+// the walk to one hop, 4 collapses history to its summaries.
+func (b *builder) ladderStep(step, target int) {
+	switch step {
+	case 2:
+		b.reduce(target, step, func(i int, c *candidate) bool {
+			return c.rank != 1 && !c.history && c.rec.Summary != "" && c.tc.Body >= b.cfg.LongProse &&
+				b.cost[i][formSummary] < b.cost[i][formFull]
+		}, formSummary)
+	case 3:
+		b.reduce(target, step, func(i int, c *candidate) bool { return c.rank != 1 && c.hops >= 2 }, formOut)
+	case 4:
+		b.reduce(target, step, func(i int, c *candidate) bool {
+			return c.rank != 1 && c.history && b.cost[i][b.shorter(c)] < b.cost[i][formFull]
+		}, formSummary)
+	}
+}
+
+// fitted assembles the packet of a fit that succeeded at the ladder's
+// step reached.
+func (b *builder) fitted(res budget.Result, reached int) (*Packet, error) {
+	defs := make(map[string]budget.Deferred, len(res.Deferred))
+	for _, d := range res.Deferred {
+		defs[d.ID] = d
+	}
+	b.kept, b.defs = res.Kept, defs
+	p, err := b.assemble(res.Kept, defs)
+	if err != nil {
+		return nil, err
+	}
+	p.Step = min(reached, 4) // a rerun keeps what the later steps of the pass before did
+	if res.FrameOnly {
+		p.FrameOnly = true
+		p.Warnings = append(slices.Clone(p.Warnings), b.frameWarning())
+		p.frameWarn = len(p.Warnings) - 1
+	}
+	return p, nil
 }
 
 // reducible is the smallest form ladder steps up to last may give

@@ -2,7 +2,11 @@ package packet
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/lorekeep/lore/budget"
 )
 
 // savesText is ": saves N" for a note, or nothing when the shorter form
@@ -94,4 +98,67 @@ func (b *builder) group(p *Packet) {
 // --explain lists every candidate, each deferred one with its reason.
 func (b *builder) explainCmd() string {
 	return b.command(b.req.Focus, nil) + " --explain"
+}
+
+// noteOf is the deferral note of candidate i (kept is whether it is in
+// the packet, as k), and false for a record in whole that needs none.
+func (b *builder) noteOf(i int, k budget.Fitted, kept bool, deferred map[string]budget.Deferred) (Note, bool) {
+	c := b.cands[i]
+	full := b.cost[i][formFull]
+	n := Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Tokens: full, Fetch: fetchCmd(b.req.NS, c.rec.ID)}
+	switch {
+	case kept && k.Truncated:
+		// Kept, but shortened: every shortened record gets a note.
+		n.Step, n.Action, n.Saves = 1, "truncated", max(0, full-k.Tokens)
+		n.Reason = "truncated" + savesText(n.Saves)
+	case !kept && b.forms[i] != formOut:
+		n.Step, n.Action, n.Reason = 1, "dropped", "dropped: over budget"
+		if d, ok := deferred[c.rec.ID]; ok {
+			switch d.Rule {
+			case budget.RuleRecount:
+				n.Reason = "dropped: over budget on re-count"
+			case budget.RuleMinimum:
+				n.Reason = "dropped: could not be truncated to fit"
+			case budget.RuleFrame:
+				n.Step, n.Reason = 0, "dropped: the budget is below the frame"
+			}
+		}
+	case b.forms[i] == formOut:
+		n.Step, n.Action, n.Reason = b.step[i], "narrowed", "dropped: beyond one hop (hops narrowed to 1)"
+	case b.forms[i] == formSummary && b.step[i] == 2:
+		n.Step, n.Action, n.Saves = 2, "summary", max(0, full-b.cost[i][formSummary])
+		n.Reason = "replaced by summary" + savesText(n.Saves)
+	case b.forms[i] == formSummary || b.forms[i] == formTitle:
+		n.Step, n.Action, n.Saves = 4, "collapsed", max(0, full-b.cost[i][b.forms[i]])
+		n.Reason = fmt.Sprintf("collapsed to %s%s", b.forms[i], savesText(n.Saves))
+	default:
+		return n, false
+	}
+	return n, true
+}
+
+// scoredNote is a note with its record's score, to sort by.
+type scoredNote struct {
+	n     Note
+	score float64
+}
+
+// sortNotes puts notes in the order the ladder deferred them: by step,
+// then least important first (the order of budget.Fit).
+func sortNotes(notes []scoredNote) {
+	slices.SortFunc(notes, func(a, c scoredNote) int {
+		if x := cmp.Compare(a.n.Step, c.n.Step); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(c.n.Rank, a.n.Rank); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(a.score, c.score); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(c.n.Tokens, a.n.Tokens); x != 0 {
+			return x
+		}
+		return strings.Compare(a.n.ID, c.n.ID)
+	})
 }
