@@ -240,3 +240,27 @@ func TestMentionsDegradeBeforeRefusing(t *testing.T) {
 		t.Errorf("at a third of the room: %v; want a split (exit 3)", err)
 	}
 }
+
+// Names never cross the namespace wall: glass-orchard's scene that says
+// "Oren", "Sefa" and "the Needle" gets its own Oren and nothing of the
+// other novel.
+func TestMentionsKeepTheWall(t *testing.T) {
+	l := demoStore(t)
+	if _, err := l.Put(context.Background(), store.Record{NS: "glass-orchard", ID: "scene-new", Kind: "scene", Order: 3,
+		Body: "Oren heard of Sefa and of the Needle from a sailor."}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.Packet(context.Background(), packet.Request{NS: "glass-orchard", Focus: []string{"scene-new"}, Budget: 8000, Task: "draft"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok := entry(p, "oren")
+	if !ok || e.Why != `mentioned as "Oren" in scene-new` || !strings.Contains(e.Text, "glass") {
+		t.Errorf("oren = %+v, %v; want glass-orchard's Oren, mentioned", e, ok)
+	}
+	for _, id := range []string{"sefa", "canon-needle-reef"} {
+		if _, ok := entry(p, id); ok {
+			t.Errorf("%s of tidewater-lamp crossed into a glass-orchard packet", id)
+		}
+	}
+}
