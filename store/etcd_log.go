@@ -92,3 +92,19 @@ func (s *Store) Notify(ctx context.Context) <-chan struct{} {
 	}()
 	return out
 }
+
+// dbSize is the database size an etcd member reports (the first endpoint
+// that answers): the whole cluster's keys, not only this prefix's.
+func (e *etcdEngine) dbSize() (int64, error) {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	var last error
+	for _, ep := range e.endpoints {
+		st, err := e.cli.Status(ctx, ep)
+		if err == nil {
+			return st.DbSize, nil
+		}
+		last = err
+	}
+	return 0, e.fail("status", last)
+}

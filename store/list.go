@@ -276,7 +276,9 @@ type Stats struct {
 	Namespaces map[string]int `json:"namespaces"` // records per namespace
 	Kinds      map[string]int `json:"kinds"`      // records per kind ("" for none)
 	LastSeq    uint64         `json:"last_seq"`
-	FileBytes  int64          `json:"file_bytes"`
+	// FileBytes is the bbolt file's size, or the etcd member's database
+	// size (the whole cluster's keys, not only this store's prefix).
+	FileBytes int64 `json:"file_bytes"`
 }
 
 // Stats counts records, links, kept versions and kinds of ns, or of the
@@ -311,6 +313,9 @@ func (s *Store) Stats(ns string) (Stats, error) {
 		st.FileBytes = txSize(tx)
 		return nil
 	})
+	if err == nil && s.etcd != nil {
+		st.FileBytes, err = s.etcd.dbSize()
+	}
 	return st, err
 }
 

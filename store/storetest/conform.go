@@ -395,7 +395,7 @@ func conformList(t *testing.T, open Opener) {
 		t.Errorf("recent 2: %+v", rec)
 	}
 	st := must(s.Stats(""))
-	if st.Records != 7 || st.Kinds["a"] != 4 || st.Kinds["b"] != 3 || st.LastSeq == 0 {
+	if st.Records != 7 || st.Kinds["a"] != 4 || st.Kinds["b"] != 3 || st.LastSeq == 0 || st.FileBytes <= 0 {
 		t.Errorf("stats %+v", st)
 	}
 }
