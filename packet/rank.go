@@ -39,85 +39,105 @@ func (g *gatherer) rank() []*candidate {
 		c := g.cands[id]
 		kind := c.rec.Kind
 		focus := slices.Contains(g.req.Focus, id)
-		if !slices.ContainsFunc(c.rels, func(r relation) bool { return r.match != MatchInPlay }) &&
-			!slices.ContainsFunc(g.prof.Rules, func(r Rule) bool {
-				return r.Match == MatchInPlay && (len(r.Kinds) == 0 || slices.Contains(r.Kinds, kind))
-			}) {
+		inPlayOnly := !slices.ContainsFunc(c.rels, func(r relation) bool { return r.match != MatchInPlay })
+		if inPlayOnly && !slices.ContainsFunc(g.prof.Rules, func(r Rule) bool {
+			return r.Match == MatchInPlay && (len(r.Kinds) == 0 || slices.Contains(r.Kinds, kind))
+		}) {
 			continue // reached only through a character in play, and no rule wants its kind
 		}
-		if !focus {
-			if len(g.req.Kinds) > 0 && !slices.Contains(g.req.Kinds, kind) {
-				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("kind %q not among --kinds", kind)})
-				continue
-			}
-			if slices.Contains(g.req.ExcludeKinds, kind) {
-				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("kind %q excluded", kind)})
-				continue
-			}
-			why, ok := g.storyTime(c.rec)
-			if !ok && bounding(c) {
-				why, ok = g.validity(c.rec) // the entries bounding the focus stay
-			}
-			if !ok {
-				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: why})
-				continue
-			}
+		if !focus && !g.admit(id, c) {
+			continue
 		}
-		slices.SortStableFunc(c.rels, func(a, b relation) int {
-			if c := cmp.Compare(a.hops, b.hops); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(b.score, a.score); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(a.from, b.from); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.why, b.why)
-		})
-		var rule *Rule
-		var via relation
-	find:
-		for i := range g.prof.Rules {
-			for _, rel := range c.rels {
-				if matches(g.prof.Rules[i], rel, kind) {
-					rule, via = &g.prof.Rules[i], rel
-					break find
-				}
-			}
-		}
+		sortRelations(c.rels)
+		rule, via := g.ruleFor(c)
 		if rule == nil {
 			// A record reached only through a character in play is looked
 			// at for its kind alone: not a candidate unless a rule takes it.
-			if !slices.ContainsFunc(c.rels, func(r relation) bool { return r.match != MatchInPlay }) {
-				continue
+			if !inPlayOnly {
+				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: "no rank rule of profile " + g.req.Profile + " matches"})
 			}
-			g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: "no rank rule of profile " + g.req.Profile + " matches"})
 			continue
 		}
 		if !g.holds(*rule, kind) {
 			g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("rank %d condition false: %s", rule.Rank, describeWhen(rule.When))})
 			continue
 		}
-		c.rank, c.why, c.hops, c.match = rule.Rank, via.why, via.hops, via.match
-		if via.match == matchPull && rule.Label != "" {
-			c.why = rule.Label
-		}
-		for _, rel := range c.rels {
-			c.score = max(c.score, rel.score)
-		}
-		c.origin = via.from
-		c.protected = slices.Contains(g.prof.Protected, c.rank)
-		c.pinned = c.rec.Pinned
-		c.history = slices.Contains(g.cfg.TimelineKinds, kind) && c.rank != 1
-		c.fidx = len(g.req.Focus)
-		if focus {
-			c.fidx = slices.Index(g.req.Focus, id)
-		}
+		g.place(id, c, rule, via, focus)
 		out = append(out, c)
 	}
 	slices.SortFunc(out, compareCandidates)
 	return out
+}
+
+// admit says whether candidate id, not a focus, passes the kind
+// filters and story time (the entries bounding the focus stay); one that
+// does not is listed as skipped with why.
+func (g *gatherer) admit(id string, c *candidate) bool {
+	kind := c.rec.Kind
+	if len(g.req.Kinds) > 0 && !slices.Contains(g.req.Kinds, kind) {
+		g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("kind %q not among --kinds", kind)})
+		return false
+	}
+	if slices.Contains(g.req.ExcludeKinds, kind) {
+		g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: fmt.Sprintf("kind %q excluded", kind)})
+		return false
+	}
+	why, ok := g.storyTime(c.rec)
+	if !ok && bounding(c) {
+		why, ok = g.validity(c.rec) // the entries bounding the focus stay
+	}
+	if !ok {
+		g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: why})
+	}
+	return ok
+}
+
+// sortRelations puts the nearest, best-scored relations first.
+func sortRelations(rels []relation) {
+	slices.SortStableFunc(rels, func(a, b relation) int {
+		if c := cmp.Compare(a.hops, b.hops); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.from, b.from); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.why, b.why)
+	})
+}
+
+// ruleFor is the first rule of the profile that one of c's relations
+// matches, and that relation; nil when none does.
+func (g *gatherer) ruleFor(c *candidate) (*Rule, relation) {
+	for i := range g.prof.Rules {
+		for _, rel := range c.rels {
+			if matches(g.prof.Rules[i], rel, c.rec.Kind) {
+				return &g.prof.Rules[i], rel
+			}
+		}
+	}
+	return nil, relation{}
+}
+
+// place gives candidate id its rank by rule, through relation via.
+func (g *gatherer) place(id string, c *candidate, rule *Rule, via relation, focus bool) {
+	c.rank, c.why, c.hops, c.match = rule.Rank, via.why, via.hops, via.match
+	if via.match == matchPull && rule.Label != "" {
+		c.why = rule.Label
+	}
+	for _, rel := range c.rels {
+		c.score = max(c.score, rel.score)
+	}
+	c.origin = via.from
+	c.protected = slices.Contains(g.prof.Protected, c.rank)
+	c.pinned = c.rec.Pinned
+	c.history = slices.Contains(g.cfg.TimelineKinds, c.rec.Kind) && c.rank != 1
+	c.fidx = len(g.req.Focus)
+	if focus {
+		c.fidx = slices.Index(g.req.Focus, id)
+	}
 }
 
 // compareCandidates is the packet order: most important first.
