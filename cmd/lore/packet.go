@@ -256,7 +256,18 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 				}
 				opts.Exclude = append(opts.Exclude, abs)
 			}
+			bar := a.progressLine()
+			if bar != nil {
+				opts.Progress = func(phase string, done, total int) {
+					unit := "files"
+					if phase == "fitting" {
+						unit = ""
+					}
+					bar.update(phase, unit, done, total)
+				}
+			}
 			p, err := pack.Dir(c.Context(), dir, opts)
+			bar.close()
 			if err != nil {
 				return err
 			}

@@ -70,6 +70,10 @@ type Options struct {
 	// never packs its own earlier output). Paths outside DIR are ignored;
 	// a symbolic link to an excluded file is skipped too.
 	Exclude []string
+	// Progress, when set, is told how far a large pack has come: the
+	// phases "counting tokens" (done of total files) and "fitting" (0 of
+	// 1, then 1 of 1). It is called from Dir's goroutine.
+	Progress func(phase string, done, total int)
 }
 
 // Pack is a directory packed into a Context Packet (the files
@@ -175,9 +179,11 @@ func Dir(ctx context.Context, dir string, opts Options) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
+	set.progress("fitting", 0, 1)
 	if err := packFit(p, items, set.counter); err != nil {
 		return nil, err
 	}
+	set.progress("fitting", 1, 1)
 	return p, nil
 }
 
@@ -226,11 +232,15 @@ type settings struct {
 	priority []string
 	counter  budget.Counter
 	maxBytes int64
+	progress func(phase string, done, total int) // never nil
 }
 
 // settle checks the options and fills in the defaults.
 func (o Options) settle() (settings, error) {
-	var s settings
+	s := settings{progress: o.Progress}
+	if s.progress == nil {
+		s.progress = func(string, int, int) {}
+	}
 	var err error
 	if s.format, err = packFormat(o.Format); err != nil {
 		return s, err
@@ -289,9 +299,11 @@ func packItems(ctx context.Context, p *Pack, entries []fileEntry, changed map[st
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			set.progress("counting tokens", i, len(items))
 		}
 		it.Tokens = set.counter.Count(packItemText(set.format, it.File))
 	}
+	set.progress("counting tokens", len(items), len(items))
 	return items, nil
 }
 
