@@ -366,6 +366,7 @@ func (s *Store) countAll(ctx context.Context, ps []pending, stored []bool, progr
 	workers := min(runtime.GOMAXPROCS(0), len(ps)/64+1)
 	var wg sync.WaitGroup
 	var done atomic.Int64
+	progress("counting tokens", 0, len(ps)) // the phase starts now
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(ps) && ctx.Err() == nil; i += workers {
