@@ -88,25 +88,42 @@ func (r Request) normalize() (Request, Config, error) {
 		return r, cfg, err
 	}
 	cfg = cfg.withDefaults()
+	for _, step := range []func(*Request, Config) error{(*Request).normalizeTarget, (*Request).normalizeWhen,
+		(*Request).normalizeDepths, (*Request).normalizeProfile, (*Request).normalizeOutput} {
+		if err := step(&r, cfg); err != nil {
+			return r, cfg, err
+		}
+	}
+	return r, cfg, nil
+}
+
+// normalizeTarget checks the namespace, the budget, the focus ids (kept
+// in order, once each: the first is the active one) and the task.
+func (r *Request) normalizeTarget(Config) error {
 	if err := store.ValidNamespace(r.NS); err != nil {
-		return r, cfg, invalidf("namespace %q: %v", r.NS, err)
+		return invalidf("namespace %q: %v", r.NS, err)
 	}
 	if r.Budget <= 0 || r.Budget > budget.MaxBudget {
-		return r, cfg, invalidf("budget %d: want 1 to %d tokens (give a budget or a scope)", r.Budget, budget.MaxBudget)
+		return invalidf("budget %d: want 1 to %d tokens (give a budget or a scope)", r.Budget, budget.MaxBudget)
 	}
 	focus := make([]string, 0, len(r.Focus))
 	for _, id := range r.Focus {
 		if err := store.ValidID(id); err != nil {
-			return r, cfg, invalidf("focus id %q: %v", id, err)
+			return invalidf("focus id %q: %v", id, err)
 		}
 		if !slices.Contains(focus, id) {
 			focus = append(focus, id)
 		}
 	}
-	r.Focus = focus // order kept: the first focus is the active one
+	r.Focus = focus
 	if r.Task != "" && !slices.Contains(validTasks, r.Task) {
-		return r, cfg, invalidf("task %q: want one of %s", r.Task, strings.Join(validTasks, ", "))
+		return invalidf("task %q: want one of %s", r.Task, strings.Join(validTasks, ", "))
 	}
+	return nil
+}
+
+// normalizeWhen splits, checks and sorts the conditions that hold.
+func (r *Request) normalizeWhen(Config) error {
 	when := make([]string, 0, len(r.When))
 	for _, w := range r.When {
 		for _, part := range strings.Split(w, ",") {
@@ -115,49 +132,66 @@ func (r Request) normalize() (Request, Config, error) {
 				continue
 			}
 			if !slices.Contains(validWhen, part) {
-				return r, cfg, invalidf("condition %q: want one of %s", part, strings.Join(validWhen, ", "))
+				return invalidf("condition %q: want one of %s", part, strings.Join(validWhen, ", "))
 			}
 			when = append(when, part)
 		}
 	}
 	slices.Sort(when)
 	r.When = slices.Compact(when)
+	return nil
+}
+
+// normalizeDepths checks the walk's hops, the mentions' depth and the
+// story position.
+func (r *Request) normalizeDepths(Config) error {
 	switch r.Hops {
 	case 0:
 		r.Hops = 1
 	case 1, 2:
 	default:
-		return r, cfg, invalidf("hops %d: want 1 or 2", r.Hops)
+		return invalidf("hops %d: want 1 or 2", r.Hops)
 	}
 	switch r.MentionsDepth {
 	case 0, 1:
 		r.MentionsDepth = 0 // the default, kept out of the packet's request line
 	case 2:
 	default:
-		return r, cfg, invalidf("mentions-depth %d: want 1 or 2", r.MentionsDepth)
+		return invalidf("mentions-depth %d: want 1 or 2", r.MentionsDepth)
 	}
 	if r.AsOf < NoStoryTime {
-		return r, cfg, invalidf("as-of %d: want a story position of 1 or more (0 for the focus's, %d for none)", r.AsOf, NoStoryTime)
+		return invalidf("as-of %d: want a story position of 1 or more (0 for the focus's, %d for none)", r.AsOf, NoStoryTime)
 	}
+	return nil
+}
+
+// normalizeProfile fills in the default profile and checks it exists.
+func (r *Request) normalizeProfile(cfg Config) error {
 	if r.Profile == "" {
 		r.Profile = cfg.DefaultProfile
 	}
 	if _, ok := cfg.Profiles[r.Profile]; !ok && r.Profile == "files" {
-		return r, cfg, invalidf("profile %q packs a directory, not a store: use lore pack DIR (pack.Dir)", r.Profile)
+		return invalidf("profile %q packs a directory, not a store: use lore pack DIR (pack.Dir)", r.Profile)
 	}
 	if _, ok := cfg.Profiles[r.Profile]; !ok {
-		return r, cfg, invalidf("profile %q: want one of %s", r.Profile, strings.Join(profileNames(cfg), ", "))
+		return invalidf("profile %q: want one of %s", r.Profile, strings.Join(profileNames(cfg), ", "))
 	}
+	return nil
+}
+
+// normalizeOutput sorts the kind filters and settles the format, the
+// encoding and the counter.
+func (r *Request) normalizeOutput(Config) error {
 	r.Kinds = sortedSet(r.Kinds)
 	r.ExcludeKinds = sortedSet(r.ExcludeKinds)
 	if r.Format == "" {
 		r.Format = "md"
 	}
 	if !slices.Contains(validFormats, r.Format) {
-		return r, cfg, invalidf("format %q: want one of %s", r.Format, strings.Join(validFormats, ", "))
+		return invalidf("format %q: want one of %s", r.Format, strings.Join(validFormats, ", "))
 	}
 	if r.Counter != nil && r.Encoding != "" && r.Counter.Name() != r.Encoding {
-		return r, cfg, invalidf("encoding %q but counter %q: give one or make them agree", r.Encoding, r.Counter.Name())
+		return invalidf("encoding %q but counter %q: give one or make them agree", r.Encoding, r.Counter.Name())
 	}
 	if r.Encoding == "" {
 		if r.Counter != nil {
@@ -169,11 +203,11 @@ func (r Request) normalize() (Request, Config, error) {
 	if r.Counter == nil {
 		c, err := budget.NewCounter(r.Encoding)
 		if err != nil {
-			return r, cfg, invalidf("encoding %q: %v", r.Encoding, err)
+			return invalidf("encoding %q: %v", r.Encoding, err)
 		}
 		r.Counter = c
 	}
-	return r, cfg, nil
+	return nil
 }
 
 // holds reports whether the condition w of a rule holds for r.
