@@ -302,35 +302,52 @@ func (c Config) Validate() error {
 		return configf("default_profile %q: want one of %s", c.DefaultProfile, strings.Join(profileNames(c), ", "))
 	}
 	for _, name := range profileNames(c) {
-		p := c.Profiles[name]
-		if len(p.Rules) == 0 {
-			return configf("profile %q has no rules: give at least one rank rule", name)
-		}
-		for i, r := range p.Rules {
-			if r.Rank < 1 {
-				return configf("profile %q rule %d: rank %d: want 1 or more", name, i+1, r.Rank)
-			}
-			if !slices.Contains(validMatches, r.Match) {
-				return configf("profile %q rule %d: match %q: want one of %s", name, i+1, r.Match, strings.Join(validMatches, ", "))
-			}
-			for _, w := range splitWhen(r.When) {
-				if !slices.Contains(validConditions, w) {
-					return configf("profile %q rule %d: when %q: want %s, joined by |", name, i+1, r.When, strings.Join(validConditions, ", "))
-				}
-			}
-			if r.Pull && len(r.Kinds) == 0 {
-				return configf("profile %q rule %d: pull needs kinds: list the kinds to pull", name, i+1)
-			}
-		}
-		for _, pr := range p.Protected {
-			if pr < 1 {
-				return configf("profile %q: protected rank %d: want 1 or more", name, pr)
-			}
-		}
-		if p.Recent < 0 {
-			return configf("profile %q: recent %d: want 0 or more", name, p.Recent)
+		if err := validateProfile(name, c.Profiles[name]); err != nil {
+			return err
 		}
 	}
+	if err := c.validateScopes(); err != nil {
+		return err
+	}
+	return c.validateShares()
+}
+
+// validateProfile checks one profile's rules, protected ranks and
+// recent count.
+func validateProfile(name string, p Profile) error {
+	if len(p.Rules) == 0 {
+		return configf("profile %q has no rules: give at least one rank rule", name)
+	}
+	for i, r := range p.Rules {
+		if r.Rank < 1 {
+			return configf("profile %q rule %d: rank %d: want 1 or more", name, i+1, r.Rank)
+		}
+		if !slices.Contains(validMatches, r.Match) {
+			return configf("profile %q rule %d: match %q: want one of %s", name, i+1, r.Match, strings.Join(validMatches, ", "))
+		}
+		for _, w := range splitWhen(r.When) {
+			if !slices.Contains(validConditions, w) {
+				return configf("profile %q rule %d: when %q: want %s, joined by |", name, i+1, r.When, strings.Join(validConditions, ", "))
+			}
+		}
+		if r.Pull && len(r.Kinds) == 0 {
+			return configf("profile %q rule %d: pull needs kinds: list the kinds to pull", name, i+1)
+		}
+	}
+	for _, pr := range p.Protected {
+		if pr < 1 {
+			return configf("profile %q: protected rank %d: want 1 or more", name, pr)
+		}
+	}
+	if p.Recent < 0 {
+		return configf("profile %q: recent %d: want 0 or more", name, p.Recent)
+	}
+	return nil
+}
+
+// validateScopes checks the overflow actions, the scopes and the
+// obligation horizons.
+func (c Config) validateScopes() error {
 	for _, kind := range sortedKeys(c.Overflow) {
 		switch a := c.Overflow[kind]; a {
 		case budget.Drop, budget.Truncate, budget.Fail, "":
@@ -354,6 +371,11 @@ func (c Config) Validate() error {
 			return configf("obligation_horizon for scope %q: %d: want 0 or more story positions, or -1 for no limit", name, h)
 		}
 	}
+	return nil
+}
+
+// validateShares checks the shares, limits and naming kinds.
+func (c Config) validateShares() error {
 	for _, s := range []struct {
 		name string
 		v    int
