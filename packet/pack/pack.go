@@ -138,7 +138,9 @@ type Deferred struct {
 	Path     string `json:"path"`
 	Category string `json:"category"`
 	// Rank is the file's place in the drop order's categories: 1 is the
-	// most important.
+	// most important; the categories missing from the priority share the
+	// rank after the listed ones, and neighbours of changed files come
+	// after that.
 	Rank int `json:"rank"`
 	// Tokens is what the file would have cost.
 	Tokens int    `json:"tokens"`
