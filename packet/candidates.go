@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -107,84 +106,22 @@ func (g *gatherer) listWith(opts store.ListOptions) ([]store.Record, error) {
 	}
 }
 
+// gather collects every candidate of the request: the focus, its
+// neighbours and POV characters, hits, rule pulls, pinned and recent
+// records, characters in play and mentions.
 func (g *gatherer) gather() error {
-	req := g.req
-	// Focus records: all must exist.
-	if len(req.Focus) > 0 {
-		heads, err := g.src.Heads(req.NS, req.Focus)
-		if err != nil {
-			return fmt.Errorf("read focus records in ns %q: %w", req.NS, err)
-		}
-		for _, h := range heads {
-			g.heads[h.ID] = h
-		}
-		for _, id := range req.Focus {
-			h, ok := g.heads[id]
-			if !ok {
-				return fmt.Errorf("%w: focus %q is not a record of ns %q", ErrFocusNotFound, id, req.NS)
-			}
-			g.add(id, relation{match: MatchFocus, from: id, why: "focus"})
-			if h.Order > 0 && (g.pos == 0 || h.Order < g.pos) {
-				g.pos = h.Order
-			}
-		}
+	if err := g.focus(); err != nil {
+		return err
 	}
-	// Story time: the request's position, else the focus's own, so that a
-	// scene's packet does not see facts that only hold from later scenes.
-	switch {
-	case req.AsOf == NoStoryTime:
-		g.req.AsOf = 0
-	case req.AsOf == 0:
-		g.req.AsOf = g.pos
-	}
-	if g.pos == 0 {
-		g.pos = g.req.AsOf
-	}
-	isFocus := func(id string) bool { return slices.Contains(req.Focus, id) }
-	// Graph neighbours and POV characters of each focus.
-	for _, f := range req.Focus {
-		ns, err := g.src.Neighbors(req.NS, f, req.Hops, nil)
-		if err != nil {
-			return fmt.Errorf("neighbours of %q: %w", f, err)
-		}
-		for _, n := range ns {
-			if isFocus(n.ID) {
-				continue
-			}
-			why := fmt.Sprintf("touches %s via %s", f, n.Via.Rel)
-			if n.Hops > 1 {
-				mid := n.Via.From
-				if mid == n.ID {
-					mid = n.Via.To
-				}
-				why = fmt.Sprintf("%d hops from %s via %s (%s)", n.Hops, f, mid, n.Via.Rel)
-				g.add(n.ID, relation{match: MatchNeighbor, hops: n.Hops, from: f, why: why, via: mid})
-				continue
-			}
-			g.add(n.ID, relation{match: MatchNeighbor, hops: n.Hops, from: f, why: why})
-		}
-		povs, err := g.src.Neighbors(req.NS, f, 1, []string{"pov"})
-		if err != nil {
-			return fmt.Errorf("pov links of %q: %w", f, err)
-		}
-		ids := make([]string, 0, len(povs))
-		for _, n := range povs {
-			ids = append(ids, n.ID)
-		}
-		for _, p := range strings.Split(g.heads[f].Meta["pov"], ",") {
-			if p = strings.TrimSpace(p); p != "" && store.ValidID(p) == nil {
-				ids = append(ids, p)
-			}
-		}
-		slices.Sort(ids)
-		for _, id := range slices.Compact(ids) {
-			if !isFocus(id) {
-				g.add(id, relation{match: MatchPOV, hops: 1, from: f, why: "pov of " + f})
-			}
+	g.settleStoryTime()
+	isFocus := func(id string) bool { return slices.Contains(g.req.Focus, id) }
+	for _, f := range g.req.Focus {
+		if err := g.focusNeighbors(f, isFocus); err != nil {
+			return err
 		}
 	}
 	// Full-text hits, and their neighbours when the profile ranks them.
-	if req.Query != "" {
+	if g.req.Query != "" {
 		if err := g.hits(isFocus); err != nil {
 			return err
 		}
@@ -199,26 +136,8 @@ func (g *gatherer) gather() error {
 			return err
 		}
 	}
-	// Pulls: kinds that apply without a link, while their condition holds.
-	for _, r := range g.prof.Rules {
-		if !r.Pull || !g.holds(r, "") {
-			continue
-		}
-		for _, kind := range r.Kinds {
-			heads, err := g.list(kind)
-			if err != nil {
-				return err
-			}
-			label := r.Label
-			if label == "" {
-				label = "kind " + kind
-			}
-			for _, h := range heads {
-				if !isFocus(h.ID) {
-					g.add(h.ID, relation{match: matchPull, why: label})
-				}
-			}
-		}
+	if err := g.pulls(isFocus); err != nil {
+		return err
 	}
 	if g.uses(MatchPinned) || g.uses(MatchRecent) {
 		if err := g.pinnedAndRecent(isFocus); err != nil {
@@ -242,207 +161,118 @@ func (g *gatherer) gather() error {
 	return g.dropHiddenBridges()
 }
 
-// hits adds the full-text hits of the query, as deep as the budget can
-// use (Config.HitLimit caps it when set), and, when the profile ranks
-// them, each hit's one-hop neighbours, scored just below the hit that
-// brought them (a share of its score, Config.neighborShare) so that they
-// follow it.
-func (g *gatherer) hits(isFocus func(string) bool) error {
-	if g.srch == nil {
-		return invalidf("query %q needs a search index, and none was given", g.req.Query)
-	}
-	hits, err := g.search()
-	if err != nil {
-		return err
-	}
-	var own []tieredHit
-	for pos, h := range hits {
-		if h.NS == g.req.NS && !isFocus(h.ID) {
-			own = append(own, tieredHit{Hit: h, tier: hitTier(pos, g.firstPool()), score: h.Score})
-		}
-	}
-	if !g.uses(MatchHitNeighbor) {
-		for n, h := range own {
-			g.add(h.ID, relation{match: MatchHit, from: h.ID, score: h.Score, why: fmt.Sprintf("hit %d", n+1)})
-		}
+// focus reads the focus records, which must all exist, and takes the
+// story position from the earliest of them.
+func (g *gatherer) focus() error {
+	req := g.req
+	if len(req.Focus) == 0 {
 		return nil
 	}
-	nbs, err := g.hitNeighbors(own)
+	heads, err := g.src.Heads(req.NS, req.Focus)
 	if err != nil {
-		return err
+		return fmt.Errorf("read focus records in ns %q: %w", req.NS, err)
 	}
-	own = withSequenceContext(own, nbs, g.cfg)
-	if own, err = g.candidateHits(own); err != nil {
-		return err
+	for _, h := range heads {
+		g.heads[h.ID] = h
 	}
-	span, tiers := tierSpan(own), hitTier(len(own), minHitPool)
-	for n, h := range own {
-		// Scores are tie-breaks within a rank: the hits of a shallower
-		// step of the ladder, and their neighbours, all come before a
-		// deeper one's, so a bigger budget only adds to the end.
-		base := float64(tiers-hitTier(n, minHitPool)) * span
-		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: base + h.score, why: fmt.Sprintf("hit %d", n+1)})
-		for _, nb := range nbs[h.ID] {
-			if !isFocus(nb.ID) {
-				g.add(nb.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID,
-					score: base + h.score*float64(g.cfg.neighborShare(h.ID, nb.Via))/100, why: linkedWhy(h.ID, nb.Via)})
-			}
+	for _, id := range req.Focus {
+		h, ok := g.heads[id]
+		if !ok {
+			return fmt.Errorf("%w: focus %q is not a record of ns %q", ErrFocusNotFound, id, req.NS)
+		}
+		g.add(id, relation{match: MatchFocus, from: id, why: "focus"})
+		if h.Order > 0 && (g.pos == 0 || h.Order < g.pos) {
+			g.pos = h.Order
 		}
 	}
 	return nil
 }
 
-// candidateHits keeps the best hits, in packet order, as deep as the
-// budget can use: the first step of the ladder (minHitPool times a power
-// of 4) that holds a hit per hitPoolTokens of budget, deeper while the
-// hits kept cost under three quarters of the budget. The pool is scored
-// deeper than this (sequencePool), so that the order does not depend on
-// the budget; the cut only saves pricing candidates no packet of this
-// budget could hold. A bigger budget cuts deeper, never shallower.
-func (g *gatherer) candidateHits(own []tieredHit) ([]tieredHit, error) {
-	depth := minHitPool
-	for depth < g.req.Budget/hitPoolTokens {
-		depth *= 4
+// settleStoryTime settles the story position: the request's, else the focus's
+// own, so that a scene's packet does not see facts that only hold from
+// later scenes.
+func (g *gatherer) settleStoryTime() {
+	switch {
+	case g.req.AsOf == NoStoryTime:
+		g.req.AsOf = 0
+	case g.req.AsOf == 0:
+		g.req.AsOf = g.pos
 	}
-	for depth < len(own) {
-		hits := make([]index.Hit, depth)
-		for i, h := range own[:depth] {
-			hits[i] = h.Hit
-		}
-		size, err := g.hitsSize(hits)
-		if err != nil {
-			return nil, err
-		}
-		if 4*size >= 3*g.req.Budget {
-			break
-		}
-		depth *= 4
-	}
-	return own[:min(depth, len(own))], nil
-}
-
-// hitNeighbors reads the one-hop neighbours of every hit, in one read
-// where the source can.
-func (g *gatherer) hitNeighbors(hits []tieredHit) (hitNeighbors, error) {
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	if nl, ok := g.src.(NeighborLister); ok {
-		nbs, err := nl.NeighborsOf(g.req.NS, ids, nil)
-		if err != nil {
-			return nil, fmt.Errorf("neighbours of the hits: %w", err)
-		}
-		return nbs, nil
-	}
-	nbs := hitNeighbors{}
-	for _, id := range ids {
-		ns, err := g.src.Neighbors(g.req.NS, id, 1, nil)
-		if err != nil {
-			return nil, fmt.Errorf("neighbours of hit %q: %w", id, err)
-		}
-		nbs[id] = ns
-	}
-	return nbs, nil
-}
-
-// search takes hits as deep as the budget can use: it starts at about one
-// hit per hitPoolTokens of budget (at least firstPool) and looks four
-// times as deep while the hits found cost less than three quarters of the budget
-// (their neighbours come on top) and more exist, up to maxHitPool or
-// Config.HitLimit. The hits' heads are read
-// here (the candidates need them anyway) for their cached sizes.
-func (g *gatherer) search() ([]index.Hit, error) {
-	ceiling := maxHitPool
-	if g.cfg.HitLimit > 0 {
-		ceiling = g.cfg.HitLimit
-	}
-	// Depths come from one ladder (the first depth times a power of 4),
-	// so a bigger budget never looks less deep.
-	limit := g.firstPool()
-	for limit < g.req.Budget/hitPoolTokens {
-		limit *= 4
-	}
-	limit = min(limit, ceiling)
-	for {
-		hits, err := g.srch.Search(g.ctx, index.Query{NS: g.req.NS, Text: g.req.Query, Kinds: g.req.Kinds, Limit: limit, AnyTerm: true})
-		if err != nil {
-			return nil, fmt.Errorf("search %q in ns %q: %w", g.req.Query, g.req.NS, err)
-		}
-		if len(hits) < limit || limit >= ceiling {
-			return hits, nil
-		}
-		size, err := g.hitsSize(hits)
-		if err != nil {
-			return nil, err
-		}
-		if 4*size >= 3*g.req.Budget {
-			return hits, nil
-		}
-		limit = min(ceiling, 4*limit)
+	if g.pos == 0 {
+		g.pos = g.req.AsOf
 	}
 }
 
-// firstPool is the first depth of the hit pool: minHitPool, or
-// sequencePool where hits are scored in their sequence context, so that
-// every budget up to about 20k orders the same hits the same way (see
-// withSequenceContext).
-func (g *gatherer) firstPool() int {
-	if g.uses(MatchHitNeighbor) {
-		return sequencePool
-	}
-	return minHitPool
-}
-
-// hitsSize reads the heads of hits not read yet and sums the cached
-// token counts of all of them (bytes/4 where none is cached).
-func (g *gatherer) hitsSize(hits []index.Hit) (int, error) {
-	var ids []string
-	for _, h := range hits {
-		if _, ok := g.heads[h.ID]; !ok && h.NS == g.req.NS {
-			ids = append(ids, h.ID)
-		}
-	}
-	heads, err := g.src.Heads(g.req.NS, ids)
+// focusNeighbors adds the graph neighbours of focus f up to the hop
+// limit, and its POV characters (pov links and meta.pov).
+func (g *gatherer) focusNeighbors(f string, isFocus func(string) bool) error {
+	req := g.req
+	ns, err := g.src.Neighbors(req.NS, f, req.Hops, nil)
 	if err != nil {
-		return 0, fmt.Errorf("read hit records in ns %q: %w", g.req.NS, err)
+		return fmt.Errorf("neighbours of %q: %w", f, err)
 	}
-	for _, h := range heads {
-		g.heads[h.ID] = h
-	}
-	size := 0
-	for _, h := range hits {
-		r, ok := g.heads[h.ID]
-		if !ok {
+	for _, n := range ns {
+		if isFocus(n.ID) {
 			continue
 		}
-		if tc, ok := r.Tokens[g.req.Counter.Name()]; ok {
-			size += tc.Title + tc.Body
-		} else {
-			size += (len(r.Title) + r.BodyBytes) / 4
+		why := fmt.Sprintf("touches %s via %s", f, n.Via.Rel)
+		if n.Hops > 1 {
+			mid := n.Via.From
+			if mid == n.ID {
+				mid = n.Via.To
+			}
+			why = fmt.Sprintf("%d hops from %s via %s (%s)", n.Hops, f, mid, n.Via.Rel)
+			g.add(n.ID, relation{match: MatchNeighbor, hops: n.Hops, from: f, why: why, via: mid})
+			continue
+		}
+		g.add(n.ID, relation{match: MatchNeighbor, hops: n.Hops, from: f, why: why})
+	}
+	povs, err := g.src.Neighbors(req.NS, f, 1, []string{"pov"})
+	if err != nil {
+		return fmt.Errorf("pov links of %q: %w", f, err)
+	}
+	ids := make([]string, 0, len(povs))
+	for _, n := range povs {
+		ids = append(ids, n.ID)
+	}
+	for _, p := range strings.Split(g.heads[f].Meta["pov"], ",") {
+		if p = strings.TrimSpace(p); p != "" && store.ValidID(p) == nil {
+			ids = append(ids, p)
 		}
 	}
-	return size, nil
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		if !isFocus(id) {
+			g.add(id, relation{match: MatchPOV, hops: 1, from: f, why: "pov of " + f})
+		}
+	}
+	return nil
 }
 
-const (
-	minHitPool    = 20
-	sequencePool  = 320 // measured: 80 and 160 lose recall from 2k up, 640 gains nothing (BENCHMARKS.md)
-	maxHitPool    = 2000
-	hitPoolTokens = 60 // a first guess at what a hit costs, neighbours included
-)
-
-// linkedWhy says how a neighbour relates to the hit that brought it:
-// "after D4:1" and "before D4:1" for a "next" link, else "linked to D4:1
-// (rel)".
-func linkedWhy(hit string, via store.Link) string {
-	switch {
-	case via.Rel == "next" && via.From == hit:
-		return "after " + hit
-	case via.Rel == "next" && via.To == hit:
-		return "before " + hit
+// pulls adds the kinds that apply without a link, while their condition
+// holds.
+func (g *gatherer) pulls(isFocus func(string) bool) error {
+	for _, r := range g.prof.Rules {
+		if !r.Pull || !g.holds(r, "") {
+			continue
+		}
+		for _, kind := range r.Kinds {
+			heads, err := g.list(kind)
+			if err != nil {
+				return err
+			}
+			label := r.Label
+			if label == "" {
+				label = "kind " + kind
+			}
+			for _, h := range heads {
+				if !isFocus(h.ID) {
+					g.add(h.ID, relation{match: matchPull, why: label})
+				}
+			}
+		}
 	}
-	return fmt.Sprintf("linked to %s (%s)", hit, via.Rel)
+	return nil
 }
 
 // inPlay follows the links of the characters in play: the POV and the

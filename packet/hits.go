@@ -1,0 +1,211 @@
+package packet
+
+import (
+	"fmt"
+
+	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/store"
+)
+
+// hits adds the full-text hits of the query, as deep as the budget can
+// use (Config.HitLimit caps it when set), and, when the profile ranks
+// them, each hit's one-hop neighbours, scored just below the hit that
+// brought them (a share of its score, Config.neighborShare) so that they
+// follow it.
+func (g *gatherer) hits(isFocus func(string) bool) error {
+	if g.srch == nil {
+		return invalidf("query %q needs a search index, and none was given", g.req.Query)
+	}
+	hits, err := g.search()
+	if err != nil {
+		return err
+	}
+	var own []tieredHit
+	for pos, h := range hits {
+		if h.NS == g.req.NS && !isFocus(h.ID) {
+			own = append(own, tieredHit{Hit: h, tier: hitTier(pos, g.firstPool()), score: h.Score})
+		}
+	}
+	if !g.uses(MatchHitNeighbor) {
+		for n, h := range own {
+			g.add(h.ID, relation{match: MatchHit, from: h.ID, score: h.Score, why: fmt.Sprintf("hit %d", n+1)})
+		}
+		return nil
+	}
+	nbs, err := g.hitNeighbors(own)
+	if err != nil {
+		return err
+	}
+	own = withSequenceContext(own, nbs, g.cfg)
+	if own, err = g.candidateHits(own); err != nil {
+		return err
+	}
+	span, tiers := tierSpan(own), hitTier(len(own), minHitPool)
+	for n, h := range own {
+		// Scores are tie-breaks within a rank: the hits of a shallower
+		// step of the ladder, and their neighbours, all come before a
+		// deeper one's, so a bigger budget only adds to the end.
+		base := float64(tiers-hitTier(n, minHitPool)) * span
+		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: base + h.score, why: fmt.Sprintf("hit %d", n+1)})
+		for _, nb := range nbs[h.ID] {
+			if !isFocus(nb.ID) {
+				g.add(nb.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID,
+					score: base + h.score*float64(g.cfg.neighborShare(h.ID, nb.Via))/100, why: linkedWhy(h.ID, nb.Via)})
+			}
+		}
+	}
+	return nil
+}
+
+// candidateHits keeps the best hits, in packet order, as deep as the
+// budget can use: the first step of the ladder (minHitPool times a power
+// of 4) that holds a hit per hitPoolTokens of budget, deeper while the
+// hits kept cost under three quarters of the budget. The pool is scored
+// deeper than this (sequencePool), so that the order does not depend on
+// the budget; the cut only saves pricing candidates no packet of this
+// budget could hold. A bigger budget cuts deeper, never shallower.
+func (g *gatherer) candidateHits(own []tieredHit) ([]tieredHit, error) {
+	depth := minHitPool
+	for depth < g.req.Budget/hitPoolTokens {
+		depth *= 4
+	}
+	for depth < len(own) {
+		hits := make([]index.Hit, depth)
+		for i, h := range own[:depth] {
+			hits[i] = h.Hit
+		}
+		size, err := g.hitsSize(hits)
+		if err != nil {
+			return nil, err
+		}
+		if 4*size >= 3*g.req.Budget {
+			break
+		}
+		depth *= 4
+	}
+	return own[:min(depth, len(own))], nil
+}
+
+// hitNeighbors reads the one-hop neighbours of every hit, in one read
+// where the source can.
+func (g *gatherer) hitNeighbors(hits []tieredHit) (hitNeighbors, error) {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	if nl, ok := g.src.(NeighborLister); ok {
+		nbs, err := nl.NeighborsOf(g.req.NS, ids, nil)
+		if err != nil {
+			return nil, fmt.Errorf("neighbours of the hits: %w", err)
+		}
+		return nbs, nil
+	}
+	nbs := hitNeighbors{}
+	for _, id := range ids {
+		ns, err := g.src.Neighbors(g.req.NS, id, 1, nil)
+		if err != nil {
+			return nil, fmt.Errorf("neighbours of hit %q: %w", id, err)
+		}
+		nbs[id] = ns
+	}
+	return nbs, nil
+}
+
+// search takes hits as deep as the budget can use: it starts at about one
+// hit per hitPoolTokens of budget (at least firstPool) and looks four
+// times as deep while the hits found cost less than three quarters of the budget
+// (their neighbours come on top) and more exist, up to maxHitPool or
+// Config.HitLimit. The hits' heads are read
+// here (the candidates need them anyway) for their cached sizes.
+func (g *gatherer) search() ([]index.Hit, error) {
+	ceiling := maxHitPool
+	if g.cfg.HitLimit > 0 {
+		ceiling = g.cfg.HitLimit
+	}
+	// Depths come from one ladder (the first depth times a power of 4),
+	// so a bigger budget never looks less deep.
+	limit := g.firstPool()
+	for limit < g.req.Budget/hitPoolTokens {
+		limit *= 4
+	}
+	limit = min(limit, ceiling)
+	for {
+		hits, err := g.srch.Search(g.ctx, index.Query{NS: g.req.NS, Text: g.req.Query, Kinds: g.req.Kinds, Limit: limit, AnyTerm: true})
+		if err != nil {
+			return nil, fmt.Errorf("search %q in ns %q: %w", g.req.Query, g.req.NS, err)
+		}
+		if len(hits) < limit || limit >= ceiling {
+			return hits, nil
+		}
+		size, err := g.hitsSize(hits)
+		if err != nil {
+			return nil, err
+		}
+		if 4*size >= 3*g.req.Budget {
+			return hits, nil
+		}
+		limit = min(ceiling, 4*limit)
+	}
+}
+
+// firstPool is the first depth of the hit pool: minHitPool, or
+// sequencePool where hits are scored in their sequence context, so that
+// every budget up to about 20k orders the same hits the same way (see
+// withSequenceContext).
+func (g *gatherer) firstPool() int {
+	if g.uses(MatchHitNeighbor) {
+		return sequencePool
+	}
+	return minHitPool
+}
+
+// hitsSize reads the heads of hits not read yet and sums the cached
+// token counts of all of them (bytes/4 where none is cached).
+func (g *gatherer) hitsSize(hits []index.Hit) (int, error) {
+	var ids []string
+	for _, h := range hits {
+		if _, ok := g.heads[h.ID]; !ok && h.NS == g.req.NS {
+			ids = append(ids, h.ID)
+		}
+	}
+	heads, err := g.src.Heads(g.req.NS, ids)
+	if err != nil {
+		return 0, fmt.Errorf("read hit records in ns %q: %w", g.req.NS, err)
+	}
+	for _, h := range heads {
+		g.heads[h.ID] = h
+	}
+	size := 0
+	for _, h := range hits {
+		r, ok := g.heads[h.ID]
+		if !ok {
+			continue
+		}
+		if tc, ok := r.Tokens[g.req.Counter.Name()]; ok {
+			size += tc.Title + tc.Body
+		} else {
+			size += (len(r.Title) + r.BodyBytes) / 4
+		}
+	}
+	return size, nil
+}
+
+const (
+	minHitPool    = 20
+	sequencePool  = 320 // measured: 80 and 160 lose recall from 2k up, 640 gains nothing (BENCHMARKS.md)
+	maxHitPool    = 2000
+	hitPoolTokens = 60 // a first guess at what a hit costs, neighbours included
+)
+
+// linkedWhy says how a neighbour relates to the hit that brought it:
+// "after D4:1" and "before D4:1" for a "next" link, else "linked to D4:1
+// (rel)".
+func linkedWhy(hit string, via store.Link) string {
+	switch {
+	case via.Rel == "next" && via.From == hit:
+		return "after " + hit
+	case via.Rel == "next" && via.To == hit:
+		return "before " + hit
+	}
+	return fmt.Sprintf("linked to %s (%s)", hit, via.Rel)
+}
