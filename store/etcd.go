@@ -178,10 +178,13 @@ func (e *etcdEngine) fail(what string, err error) error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, rpctypes.ErrTimeout),
 		errors.Is(err, rpctypes.ErrNoLeader), errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail),
-		errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost), errors.Is(err, rpctypes.ErrLeaderChanged),
+		errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost),
 		status.Code(err) == codes.Unavailable, status.Code(err) == codes.DeadlineExceeded:
 		return fmt.Errorf("%s on etcd cluster %s: no quorum or no endpoint answering within %s (%v): %w",
 			what, strings.Join(e.endpoints, ","), e.o.RequestTimeout, err, ErrUnavailable)
+	case errors.Is(err, rpctypes.ErrLeaderChanged):
+		return fmt.Errorf("%s on etcd cluster %s: the leader changed during the request (%v); try again: %w",
+			what, strings.Join(e.endpoints, ","), err, ErrUnavailable)
 	case errors.Is(err, rpctypes.ErrTooManyOps):
 		return fmt.Errorf("%s on etcd cluster %s: the transaction has more operations than the cluster's --max-txn-ops allows (%v): %w",
 			what, strings.Join(e.endpoints, ","), err, ErrTooLarge)
@@ -224,6 +227,12 @@ func (e *etcdEngine) view(fn func(kvTx) error) error {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	tx, err := e.begin(ctx)
+	for i := 0; err != nil && errors.Is(err, ErrUnavailable) && i < 3 && ctx.Err() == nil; i++ {
+		// fn has not run: trying the snapshot's first read again is
+		// safe (a leader change fails it once).
+		time.Sleep(200 * time.Millisecond)
+		tx, err = e.begin(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -246,8 +255,20 @@ const maxConflicts = 200
 // conflict fn runs again on a new snapshot. It returns the write's
 // revision, which is the sequence number of its changes.
 func (e *etcdEngine) update(fn func(kvTx) error) (uint64, error) {
+	readRetries := 0
 	for i := range maxConflicts {
 		rev, ok, err := e.try(fn)
+		var before *beforeCommit
+		if errors.As(err, &before) && errors.Is(err, ErrUnavailable) && readRetries < 3 {
+			// The snapshot's reads failed (a leader change): nothing was
+			// sent to commit, so running the write again is safe.
+			readRetries++
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		if before != nil {
+			err = before.err
+		}
 		if err != nil || ok {
 			return rev, err
 		}
@@ -264,12 +285,12 @@ func (e *etcdEngine) try(fn func(kvTx) error) (uint64, bool, error) {
 	defer cancel()
 	tx, err := e.begin(ctx)
 	if err != nil {
-		return 0, false, err
+		return 0, false, &beforeCommit{err}
 	}
 	tx.writing = true
 	err = fn(tx)
 	if tx.err != nil {
-		return 0, false, tx.err
+		return 0, false, &beforeCommit{tx.err}
 	}
 	if err != nil {
 		return 0, false, err
@@ -303,6 +324,13 @@ func (e *etcdEngine) try(fn func(kvTx) error) (uint64, bool, error) {
 	}
 	return uint64(resp.Header.Revision), true, nil
 }
+
+// beforeCommit marks a write's failure in its reads, before anything was
+// sent to commit.
+type beforeCommit struct{ err error }
+
+func (b *beforeCommit) Error() string { return b.err.Error() }
+func (b *beforeCommit) Unwrap() error { return b.err }
 
 // begin starts a snapshot at the current revision, reading the log key's
 // mod revision (the store's last sequence number) on the way.

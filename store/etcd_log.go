@@ -34,7 +34,10 @@ func (e *etcdEngine) changes(after uint64, limit int) ([]Change, error) {
 	}
 	wctx := clientv3.WithRequireLeader(ctx)
 	var out []Change
-	for wr := range e.cli.Watch(wctx, e.logKey, clientv3.WithRev(int64(after)+1)) {
+	// The log begins at the log key's creation: a compaction before it
+	// took nothing of this store's log.
+	from := max(int64(after)+1, last.CreateRevision)
+	for wr := range e.cli.Watch(wctx, e.logKey, clientv3.WithRev(from)) {
 		if wr.CompactRevision != 0 {
 			return nil, fmt.Errorf("read change log on etcd cluster %s after %d: etcd compacted its history up to %d: %w",
 				strings.Join(e.endpoints, ","), after, wr.CompactRevision, ErrCompacted)
@@ -98,13 +101,30 @@ func (s *Store) Notify(ctx context.Context) <-chan struct{} {
 func (e *etcdEngine) dbSize() (int64, error) {
 	ctx, cancel := e.ctx()
 	defer cancel()
-	var last error
+	type answer struct {
+		size int64
+		err  error
+	}
+	// Ask every member at once: a member that is down must not hold up
+	// the answer of those that are up.
+	answers := make(chan answer, len(e.endpoints))
 	for _, ep := range e.endpoints {
-		st, err := e.cli.Status(ctx, ep)
-		if err == nil {
-			return st.DbSize, nil
+		go func() {
+			st, err := e.cli.Status(ctx, ep)
+			if err != nil {
+				answers <- answer{err: err}
+				return
+			}
+			answers <- answer{size: st.DbSize}
+		}()
+	}
+	var last error
+	for range e.endpoints {
+		a := <-answers
+		if a.err == nil {
+			return a.size, nil
 		}
-		last = err
+		last = a.err
 	}
 	return 0, e.fail("status", last)
 }
