@@ -25,7 +25,7 @@ const nameMark = "~"
 // saying why it cannot be stored: what names the value, as a stores it,
 // max is its limit in bytes.
 func escapedName(value string, valid func(string) error, what, as string, max int) (string, error) {
-	if valid(value) == nil && !strings.HasPrefix(value, nameMark) {
+	if valid(value) == nil && !strings.HasPrefix(value, nameMark) && !strings.ContainsFunc(value, store.Invisible) {
 		return value, nil
 	}
 	esc := nameMark + escapeEnds(value)
@@ -54,7 +54,8 @@ func unescapedName(stored string) string {
 	return b.String()
 }
 
-// escapeEnds writes '%', control characters, and white space at either
+// escapeEnds writes '%', control characters, store.Invisible ones
+// (refused in ids) and white space at either
 // end of s as %XX.
 func escapeEnds(s string) string {
 	first := len(s) - len(strings.TrimLeftFunc(s, unicode.IsSpace))
@@ -65,7 +66,7 @@ func escapeEnds(s string) string {
 		if n < 0 {
 			n = 1
 		}
-		if r == '%' || unicode.IsControl(r) || i < first || i >= last || r == utf8.RuneError {
+		if r == '%' || unicode.IsControl(r) || store.Invisible(r) || i < first || i >= last || r == utf8.RuneError {
 			for _, c := range []byte(s[i : i+n]) {
 				fmt.Fprintf(&b, "%%%02X", c)
 			}

@@ -11,7 +11,7 @@ import (
 // a valid record id and reads back as given, and two names never share
 // an id.
 func FuzzEntityName(f *testing.F) {
-	for _, s := range []string{"", " ", "alice", " padded ", "~", "~a", "~%20", "100%", "a\nb", "\u00a0x\u00a0", "tab\t", "%", "%%41", strings.Repeat("x", 255)} {
+	for _, s := range []string{"", " ", "alice", " padded ", "~", "~a", "~%20", "100%", "a\nb", "\u00a0x\u00a0", "tab\t", "%", "%%41", "a\u202eb", "\u200bx", "\ufeff", "ok\u200d", strings.Repeat("x", 255)} {
 		f.Add(s, "~"+s)
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
@@ -32,6 +32,9 @@ func FuzzEntityName(f *testing.F) {
 			}
 			if err := store.ValidID(c.id); err != nil {
 				t.Fatalf("name %q kept as invalid id %q: %v", c.name, c.id, err)
+			}
+			if strings.ContainsFunc(c.id, store.Invisible) {
+				t.Fatalf("name %q kept as id %q, which Put refuses for its invisible character", c.name, c.id)
 			}
 			if got := unescapedName(c.id); got != c.name {
 				t.Fatalf("name %q kept as %q reads back %q", c.name, c.id, got)

@@ -249,6 +249,10 @@ func thousands(n int) string {
 }
 
 func fetchCmd(ns, id string) string {
+	if strings.HasPrefix(id, "-") {
+		// "--" ends the flags, so an id like "-draft" is not read as one.
+		return defaultGetCommand + " " + ns + " -- " + shellQuote(id)
+	}
 	return defaultGetCommand + " " + ns + " " + shellQuote(id)
 }
 

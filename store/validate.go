@@ -76,6 +76,29 @@ func ValidID(id string) error {
 	return validName("id", id, maxIDBytes)
 }
 
+// Invisible reports whether r is a character that changes how an id
+// looks without being seen: the bidi embeddings, overrides and isolates
+// (U+202A-U+202E, U+2066-U+2069), U+200B ZERO WIDTH SPACE and U+FEFF.
+// With them two ids can look the same, or one can look like another, so
+// Put and Link refuse them in ids. U+200C and U+200D (joiners, needed in
+// some scripts and emoji) stay.
+func Invisible(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200B || r == 0xFEFF
+}
+
+// visibleID refuses an id holding an Invisible character, naming its code
+// point. Only writes check it, so a record stored before the rule can
+// still be read, renamed and removed.
+func visibleID(what, id string) error {
+	for i, r := range id {
+		if Invisible(r) {
+			return fmt.Errorf("%w: %s %q has invisible character %U at byte %d (a bidi control, zero-width space or BOM, which makes ids that look alike differ); remove it",
+				ErrInvalid, what, id, r, i)
+		}
+	}
+	return nil
+}
+
 // validName checks ids, relation names, kinds and tags: printable UTF-8
 // without control characters (so 0x00 never occurs in a key part).
 func validName(what, s string, max int) error {
@@ -136,6 +159,9 @@ func validRecord(r *Record, maxBody int) error {
 		return err
 	}
 	if err := ValidID(r.ID); err != nil {
+		return err
+	}
+	if err := visibleID("id", r.ID); err != nil {
 		return err
 	}
 	var errs []error
@@ -214,11 +240,13 @@ func validLink(l Link) error {
 		return fmt.Errorf("%w: link %q -%s-> %q points from namespace %q into namespace %q; links stay within one namespace",
 			ErrInvalid, l.From, l.Rel, l.To, l.NS, l.ToNS)
 	}
-	if err := validName("link source id", l.From, maxIDBytes); err != nil {
-		return err
-	}
-	if err := validName("link target id", l.To, maxIDBytes); err != nil {
-		return err
+	for _, end := range [][2]string{{"link source id", l.From}, {"link target id", l.To}} {
+		if err := validName(end[0], end[1], maxIDBytes); err != nil {
+			return err
+		}
+		if err := visibleID(end[0], end[1]); err != nil {
+			return err
+		}
 	}
 	if err := validName("relation", l.Rel, maxRelBytes); err != nil {
 		return err
