@@ -29,7 +29,18 @@ const (
 	fileReasonLinkDir  = "symlink to a directory, not followed"
 	fileReasonBroken   = "broken symlink"
 	fileReasonNoRead   = "unreadable"
+	fileReasonPipe     = "named pipe, not read"
+	fileReasonSpecial  = "not a regular file (device or socket), not read"
 )
+
+// specialReason says why a FIFO, device or socket is listed and not read:
+// opening a FIFO would wait for a writer for ever.
+func specialReason(t fs.FileMode) string {
+	if t&fs.ModeNamedPipe != 0 {
+		return fileReasonPipe
+	}
+	return fileReasonSpecial
+}
 
 // fileWalk lists the files under root in a deterministic order (each
 // directory's entries sorted by name, depth first), honouring .gitignore
@@ -199,8 +210,12 @@ func (w *fileWalker) dir(rel string) error {
 			if err := w.file(p, w.abs(p)); err != nil {
 				return err
 			}
+		default:
+			// Pipes, devices and sockets are listed, never opened.
+			if !w.ignore.ignored(p, false) {
+				w.out = append(w.out, fileEntry{path: p, notPacked: specialReason(t)})
+			}
 		}
-		// Devices, sockets and pipes are not files anyone wants packed.
 	}
 	return nil
 }
@@ -229,6 +244,7 @@ func (w *fileWalker) symlink(p string) error {
 		return nil
 	}
 	if !fi.Mode().IsRegular() {
+		w.out = append(w.out, fileEntry{path: p, notPacked: specialReason(fi.Mode().Type())})
 		return nil
 	}
 	if w.exclude[filepath.ToSlash(r)] {
