@@ -81,6 +81,7 @@ func (c *checker) all() {
 	c.history()
 	c.links()
 	c.changes()
+	c.index()
 	slices.SortFunc(c.problems, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.NS, b.NS), cmp.Compare(a.ID, b.ID), cmp.Compare(a.What, b.What))
 	})

@@ -137,6 +137,12 @@ func OpenEtcd(url string, opts *Options, eo *EtcdOptions) (*Store, error) {
 		cli.Close()
 		return nil, err
 	}
+	// A store too large for one transaction of this cluster keeps
+	// walking its heads: the keys are an optimisation, not the truth.
+	if err := s.buildIndex(); err != nil && !errors.Is(err, ErrTooLarge) {
+		cli.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -155,7 +161,8 @@ func (e *etcdEngine) init(mustExist bool) error {
 			return fmt.Errorf("open store %s: no lore store under this prefix (no %s key; `lore init` creates one): %w", e.url, k, ErrNotFound)
 		}
 		_, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
-			Then(clientv3.OpPut(k, string([]byte{formatVersion}))).Commit()
+			Then(clientv3.OpPut(k, string([]byte{formatVersion})),
+				clientv3.OpPut(e.prefix+string(bucketMeta)+"/"+string(keyIdx), string([]byte{idxVersion}))).Commit()
 		if err != nil {
 			return e.fail("open", err)
 		}

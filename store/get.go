@@ -219,10 +219,18 @@ func (s *Store) Delete(ns, id string, cascade bool) error {
 	return s.update(func(tx kvTx) error {
 		k := key(ns, id)
 		heads := tx.Bucket(bucketHeads)
-		if heads.Get(k) == nil {
+		v := heads.Get(k)
+		if v == nil {
 			return notFound(ns, id)
 		}
+		old, err := decodeHead(ns, id, v)
+		if err != nil {
+			return err
+		}
 		if err := heads.Delete(k); err != nil {
+			return err
+		}
+		if err := reindex(tx, &old, nil); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketBodies).Delete(k); err != nil {

@@ -43,6 +43,10 @@ func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) 
 		}
 	}
 	err = s.view(func(tx kvTx) error {
+		if hs, nx, ok, err := listIndexed(tx, opts); ok {
+			heads, next = hs, nx
+			return err
+		}
 		pre := prefix(opts.NS)
 		c := tx.Bucket(bucketHeads).Cursor()
 		start := pre
@@ -473,6 +477,10 @@ func (s *Store) Recent(ns string, n int) ([]Record, error) {
 	}
 	var out []Record
 	err := s.view(func(tx kvTx) error {
+		if hs, ok, err := recentIndexed(tx, ns, n); ok {
+			out = hs
+			return err
+		}
 		pre := prefix(ns)
 		top := make([]entry, 0, n+1) // sorted by newer; at most n kept
 		c := tx.Bucket(bucketHeads).Cursor()

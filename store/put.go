@@ -264,6 +264,7 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string
 	rk := [2]string{r.NS, r.ID}
 	prevVersion, keep := restored[rk]
 	old := heads.Get(k)
+	var prevHead *Record // the head this put replaces, for its secondary keys
 	if restored != nil && !keep && old != nil && p.earlier {
 		// An earlier version of a record that exists already: its past
 		// is the store's own, so only its last line is put.
@@ -285,6 +286,7 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string
 			res.Status, res.Version = StatusUnchanged, prev.Version
 			return res, nil
 		}
+		prevHead = &prev
 		if s.opts.HistoryCap == 0 {
 			if err := deletePrefix(tx.Bucket(bucketHistory), prefix(r.NS, r.ID)); err != nil {
 				return res, err
@@ -322,6 +324,9 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string
 		r.Tokens = s.count(&r) // stored by another put since we looked
 	}
 	if err := heads.Put(k, encodeHead(&r)); err != nil {
+		return res, err
+	}
+	if err := reindex(tx, prevHead, &r); err != nil {
 		return res, err
 	}
 	var err error

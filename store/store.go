@@ -125,6 +125,10 @@ func Open(path string, opts *Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := s.buildIndex(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %q: %w", path, err)
+	}
 	return s, nil
 }
 
@@ -204,6 +208,12 @@ func (s *Store) init() error {
 					}
 				}
 				if err := tx.Bucket(bucketMeta).Put(keyFormat, []byte{formatVersion}); err != nil {
+					return err
+				}
+				if _, err := tx.CreateBucket(bucketIdx); err != nil {
+					return err
+				}
+				if err := tx.Bucket(bucketMeta).Put(keyIdx, []byte{idxVersion}); err != nil {
 					return err
 				}
 			}

@@ -1,11 +1,13 @@
 package storetest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lorekeep/lore/store"
 )
@@ -30,6 +32,7 @@ func Conformance(t *testing.T, open Opener) {
 		{"ConcurrentWriters", conformConcurrent},
 		{"ListRecentStats", conformList},
 		{"Names", conformNames},
+		{"SecondaryKeys", conformSecondary},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer catch(t)
@@ -427,5 +430,90 @@ func conformNames(t *testing.T, open Opener) {
 	}
 	if named := must(s.NamedHeads("n", nil)); len(named) != 0 {
 		t.Errorf("NamedHeads after the names were dropped = %+v; want none", named)
+	}
+}
+
+// conformSecondary: List by kind or pinned and Recent, which read
+// secondary keys, give what a filter over the whole namespace gives,
+// through adds, updates that change kind, pinning, order and time, and
+// deletes; and Check finds the keys consistent.
+func conformSecondary(t *testing.T, open Opener) {
+	tick := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := func() time.Time { tick = tick.Add(time.Second); return tick }
+	same := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	s := open(t, &store.Options{Now: func() time.Time {
+		if tick.Second()%3 == 0 {
+			return same // several records share one update time
+		}
+		return now()
+	}})
+	for i := range 30 {
+		kind := []string{"obligation", "timeline", "scene"}[i%3]
+		must(s.Put(store.Record{NS: "n", ID: fmt.Sprintf("r%02d", i), Kind: kind, Order: int64(i % 7), Pinned: i%4 == 0, Title: "t"}))
+		must(s.Put(store.Record{NS: "m", ID: fmt.Sprintf("r%02d", i), Kind: kind, Pinned: true}))
+		now()
+	}
+	for i := 0; i < 30; i += 5 { // change kind, pin, order
+		r := must(s.Get("n", fmt.Sprintf("r%02d", i)))
+		r.Kind, r.Pinned, r.Order = "timeline", !r.Pinned, r.Order+10
+		must(s.Put(r))
+	}
+	for i := 1; i < 30; i += 7 {
+		if err := s.Delete("n", fmt.Sprintf("r%02d", i), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _ := must2(s.List(store.ListOptions{NS: "n"}))
+	ids := func(rs []store.Record) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	for _, kind := range []string{"obligation", "timeline", "scene", "none"} {
+		var want []store.Record
+		for _, r := range all {
+			if r.Kind == kind {
+				want = append(want, r)
+			}
+		}
+		got, _ := must2(s.List(store.ListOptions{NS: "n", Kind: kind}))
+		if !slices.Equal(ids(got), ids(want)) {
+			t.Errorf("kind %s: %v; want %v", kind, ids(got), ids(want))
+		}
+		p1, next := must2(s.List(store.ListOptions{NS: "n", Kind: kind, Limit: 2}))
+		p2, _ := must2(s.List(store.ListOptions{NS: "n", Kind: kind, After: next}))
+		if len(want) > 2 && !slices.Equal(ids(append(p1, p2...)), ids(want)) {
+			t.Errorf("kind %s paged: %v + %v; want %v", kind, ids(p1), ids(p2), ids(want))
+		}
+	}
+	var pinned []store.Record
+	for _, r := range all {
+		if r.Pinned {
+			pinned = append(pinned, r)
+		}
+	}
+	if got, _ := must2(s.List(store.ListOptions{NS: "n", Pinned: true})); !slices.Equal(ids(got), ids(pinned)) {
+		t.Errorf("pinned: %v; want %v", ids(got), ids(pinned))
+	}
+	newest := slices.Clone(all)
+	slices.SortStableFunc(newest, func(a, b store.Record) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Order, a.Order); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	for _, n := range []int{1, 5, len(all), len(all) + 3} {
+		want := newest[:min(n, len(newest))]
+		if got := must(s.Recent("n", n)); !slices.Equal(ids(got), ids(want)) {
+			t.Errorf("recent %d: %v; want %v", n, ids(got), ids(want))
+		}
+	}
+	if probs := must(s.Check()); len(probs) != 0 {
+		t.Errorf("check: %+v", probs)
 	}
 }

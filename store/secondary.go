@@ -1,0 +1,250 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+)
+
+// Secondary keys: the bucket idx holds, for every head, keys that let
+// the rule pulls of a packet read what they select instead of walking
+// the namespace (DESIGN.md, issue 16). Values are empty; a key is
+// derived from its head alone, so Check can rebuild the set and compare.
+//
+//	k sep ns sep kind sep id             every record, by kind (List Kind)
+//	p sep ns sep id                      pinned records (List Pinned)
+//	r sep ns sep desc(updated) desc(order) id   newest first (Recent)
+//
+// desc(x) is the 8-byte big-endian complement of x with its sign bit
+// flipped, so byte order is descending numeric order. The keys are
+// written in the transaction of every write that changes a head. A store
+// made before them gets them on its first writable open (buildIndex);
+// meta's idx key marks that they are complete, and reads of a store
+// without it walk the heads as before.
+var (
+	bucketIdx = []byte("idx")
+	keyIdx    = []byte("idx")
+)
+
+// idxVersion is the layout of the idx bucket kept under meta's idx key.
+const idxVersion = 1
+
+// indexed reports whether tx's store keeps complete secondary keys.
+func indexed(tx kvTx) bool {
+	v := tx.Bucket(bucketMeta).Get(keyIdx)
+	return len(v) == 1 && v[0] == idxVersion && tx.Bucket(bucketIdx) != nil
+}
+
+func desc(x int64) []byte { return u64(^(uint64(x) ^ 1<<63)) }
+
+func nanos(r *Record) int64 {
+	if r.Updated.IsZero() {
+		return 0
+	}
+	return r.Updated.UnixNano()
+}
+
+// recentPrefix is the prefix of ns's recency keys.
+func recentPrefix(ns string) []byte { return prefix("r", ns) }
+
+// idxKeys lists the secondary keys of head r.
+func idxKeys(r *Record) [][]byte {
+	ks := [][]byte{key("k", r.NS, r.Kind, r.ID)}
+	if r.Pinned {
+		ks = append(ks, key("p", r.NS, r.ID))
+	}
+	rk := recentPrefix(r.NS)
+	rk = append(rk, desc(nanos(r))...)
+	rk = append(rk, desc(r.Order)...)
+	return append(ks, append(rk, r.ID...))
+}
+
+// reindex replaces the secondary keys of old (nil: a new record) by
+// those of cur (nil: a deletion), when tx's store keeps them.
+func reindex(tx kvTx, old, cur *Record) error {
+	if !indexed(tx) {
+		return nil
+	}
+	b := tx.Bucket(bucketIdx)
+	var keep [][]byte
+	if cur != nil {
+		keep = idxKeys(cur)
+	}
+	if old != nil {
+		for _, k := range idxKeys(old) {
+			if !slices.ContainsFunc(keep, func(c []byte) bool { return bytes.Equal(c, k) }) {
+				if err := b.Delete(k); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, k := range keep {
+		if err := b.Put(k, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildIndex writes the secondary keys of every head and marks them
+// complete, in one write transaction; a store that has them is left
+// alone. Called on every writable open, so it runs once per store.
+func (s *Store) buildIndex() error {
+	if s.opts.ReadOnly {
+		return nil
+	}
+	done := false
+	if err := s.view(func(tx kvTx) error { done = indexed(tx); return nil }); err != nil || done {
+		return err
+	}
+	return s.update(func(tx kvTx) error {
+		if indexed(tx) {
+			return nil
+		}
+		if bt, ok := tx.(boltTx); ok {
+			if _, err := bt.tx.CreateBucketIfNotExists(bucketIdx); err != nil {
+				return err
+			}
+		}
+		b := tx.Bucket(bucketIdx)
+		if err := deletePrefix(b, nil); err != nil { // leftovers of a layout we no longer trust
+			return err
+		}
+		c := tx.Bucket(bucketHeads).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			parts, err := splitKey(k, 2)
+			if err != nil {
+				return err
+			}
+			r, err := decodeHead(parts[0], parts[1], v)
+			if err != nil {
+				return fmt.Errorf("build secondary keys: %w", err)
+			}
+			for _, ik := range idxKeys(&r) {
+				if err := b.Put(ik, nil); err != nil {
+					return err
+				}
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keyIdx, []byte{idxVersion})
+	})
+}
+
+// idxIDs returns the ids of the secondary keys under pre, in key order,
+// each key being pre followed by the id after skip bytes.
+func idxIDs(tx kvTx, pre []byte, skip int, after string, limit int) []string {
+	var ids []string
+	c := tx.Bucket(bucketIdx).Cursor()
+	start := pre
+	if after != "" {
+		start = append(slices.Clone(pre), after...)
+	}
+	k, _ := c.Seek(start)
+	if after != "" && bytes.Equal(k, start) {
+		k, _ = c.Next()
+	}
+	for ; k != nil && bytes.HasPrefix(k, pre) && (limit <= 0 || len(ids) < limit); k, _ = c.Next() {
+		if len(k) > len(pre)+skip {
+			ids = append(ids, string(k[len(pre)+skip:]))
+		}
+	}
+	return ids
+}
+
+// headsTx reads the heads of ids, which secondary keys named, in order;
+// a key without its head is corruption (Check names it).
+func headsTx(tx kvTx, ns string, ids []string) ([]Record, error) {
+	prefetch(tx, ns, ids, bucketHeads)
+	heads := tx.Bucket(bucketHeads)
+	out := make([]Record, 0, len(ids))
+	for _, id := range ids {
+		v := heads.Get(key(ns, id))
+		if v == nil {
+			return nil, fmt.Errorf("%w: secondary key names record %q of namespace %q, which has no head (run lore check)", ErrCorrupt, id, ns)
+		}
+		r, err := decodeHead(ns, id, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// listIndexed serves List through the secondary keys when opts selects
+// by kind or pinned and the store has them; ok is false otherwise, and
+// List walks.
+func listIndexed(tx kvTx, opts ListOptions) (heads []Record, next string, ok bool, err error) {
+	if opts.Kind == "" && !opts.Pinned || opts.Named || !indexed(tx) {
+		return nil, "", false, nil
+	}
+	pre := prefix("p", opts.NS)
+	if opts.Kind != "" {
+		pre = prefix("k", opts.NS, opts.Kind)
+	}
+	after := opts.After
+	for {
+		ids := idxIDs(tx, pre, 0, after, 256)
+		if len(ids) == 0 {
+			return heads, "", true, nil
+		}
+		after = ids[len(ids)-1]
+		hs, err := headsTx(tx, opts.NS, ids)
+		if err != nil {
+			return nil, "", true, err
+		}
+		for _, r := range hs {
+			if opts.Kind != "" && r.Kind != opts.Kind || opts.Tag != "" && !slices.Contains(r.Tags, opts.Tag) || opts.Pinned && !r.Pinned {
+				continue
+			}
+			if opts.Limit > 0 && len(heads) == opts.Limit {
+				return heads, heads[len(heads)-1].ID, true, nil
+			}
+			heads = append(heads, r)
+		}
+	}
+}
+
+// recentIndexed serves Recent through the recency keys; ok is false when
+// the store has none.
+func recentIndexed(tx kvTx, ns string, n int) ([]Record, bool, error) {
+	if !indexed(tx) {
+		return nil, false, nil
+	}
+	ids := idxIDs(tx, recentPrefix(ns), 16, "", n)
+	hs, err := headsTx(tx, ns, ids)
+	return hs, true, err
+}
+
+// checkIndex compares the secondary keys with those the heads give.
+func (c *checker) index() {
+	if !indexed(c.tx) {
+		return
+	}
+	want := map[string]bool{}
+	cur := c.tx.Bucket(bucketHeads).Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		parts, err := splitKey(k, 2)
+		if err != nil {
+			continue // heads() reports it
+		}
+		r, err := decodeHead(parts[0], parts[1], v)
+		if err != nil {
+			continue
+		}
+		for _, ik := range idxKeys(&r) {
+			want[string(ik)] = true
+		}
+	}
+	ic := c.tx.Bucket(bucketIdx).Cursor()
+	for k, _ := ic.First(); k != nil; k, _ = ic.Next() {
+		if !want[string(k)] {
+			c.add("", "", "bucket idx: secondary key %q matches no head (a stale key: reads through it go wrong)", k)
+		}
+		delete(want, string(k))
+	}
+	for _, k := range sortedKeys(want) {
+		c.add("", "", "bucket idx: secondary key %q of a head is missing (reads through the keys miss the record)", k)
+	}
+}

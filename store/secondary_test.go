@@ -1,0 +1,119 @@
+package store_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lorekeep/lore/store"
+	bolt "go.etcd.io/bbolt"
+)
+
+// stripIndex makes the file at path look like a store made before the
+// secondary keys: no idx bucket, no idx mark in meta.
+func stripIndex(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket([]byte("idx")); err != nil {
+			return err
+		}
+		return tx.Bucket([]byte("meta")).Delete([]byte("idx"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type pulls struct{ kind, pinned, recent string }
+
+func readPulls(t *testing.T, s *store.Store) pulls {
+	t.Helper()
+	k, _, err1 := s.List(store.ListOptions{NS: "n", Kind: "obligation"})
+	p, _, err2 := s.List(store.ListOptions{NS: "n", Pinned: true})
+	r, err3 := s.Recent("n", 4)
+	if err := firstErr(err1, err2, err3); err != nil {
+		t.Fatal(err)
+	}
+	return pulls{ids(k), ids(p), ids(r)}
+}
+
+// An old store answers the same by walking when opened read-only, gets
+// its secondary keys on its first writable open, and answers the same
+// through them; Check then covers them.
+func TestSecondaryKeysMigrate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lore.bolt")
+	s, err := store.Open(path, &store.Options{Now: clock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		kind := []string{"obligation", "scene"}[i%2]
+		mustPut(t, s, store.Record{NS: "n", ID: fmt.Sprintf("r%02d", i), Kind: kind, Pinned: i%3 == 0, Order: int64(i)})
+	}
+	want := readPulls(t, s)
+	if want.kind == "" || want.pinned == "" || want.recent == "" {
+		t.Fatalf("pulls %+v: want some of each", want)
+	}
+	s.Close()
+	stripIndex(t, path)
+
+	ro, err := store.Open(path, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readPulls(t, ro); got != want {
+		t.Errorf("read-only walk: %+v; want %+v", got, want)
+	}
+	ro.Close()
+
+	rw, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readPulls(t, rw); got != want {
+		t.Errorf("after the build: %+v; want %+v", got, want)
+	}
+	if probs, err := rw.Check(); err != nil || len(probs) != 0 {
+		t.Errorf("check after the build: %v %+v", err, probs)
+	}
+	rw.Close()
+
+	// A stale key and a missing one are both reported.
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("idx"))
+		if err := b.Put([]byte("p\x00n\x00r01"), nil); err != nil {
+			return err
+		}
+		return b.Delete([]byte("k\x00n\x00obligation\x00r00"))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err = store.Open(path, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	probs, err := ro.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, p := range probs {
+		msgs = append(msgs, p.What)
+	}
+	all := strings.Join(msgs, "\n")
+	if len(probs) != 2 || !strings.Contains(all, `"p\x00n\x00r01" matches no head`) || !strings.Contains(all, `"k\x00n\x00obligation\x00r00" of a head is missing`) {
+		t.Errorf("check found:\n%s\nwant the stale pinned key of r01 and the missing kind key of r00", all)
+	}
+}
