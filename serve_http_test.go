@@ -279,6 +279,31 @@ func TestHTTPNamespaceScope(t *testing.T) {
 			t.Errorf("%s %s: %d %s, want 403 naming both namespaces", tc.method, tc.path, status, body)
 		}
 	}
+	// Stats count the scope only, and leave out the store-wide change-log
+	// position and file size, which other namespaces' writes move.
+	l, err := lore.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := l.Put(context.Background(), store.Record{NS: "team/b", ID: fmt.Sprintf("b%d", i), Body: "other"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	status, body = do(t, "GET", url+"/v1/stats", "", nil)
+	var st map[string]any
+	if err := json.Unmarshal([]byte(body), &st); status != 200 || err != nil {
+		t.Fatalf("stats: %d %s (%v)", status, body, err)
+	}
+	if st["records"] != 1.0 || strings.Contains(body, "team/b") {
+		t.Errorf("scoped stats %s; want 1 record and no word of team/b", body)
+	}
+	for _, k := range []string{"last_seq", "file_bytes"} {
+		if _, ok := st[k]; ok {
+			t.Errorf("scoped stats %s has %s, which counts other namespaces' writes", body, k)
+		}
+	}
 }
 
 // TestHTTPGracefulShutdown cancels the server while writes are in flight:

@@ -308,7 +308,23 @@ func (s *Server) opStats(ctx context.Context, a nsArgs) (string, error) {
 	if err := s.read(ctx, func(l *Lore) (err error) { st, err = l.Stats(ns); return err }); err != nil {
 		return "", err
 	}
+	if s.opts.NS != "" {
+		// last_seq and file_bytes count every namespace's writes, so a
+		// scoped server leaves them out, as it leaves out the others'
+		// names.
+		return marshal(scopedStats{Records: st.Records, Links: st.Links, Versions: st.Versions,
+			Namespaces: st.Namespaces, Kinds: st.Kinds})
+	}
 	return marshal(st)
+}
+
+// scopedStats is store.Stats without what describes the whole store.
+type scopedStats struct {
+	Records    int            `json:"records"`
+	Links      int            `json:"links"`
+	Versions   int            `json:"versions"`
+	Namespaces map[string]int `json:"namespaces"`
+	Kinds      map[string]int `json:"kinds"`
 }
 
 // packetArgs asks for a Context Packet (build_packet, POST /v1/packet).
