@@ -346,11 +346,73 @@ func open(status string) bool {
 // timeline pulls the nearest timeline entries before (or at) and after the
 // focus position.
 func (g *gatherer) timeline() error {
-	var before, after *store.Record
+	before, after, ok, err := g.timelineSeek()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if before, after, err = g.timelineWalk(); err != nil {
+			return err
+		}
+	}
+	if before != nil {
+		g.add(before.ID, relation{match: MatchTimeline, why: fmt.Sprintf("timeline before the focus (order %d)", before.Order)})
+	}
+	if after != nil {
+		g.add(after.ID, relation{match: MatchTimeline, why: fmt.Sprintf("timeline after the focus (order %d)", after.Order)})
+	}
+	return nil
+}
+
+// timelineSeek finds the entries timelineWalk finds through an
+// OrderSeeker: per kind, the first usable entry each way from the focus
+// position; ok is false when the source has no seeker or cannot seek.
+func (g *gatherer) timelineSeek() (before, after *store.Record, ok bool, err error) {
+	seek, is := g.src.(OrderSeeker)
+	if !is {
+		return nil, nil, false, nil
+	}
+	usable := func(h store.Record) bool {
+		return h.Order > 0 && (h.NS == "" || h.NS == g.req.NS) && !slices.Contains(g.req.Focus, h.ID) && g.visible(h)
+	}
+	for _, kind := range g.cfg.TimelineKinds {
+		for _, back := range []bool{true, false} {
+			from := g.pos
+			if !back {
+				from = g.pos + 1
+			}
+			var found *store.Record
+			ok, err := seek.Ordered(g.req.NS, kind, from, back, func(h store.Record) bool {
+				if usable(h) {
+					found = &h
+				}
+				return found == nil
+			})
+			if err != nil {
+				return nil, nil, false, fmt.Errorf("timeline kind %q in ns %q: %w", kind, g.req.NS, err)
+			}
+			if !ok {
+				return nil, nil, false, nil
+			}
+			switch {
+			case found == nil:
+			case back && (before == nil || found.Order > before.Order || found.Order == before.Order && found.ID < before.ID):
+				before = found
+			case !back && (after == nil || found.Order < after.Order || found.Order == after.Order && found.ID < after.ID):
+				after = found
+			}
+		}
+	}
+	return before, after, true, nil
+}
+
+// timelineWalk lists every entry of the timeline kinds and keeps the
+// nearest usable one each way from the focus position.
+func (g *gatherer) timelineWalk() (before, after *store.Record, err error) {
 	for _, kind := range g.cfg.TimelineKinds {
 		heads, err := g.list(kind)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		for i := range heads {
 			h := &heads[i]
@@ -366,13 +428,7 @@ func (g *gatherer) timeline() error {
 			}
 		}
 	}
-	if before != nil {
-		g.add(before.ID, relation{match: MatchTimeline, why: fmt.Sprintf("timeline before the focus (order %d)", before.Order)})
-	}
-	if after != nil {
-		g.add(after.ID, relation{match: MatchTimeline, why: fmt.Sprintf("timeline after the focus (order %d)", after.Order)})
-	}
-	return nil
+	return before, after, nil
 }
 
 func (g *gatherer) pinnedAndRecent(isFocus func(string) bool) error {

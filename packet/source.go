@@ -37,6 +37,16 @@ type Recenter interface {
 	Recent(ns string, n int) ([]store.Record, error)
 }
 
+// OrderSeeker is implemented by a Source that reads the records of a
+// kind in story order from a position through secondary keys
+// (*store.Store does, see store.Store.Ordered); the timeline rule reads
+// only the entries nearest the focus with it, else it lists the kind.
+// ok false means this store cannot (a format 1 store opened read-only),
+// and the rule lists the kind.
+type OrderSeeker interface {
+	Ordered(ns, kind string, from int64, backward bool, fn func(store.Record) bool) (ok bool, err error)
+}
+
 // NeighborLister is implemented by a Source that reads the one-hop
 // neighbours of many records in one read (*store.Store does); a packet
 // asks for those of every search hit. Else Build calls Neighbors per hit.

@@ -18,13 +18,15 @@
 // names reads the same in a version that knows only format 1, and a packet
 // finds the heads that go by a name without decoding the others.
 //
-//	meta       "format" -> store format (1); "seq" -> last change-log sequence number (uint64, big-endian)
+//	meta       "format" -> store format (2; 1 before the idx keys); "seq" -> last change-log sequence number (uint64, big-endian)
 //	heads      ns 0 id -> record head: everything but the body, with body size and cached token counts
 //	bodies     ns 0 id -> format byte + body bytes (absent when the body is empty)
 //	history    ns 0 id 0 version(uint64 BE) -> a previous version, head and body
 //	links_out  ns 0 from 0 rel 0 to -> format byte + weight (float64 bits, BE)
 //	links_in   ns 0 to 0 rel 0 from -> the same value
 //	changes    seq(uint64 BE) -> format byte, op byte, namespace, id
+//	idx        secondary keys, empty values: by kind, pinned, newest first,
+//	           by order both ways (secondary.go); written with their heads
 //
 // Heads are kept apart from bodies so that ranking and fitting (List,
 // Head, Heads) never read a body they will not emit. Links are stored in

@@ -161,16 +161,15 @@ func (e *etcdEngine) init(mustExist bool) error {
 			return fmt.Errorf("open store %s: no lore store under this prefix (no %s key; `lore init` creates one): %w", e.url, k, ErrNotFound)
 		}
 		_, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
-			Then(clientv3.OpPut(k, string([]byte{formatVersion})),
-				clientv3.OpPut(e.prefix+string(bucketMeta)+"/"+string(keyIdx), string([]byte{idxVersion}))).Commit()
+			Then(clientv3.OpPut(k, string([]byte{formatVersion}))).Commit()
 		if err != nil {
 			return e.fail("open", err)
 		}
 		return nil
 	}
 	f := resp.Kvs[0].Value
-	if len(f) != 1 || f[0] != formatVersion {
-		return fmt.Errorf("open store %s: store format %x, this version of lore reads format %d: %w", e.url, f, formatVersion, ErrCorrupt)
+	if len(f) != 1 || f[0] != formatVersion && f[0] != formatNoIdx {
+		return fmt.Errorf("open store %s: store format %x, this version of lore reads formats %d and %d: %w", e.url, f, formatNoIdx, formatVersion, ErrCorrupt)
 	}
 	return nil
 }

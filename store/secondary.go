@@ -14,27 +14,24 @@ import (
 //	k sep ns sep kind sep id             every record, by kind (List Kind)
 //	p sep ns sep id                      pinned records (List Pinned)
 //	r sep ns sep desc(updated) desc(order) id   newest first (Recent)
+//	o sep ns sep kind sep asc(order) id  records with an order above 0,
+//	q sep ns sep kind sep desc(order) id   both ways (Ordered)
 //
-// desc(x) is the 8-byte big-endian complement of x with its sign bit
-// flipped, so byte order is descending numeric order. The keys are
+// asc(x) is x as 8 big-endian bytes with its sign bit flipped, so byte
+// order is numeric order; desc(x) is its complement. The keys are
 // written in the transaction of every write that changes a head. A store
-// made before them gets them on its first writable open (buildIndex);
-// meta's idx key marks that they are complete, and reads of a store
-// without it walk the heads as before.
-var (
-	bucketIdx = []byte("idx")
-	keyIdx    = []byte("idx")
-)
-
-// idxVersion is the layout of the idx bucket kept under meta's idx key.
-const idxVersion = 1
+// made before them (format 1) gets them on its first writable open
+// (buildIndex), which makes it format 2; reads of a format 1 store walk
+// the heads as before.
+var bucketIdx = []byte("idx")
 
 // indexed reports whether tx's store keeps complete secondary keys.
 func indexed(tx kvTx) bool {
-	v := tx.Bucket(bucketMeta).Get(keyIdx)
-	return len(v) == 1 && v[0] == idxVersion && tx.Bucket(bucketIdx) != nil
+	v := tx.Bucket(bucketMeta).Get(keyFormat)
+	return len(v) == 1 && v[0] == formatVersion && tx.Bucket(bucketIdx) != nil
 }
 
+func asc(x int64) []byte  { return u64(uint64(x) ^ 1<<63) }
 func desc(x int64) []byte { return u64(^(uint64(x) ^ 1<<63)) }
 
 func nanos(r *Record) int64 {
@@ -56,7 +53,12 @@ func idxKeys(r *Record) [][]byte {
 	rk := recentPrefix(r.NS)
 	rk = append(rk, desc(nanos(r))...)
 	rk = append(rk, desc(r.Order)...)
-	return append(ks, append(rk, r.ID...))
+	ks = append(ks, append(rk, r.ID...))
+	if r.Order > 0 {
+		ks = append(ks, append(append(prefix("o", r.NS, r.Kind), asc(r.Order)...), r.ID...),
+			append(append(prefix("q", r.NS, r.Kind), desc(r.Order)...), r.ID...))
+	}
+	return ks
 }
 
 // reindex replaces the secondary keys of old (nil: a new record) by
@@ -127,7 +129,7 @@ func (s *Store) buildIndex() error {
 				}
 			}
 		}
-		return tx.Bucket(bucketMeta).Put(keyIdx, []byte{idxVersion})
+		return tx.Bucket(bucketMeta).Put(keyFormat, []byte{formatVersion})
 	})
 }
 
@@ -215,6 +217,54 @@ func recentIndexed(tx kvTx, ns string, n int) ([]Record, bool, error) {
 	ids := idxIDs(tx, recentPrefix(ns), 16, "", n)
 	hs, err := headsTx(tx, ns, ids)
 	return hs, true, err
+}
+
+// Ordered calls fn on the heads of kind in ns whose Order is above 0,
+// in story order from position from: ascending from the first order at
+// or after from, or, when backward, descending from the last order at or
+// before it; equal orders go by id. It stops when fn returns false. It
+// reads only the keys it passes, so the timeline entries that bound a
+// position cost O(log N), not a walk of the kind. ok is false, and fn is
+// not called, when the store keeps no secondary keys (a format 1 store
+// opened read-only): the caller walks instead. fn runs inside a read
+// transaction and must not use the store.
+func (s *Store) Ordered(ns, kind string, from int64, backward bool, fn func(Record) bool) (ok bool, err error) {
+	if err := ValidNamespace(ns); err != nil {
+		return false, err
+	}
+	err = s.view(func(tx kvTx) error {
+		if ok = indexed(tx); !ok {
+			return nil
+		}
+		pre, start := prefix("o", ns, kind), asc(max(from, 1))
+		if backward {
+			if from < 1 {
+				return nil
+			}
+			pre, start = prefix("q", ns, kind), desc(from)
+		}
+		c := tx.Bucket(bucketIdx).Cursor()
+		for k, _ := c.Seek(append(slices.Clone(pre), start...)); k != nil && bytes.HasPrefix(k, pre); {
+			const batch = 16 // heads read per round trip on etcd
+			var ids []string
+			for ; k != nil && bytes.HasPrefix(k, pre) && len(ids) < batch; k, _ = c.Next() {
+				if len(k) > len(pre)+8 {
+					ids = append(ids, string(k[len(pre)+8:]))
+				}
+			}
+			hs, err := headsTx(tx, ns, ids)
+			if err != nil {
+				return err
+			}
+			for _, r := range hs {
+				if !fn(r) {
+					return nil
+				}
+			}
+		}
+		return nil
+	})
+	return ok, err
 }
 
 // checkIndex compares the secondary keys with those the heads give.

@@ -11,7 +11,7 @@ import (
 )
 
 // stripIndex makes the file at path look like a store made before the
-// secondary keys: no idx bucket, no idx mark in meta.
+// secondary keys: format 1, no idx bucket.
 func stripIndex(t *testing.T, path string) {
 	t.Helper()
 	db, err := bolt.Open(path, 0o600, nil)
@@ -23,7 +23,7 @@ func stripIndex(t *testing.T, path string) {
 		if err := tx.DeleteBucket([]byte("idx")); err != nil {
 			return err
 		}
-		return tx.Bucket([]byte("meta")).Delete([]byte("idx"))
+		return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{1})
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -51,9 +51,15 @@ const DefaultLockTimeout = 2 * time.Second
 // DefaultHistoryCap is the default Options.HistoryCap.
 const DefaultHistoryCap = 20
 
-// formatVersion is the store layout this package writes and reads; it is
-// kept in the meta bucket under keyFormat.
-const formatVersion = 1
+// formatVersion is the store layout this package writes; it is kept in
+// the meta bucket under keyFormat. Format 2 is format 1 plus complete
+// secondary keys (secondary.go): this package reads both and upgrades a
+// format 1 store on its first writable open, and a lore older than the
+// keys refuses a format 2 store rather than write to it without them.
+const (
+	formatVersion = 2
+	formatNoIdx   = 1
+)
 
 // Bucket names; doc.go describes each one's keys and values.
 var (
@@ -185,8 +191,8 @@ func (s *Store) init() error {
 		if len(f) != 1 {
 			return fmt.Errorf("open store %q: store format %x is not one byte: %w", s.path, f, ErrCorrupt)
 		}
-		if f[0] != formatVersion {
-			return fmt.Errorf("open store %q: store format %d, this version of lore reads format %d: %w", s.path, f[0], formatVersion, ErrCorrupt)
+		if f[0] != formatVersion && f[0] != formatNoIdx {
+			return fmt.Errorf("open store %q: store format %d, this version of lore reads formats %d and %d: %w", s.path, f[0], formatNoIdx, formatVersion, ErrCorrupt)
 		}
 		if seq := tx.Bucket(bucketMeta).Get(keySeq); seq != nil && len(seq) != 8 {
 			return fmt.Errorf("open store %q: sequence number is %d bytes, want 8: %w", s.path, len(seq), ErrCorrupt)
@@ -211,9 +217,6 @@ func (s *Store) init() error {
 					return err
 				}
 				if _, err := tx.CreateBucket(bucketIdx); err != nil {
-					return err
-				}
-				if err := tx.Bucket(bucketMeta).Put(keyIdx, []byte{idxVersion}); err != nil {
 					return err
 				}
 			}

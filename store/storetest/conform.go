@@ -513,6 +513,32 @@ func conformSecondary(t *testing.T, open Opener) {
 			t.Errorf("recent %d: %v; want %v", n, ids(got), ids(want))
 		}
 	}
+	for _, kind := range []string{"timeline", "scene"} {
+		for from := int64(-1); from <= 18; from++ {
+			for _, back := range []bool{false, true} {
+				var want []store.Record
+				for _, r := range all {
+					if r.Kind == kind && r.Order > 0 && (back && r.Order <= from || !back && r.Order >= from) {
+						want = append(want, r)
+					}
+				}
+				slices.SortStableFunc(want, func(a, b store.Record) int {
+					if back {
+						return cmp.Or(cmp.Compare(b.Order, a.Order), cmp.Compare(a.ID, b.ID))
+					}
+					return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID))
+				})
+				var got []store.Record
+				ok := must(s.Ordered("n", kind, from, back, func(r store.Record) bool {
+					got = append(got, r)
+					return len(got) < 3 // stopping early is honoured
+				}))
+				if !ok || !slices.Equal(ids(got), ids(want[:min(3, len(want))])) {
+					t.Errorf("Ordered(%s, %d, backward %v) = %v, %v; want %v", kind, from, back, ok, ids(got), ids(want[:min(3, len(want))]))
+				}
+			}
+		}
+	}
 	if probs := must(s.Check()); len(probs) != 0 {
 		t.Errorf("check: %+v", probs)
 	}
