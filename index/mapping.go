@@ -3,6 +3,8 @@ package index
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -136,6 +138,30 @@ func newBuilder(m mapping.IndexMapping) (*builder, error) {
 	return b, nil
 }
 
+// MaxIndexedBodyBytes is how much of a body goes into the full-text
+// index: its first 4 MiB, cut at a word boundary. Analysis takes about 25
+// bytes of memory per byte of text, so a 60 MB body indexed whole peaked
+// at 3 GB; the first few MB of a body that large are enough to find it.
+// A word only past the limit is not found by search. The store keeps the
+// body whole, and get, export and packets give it whole.
+const MaxIndexedBodyBytes = 4 << 20
+
+// indexedBody is the part of body the index analyses.
+func indexedBody(body string) string {
+	if len(body) <= MaxIndexedBodyBytes {
+		return body
+	}
+	cut := MaxIndexedBodyBytes
+	for cut > 0 && !utf8.RuneStart(body[cut]) {
+		cut--
+	}
+	// Back up to white space, so the last word is not indexed half cut.
+	if i := strings.LastIndexFunc(body[:cut], unicode.IsSpace); i > cut-1024 {
+		cut = i
+	}
+	return body[:cut]
+}
+
 // document builds the indexed form of r. Empty fields are left out.
 func (b *builder) document(r *store.Record) *document.Document {
 	d := document.NewDocument(docID(r.NS, r.ID))
@@ -149,7 +175,7 @@ func (b *builder) document(r *store.Record) *document.Document {
 		}
 	}
 	for _, f := range [...]struct{ name, val string }{
-		{fieldTitle, r.Title}, {fieldSummary, r.Summary}, {fieldBody, r.Body},
+		{fieldTitle, r.Title}, {fieldSummary, r.Summary}, {fieldBody, indexedBody(r.Body)},
 	} {
 		if f.val != "" {
 			d.AddField(document.NewTextFieldCustom(f.name, nil, []byte(f.val), textOptions, b.text))
@@ -161,7 +187,7 @@ func (b *builder) document(r *store.Record) *document.Document {
 // textBytes is the amount of text r puts through analysis, used to size
 // sub-batches.
 func textBytes(r *store.Record) int {
-	n := len(r.NS) + len(r.ID) + len(r.Kind) + len(r.Title) + len(r.Summary) + len(r.Body)
+	n := len(r.NS) + len(r.ID) + len(r.Kind) + len(r.Title) + len(r.Summary) + len(indexedBody(r.Body))
 	for _, t := range r.Tags {
 		n += len(t)
 	}

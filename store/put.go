@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"slices"
 	"strings"
@@ -438,10 +437,16 @@ func normalize(r Record) Record {
 func contentHash(r *Record) string {
 	h := sha256.New()
 	var buf []byte
+	var chunk [32 << 10]byte
 	str := func(s string) {
 		buf = binary.AppendUvarint(buf[:0], uint64(len(s)))
 		h.Write(buf)
-		io.WriteString(h, s)
+		// Through a small buffer: io.WriteString would copy a whole body.
+		for len(s) > 0 {
+			n := copy(chunk[:], s)
+			h.Write(chunk[:n])
+			s = s[n:]
+		}
 	}
 	str("lore-record-v1")
 	str(r.NS)

@@ -267,7 +267,7 @@ func TestBigBodies(t *testing.T) {
 	t.Run("over the limit refused", func(t *testing.T) {
 		s := storetest.Open(t, &store.Options{MaxBodyBytes: 1 << 20})
 		_, err := s.Put(store.Record{NS: "big", ID: "x", Body: strings.Repeat("a", 1<<20+1)})
-		wantErr(t, err, store.ErrInvalid, "1048577 bytes", "limit of 1048576 bytes", "MaxBodyBytes")
+		wantErr(t, err, store.ErrInvalid, "record big/x", "1048577 bytes", "limit of 1048576 bytes", "MaxBodyBytes")
 		if _, err := s.Put(store.Record{NS: "big", ID: "x", Body: strings.Repeat("a", 1<<20)}); err != nil {
 			t.Errorf("a body of exactly the limit: %v", err)
 		}

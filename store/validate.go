@@ -177,8 +177,8 @@ func validRecord(r *Record, maxBody int) error {
 		errs = append(errs, err)
 	}
 	if len(r.Body) > maxBody {
-		errs = append(errs, fmt.Errorf("%w: body is %d bytes, more than the limit of %d bytes (Options.MaxBodyBytes)",
-			ErrInvalid, len(r.Body), maxBody))
+		errs = append(errs, fmt.Errorf("%w: record %s/%s: body is %d bytes, more than the limit of %d bytes (Options.MaxBodyBytes; split it into records, or keep it as a file)",
+			ErrInvalid, r.NS, r.ID, len(r.Body), maxBody))
 	} else if r.Binary && r.Body != "" {
 		errs = append(errs, fmt.Errorf("%w: a binary record has no body, but this one has %d bytes", ErrInvalid, len(r.Body)))
 	} else if err := validText("body", r.Body); err != nil {

@@ -28,7 +28,11 @@ func newPutCommand(a *app) *cobra.Command {
 		Long: `Store one record. The body comes from --body, from --file PATH ('-' for
 stdin), or from stdin when it is not a terminal. A put of identical content
 changes nothing and says "unchanged"; a changed one bumps the version and
-keeps the previous one in history.`,
+keeps the previous one in history.
+
+A body holds at most 64 MiB (67,108,864 bytes); a larger one is refused,
+naming the record. Search indexes the first 4 MiB of a body (cut at a
+word); get, export and packets give it whole.`,
 		Example: `  lore put --ns novel --kind character --title "Mara Quell" mara < mara.md
   lore put --kind memory --tag user --body "prefers tea" pref-tea`,
 		Args: cobra.ExactArgs(1),
