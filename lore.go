@@ -195,10 +195,45 @@ func (l *Lore) openIndex(readOnly bool) error {
 		return l.rebuildIndex()
 	}
 	if readOnly {
-		l.stale = wm != last
+		if wm < last {
+			// A writer died between its commit and its index update.
+			return l.catchUpReadOnly(dir, last)
+		}
 		return nil
 	}
 	return l.syncIndex()
+}
+
+// catchUpReadOnly brings a read-only open's lagging index up to the store
+// when it can take the index's write lock at once: the index is derived,
+// so a reader may write it, while the bbolt file stays read-only. Then it
+// reopens the index read-only, so other readers are not locked out. When
+// another process holds the index, the results are flagged as unchecked.
+func (l *Lore) catchUpReadOnly(dir string, last uint64) error {
+	l.ix.Close()
+	l.ix = nil
+	if wix, err := index.Open(dir, &index.Options{LockTimeout: time.Millisecond}); err == nil {
+		l.ix = wix
+		serr := l.syncIndex()
+		l.ix = nil
+		if cerr := wix.Close(); serr == nil {
+			serr = cerr
+		}
+		if serr != nil {
+			return fmt.Errorf("index %s lags the store and could not catch up: %w", dir, serr)
+		}
+	}
+	ix, err := index.Open(dir, &index.Options{ReadOnly: true, LockTimeout: l.lockTimeout})
+	if err != nil {
+		return err
+	}
+	l.ix = ix
+	wm, err := ix.Watermark()
+	if err != nil {
+		return err
+	}
+	l.stale = wm != last
+	return nil
 }
 
 // Dir is the store directory.
