@@ -62,6 +62,7 @@ type Lore struct {
 	// shared is set for an etcd store: other processes write too.
 	shared    bool
 	ownDir    string             // a private index folder to remove on Close
+	lag       *lagIndex          // a lagging read-only index's stand-in for search (lag.go)
 	stopWatch context.CancelFunc // ends the watch that keeps the index current
 	watchDone chan struct{}
 }
@@ -233,6 +234,11 @@ func (l *Lore) catchUpReadOnly(dir string, last uint64) error {
 		return err
 	}
 	l.stale = wm != last
+	if wm < last {
+		// Failing that, search sees the missing records through a
+		// private index of them; without one, results stay flagged.
+		l.lag, _ = l.newLagIndex(ix, wm)
+	}
 	return nil
 }
 
@@ -263,6 +269,10 @@ func (l *Lore) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var errs []error
+	if l.lag != nil {
+		errs = append(errs, l.lag.close())
+		l.lag = nil
+	}
 	if l.ix != nil {
 		errs = append(errs, l.ix.Close())
 		l.ix = nil

@@ -141,11 +141,8 @@ func (l *Lore) Packet(ctx context.Context, req packet.Request) (*packet.Packet, 
 	if err := l.catchUp(); err != nil {
 		return nil, err
 	}
-	l.mu.Lock()
-	ix := l.ix
-	l.mu.Unlock()
 	var srch packet.Searcher = noSearch{}
-	if ix != nil {
+	if ix := l.searcher(); ix != nil {
 		srch = ix
 	} else if req.Query != "" {
 		return nil, fmt.Errorf("packet: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)

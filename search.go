@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -29,9 +30,7 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 	if err := l.catchUp(); err != nil {
 		return nil, err
 	}
-	l.mu.Lock()
-	ix := l.ix
-	l.mu.Unlock()
+	ix := l.searcher()
 	if ix == nil {
 		return nil, fmt.Errorf("search: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
 	}
@@ -51,6 +50,20 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 		out = append(out, Hit{NS: h.NS, ID: h.ID, Kind: head.Kind, Title: head.Title, Score: h.Score})
 	}
 	return out, nil
+}
+
+// searcher is what searches run on: the index, or for a lagging
+// read-only open its stand-in (lag.go); nil without an index.
+func (l *Lore) searcher() packet.Searcher {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.lag != nil:
+		return l.lag
+	case l.ix != nil:
+		return l.ix
+	}
+	return nil
 }
 
 // Stale reports whether the index lags the store (possible only in a
