@@ -48,18 +48,10 @@ word); get, export and packets give it whole.`,
 				return usageError(c, fmt.Errorf("--body and --file both given; use one"))
 			case body != "":
 				r.Body = body
-			case file != "":
-				b, err := readInput(a.streams.in, file)
-				if err != nil {
+			case file != "" || !isTerminal(a.streams.in):
+				if r.Body, err = readBody(a.streams.in, file, r.NS, r.ID); err != nil {
 					return err
 				}
-				r.Body = string(b)
-			case !isTerminal(a.streams.in):
-				b, err := io.ReadAll(a.streams.in)
-				if err != nil {
-					return fmt.Errorf("read stdin: %w", err)
-				}
-				r.Body = string(b)
 			}
 			l, err := a.open(false)
 			if err != nil {
@@ -111,15 +103,40 @@ func parseMeta(kvs []string) (map[string]string, error) {
 	return m, nil
 }
 
-func readInput(stdin io.Reader, path string) ([]byte, error) {
-	if path == "-" {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return nil, fmt.Errorf("read stdin: %w", err)
-		}
-		return b, nil
+// readBody reads the body of record ns/id from path ("" or "-": stdin)
+// into a string: a file's is sized from the file, so it is held once, not
+// copied again. Reading stops past store.DefaultMaxBodyBytes, so an input
+// too large is refused, naming the record, without being held whole.
+func readBody(stdin io.Reader, path, ns, id string) (string, error) {
+	const limit = store.DefaultMaxBodyBytes
+	src, what := stdin, "stdin"
+	var sb strings.Builder
+	tooBig := func() error {
+		return fmt.Errorf("%w: record %s/%s: the body in %s is over the limit of %d bytes (64 MiB); split it into records, or keep it as a file",
+			store.ErrInvalid, ns, id, what, limit)
 	}
-	return os.ReadFile(path)
+	if path != "" && path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		src, what = f, path
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > limit {
+				return "", tooBig()
+			}
+			sb.Grow(int(fi.Size()))
+		}
+	}
+	n, err := io.Copy(&sb, io.LimitReader(src, limit+1))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", what, err)
+	}
+	if n > limit {
+		return "", tooBig()
+	}
+	return sb.String(), nil
 }
 
 func isTerminal(r io.Reader) bool {
