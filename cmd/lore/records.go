@@ -31,7 +31,7 @@ changes nothing and says "unchanged"; a changed one bumps the version and
 keeps the previous one in history.
 
 A body holds at most 64 MiB (67,108,864 bytes); a larger one is refused,
-naming the record. Search indexes the first 4 MiB of a body (cut at a
+naming the record. Search indexes the first MiB of a body (cut at a
 word); get, export and packets give it whole.`,
 		Example: `  lore put --ns novel --kind character --title "Mara Quell" mara < mara.md
   lore put --kind memory --tag user --body "prefers tea" pref-tea`,
