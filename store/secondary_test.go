@@ -12,7 +12,7 @@ import (
 
 // stripIndex makes the file at path look like a store made before the
 // secondary keys: format 1, no idx bucket.
-func stripIndex(t *testing.T, path string) {
+func stripIndex(t testing.TB, path string) {
 	t.Helper()
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
@@ -116,4 +116,95 @@ func TestSecondaryKeysMigrate(t *testing.T) {
 	if len(probs) != 2 || !strings.Contains(all, `"p\x00n\x00r01" matches no head`) || !strings.Contains(all, `"k\x00n\x00obligation\x00r00" of a head is missing`) {
 		t.Errorf("check found:\n%s\nwant the stale pinned key of r01 and the missing kind key of r00", all)
 	}
+}
+
+// BenchmarkRulePulls times the reads of a packet's rule pulls in a
+// namespace of 100,000 records (1 in 100 an obligation, 1 in 50 a
+// timeline entry with an order, 1 in 500 pinned), through the secondary
+// keys and, on the same file made format 1 and opened read-only, by the
+// walks they replace.
+func BenchmarkRulePulls(b *testing.B) {
+	const n = 100_000
+	path := filepath.Join(b.TempDir(), "lore.bolt")
+	s, err := store.Open(path, &store.Options{Now: clock()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	recs := make([]store.Record, 0, 1000)
+	for i := range n {
+		r := smallRecord(i)
+		switch {
+		case i%100 == 0:
+			r.Kind, r.Meta = "obligation", map[string]string{"status": "open"}
+		case i%50 == 0:
+			r.Kind, r.Order = "timeline", int64(i/50)
+		}
+		r.Pinned = i%500 == 1
+		if recs = append(recs, r); len(recs) == cap(recs) {
+			if _, err := s.PutMany(recs, nil); err != nil {
+				b.Fatal(err)
+			}
+			recs = recs[:0]
+		}
+	}
+	s.Close()
+	pulls := func(b *testing.B, s *store.Store, keys bool) {
+		for _, p := range []struct {
+			name string
+			fn   func() (int, error)
+		}{
+			{"kind", func() (int, error) {
+				h, _, err := s.List(store.ListOptions{NS: "bench", Kind: "obligation"})
+				return len(h), err
+			}},
+			{"pinned", func() (int, error) {
+				h, _, err := s.List(store.ListOptions{NS: "bench", Pinned: true})
+				return len(h), err
+			}},
+			{"recent10", func() (int, error) {
+				h, err := s.Recent("bench", 10)
+				return len(h), err
+			}},
+			{"timeline", func() (int, error) {
+				h, _, err := s.List(store.ListOptions{NS: "bench", Kind: "timeline"})
+				return len(h), err
+			}},
+		} {
+			b.Run(p.name, func(b *testing.B) {
+				for b.Loop() {
+					if k, err := p.fn(); err != nil || k == 0 {
+						b.Fatalf("%d records, %v", k, err)
+					}
+				}
+			})
+		}
+		if !keys {
+			return // the walk's timeline rule lists the kind (above)
+		}
+		b.Run("ordered", func(b *testing.B) { // the timeline rule's two seeks
+			for b.Loop() {
+				got := 0
+				for _, back := range []bool{true, false} {
+					ok, err := s.Ordered("bench", "timeline", n/100, back, func(store.Record) bool { got++; return false })
+					if err != nil || !ok {
+						b.Fatalf("ordered: %v %v", ok, err)
+					}
+				}
+				if got != 2 {
+					b.Fatalf("%d entries, want 2", got)
+				}
+			}
+		})
+	}
+	ro := func(b *testing.B) *store.Store {
+		s, err := store.Open(path, &store.Options{ReadOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	}
+	b.Run("keys", func(b *testing.B) { pulls(b, ro(b), true) })
+	stripIndex(b, path)
+	b.Run("walk", func(b *testing.B) { pulls(b, ro(b), false) })
 }
