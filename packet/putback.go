@@ -337,6 +337,7 @@ func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, e
 		r.defs[id] = d
 	}
 	for round := 0; round < 4; round++ {
+		r.byEstimate = round == 0
 		if err := r.walk(); err != nil {
 			return nil, "", 0, err
 		}
@@ -373,6 +374,11 @@ type restorer struct {
 	failed map[string]bool            // counted in with a stand-in, over for real
 	tries  int
 	failAt int // the packet only grows: an estimate at a real count that was over is over too
+	// byEstimate lets the first walk take a record far below the budget
+	// by its price alone, without rendering the packet for it: the count
+	// after the walk (recount) has the last word, and later walks, after
+	// a count that was over, render every try.
+	byEstimate bool
 	// changes are this walk's put-backs, in order.
 	changes []restoreChange
 }
@@ -486,6 +492,11 @@ func (r *restorer) tryForm(i int, f form, cur budget.Fitted, kept bool) (bool, e
 	b.setForm(i, f)
 	r.keep[id] = budget.Fitted{Item: budget.Item{ID: id, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][f]}
 	delete(r.defs, id)
+	if r.byEstimate && r.n+add <= b.req.Budget-max(32, b.req.Budget/10) {
+		r.n += add
+		r.changes = append(r.changes, ch)
+		return true, nil
+	}
 	q, o, m, err := r.build(true)
 	if err != nil {
 		return false, err
