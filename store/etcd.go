@@ -256,8 +256,11 @@ const maxConflicts = 200
 // update runs fn on a snapshot with its writes buffered, then commits
 // them in one Txn. A write that logs changes commits only if the log key
 // still has the mod revision it had at the snapshot (every logged write
-// rewrites it, so no write in between is lost); one that logs none
-// (SetTokens) commits only if every key it read is unchanged. On a
+// rewrites it, so no write in between is lost), and only if the store's
+// format is unchanged when it read it; one that logs none (SetTokens)
+// commits only if every key it read with Get is unchanged (keys read
+// through a cursor are not tracked), and the format upgrade also only if
+// the log key is. On a
 // conflict fn runs again on a new snapshot. It returns the write's
 // revision, which is the sequence number of its changes.
 func (e *etcdEngine) update(fn func(kvTx) error) (uint64, error) {
@@ -306,11 +309,24 @@ func (e *etcdEngine) try(fn func(kvTx) error) (uint64, bool, error) {
 		return 0, true, nil
 	}
 	var cmps []clientv3.Cmp
+	formatKey := e.prefix + string(bucketMeta) + "/" + string(keyFormat)
 	if len(tx.changes) > 0 {
 		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(e.logKey), "=", tx.logRev))
+		// A put decides by the store's format whether it writes the
+		// secondary keys: an upgrade committed since its snapshot makes
+		// it run again, with them.
+		if rev, ok := tx.reads[formatKey]; ok {
+			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(formatKey), "=", rev))
+		}
 	} else {
 		for k, rev := range tx.reads {
 			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", rev))
+		}
+		if _, upgrade := tx.writes[formatKey]; upgrade {
+			// The upgrade builds the keys from the heads it walked with a
+			// cursor (reads that are not tracked): a logged write since
+			// its snapshot makes it run again on the new heads.
+			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(e.logKey), "=", tx.logRev))
 		}
 	}
 	if n := max(len(ops), len(cmps)); e.o.MaxTxnOps > 0 && n > e.o.MaxTxnOps {
