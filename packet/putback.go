@@ -523,6 +523,14 @@ func (r *restorer) recount() (done bool, err error) {
 	if r.n <= b.req.Budget {
 		return true, nil
 	}
+	if r.byEstimate {
+		// Prices taken on trust added up to more than the count: take
+		// the walk back whole, and the next walk renders every try.
+		if err := r.undoAll(); err != nil {
+			return false, err
+		}
+		return false, nil
+	}
 	last := r.changes[len(r.changes)-1]
 	r.changes = r.changes[:len(r.changes)-1]
 	r.failed[b.cands[last.i].rec.ID] = true
@@ -531,15 +539,18 @@ func (r *restorer) recount() (done bool, err error) {
 		return false, err
 	}
 	if r.n > b.req.Budget {
-		for len(r.changes) > 0 {
-			r.undo(r.changes[len(r.changes)-1])
-			r.changes = r.changes[:len(r.changes)-1]
-		}
-		if r.p, r.out, r.n, err = r.build(false); err != nil {
-			return false, err
-		}
-		return true, nil
+		return true, r.undoAll()
 	}
 	r.changes = r.changes[:0]
 	return false, nil
+}
+
+// undoAll takes back every put-back of the walk and counts the packet.
+func (r *restorer) undoAll() (err error) {
+	for len(r.changes) > 0 {
+		r.undo(r.changes[len(r.changes)-1])
+		r.changes = r.changes[:len(r.changes)-1]
+	}
+	r.p, r.out, r.n, err = r.build(false)
+	return err
 }

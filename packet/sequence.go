@@ -56,15 +56,16 @@ func hitTier(pos, first int) int {
 	return tier
 }
 
-// tierSpan is what separates two tiers' scores: more than any score in
-// sequence context (at most 1 + 2 + 1 times the best search score, with
-// shares of at most 100%).
+// tierSpan is what separates two tiers' scores: more than any hit's
+// score in sequence context (a record with many "next" links can gain
+// more than the hits beside it in a chain would give), so no score of a
+// deeper tier reaches a shallower one's.
 func tierSpan(hits []tieredHit) float64 {
 	best := 0.0
 	for _, h := range hits {
-		best = max(best, h.Score)
+		best = max(best, h.score, h.Score)
 	}
-	return 4*best + 1
+	return best + 1
 }
 
 // sequenceAdjacent lists the ids one "next" link away from id, in either
