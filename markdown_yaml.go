@@ -2,6 +2,7 @@ package lore
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -112,3 +113,21 @@ func tabIndented(fm string) int {
 	}
 	return 0
 }
+
+// editorLine maps yaml.v3's line n of fm, which counts a lone \r as a
+// line break too, to the line of fm an editor shows (lines end at \n).
+func editorLine(fm string, n int) int {
+	yl, el := 1, 1
+	for i := 0; i < len(fm) && yl < n; i++ {
+		switch {
+		case fm[i] == '\n':
+			yl, el = yl+1, el+1
+		case fm[i] == '\r' && (i+1 == len(fm) || fm[i+1] != '\n'):
+			yl++
+		}
+	}
+	return el + max(0, n-yl)
+}
+
+// yamlLineRE finds the line number in a yaml parse error.
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
