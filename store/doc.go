@@ -22,7 +22,7 @@
 //	heads      ns 0 id -> record head: everything but the body, with body size and cached token counts
 //	bodies     ns 0 id -> format byte + body bytes (absent when the body is empty)
 //	history    ns 0 id 0 version(uint64 BE) -> a previous version, head and body
-//	links_out  ns 0 from 0 rel 0 to -> format byte + weight (float64 bits, BE)
+//	links_out  ns 0 from 0 rel 0 to -> format byte + weight (float64 bits, BE) [+ made (unix nanoseconds, BE); 9-byte values read as made 0]
 //	links_in   ns 0 to 0 rel 0 from -> the same value
 //	changes    seq(uint64 BE) -> format byte, op byte, namespace, id
 //	idx        secondary keys, empty values: by kind, pinned, newest first,
