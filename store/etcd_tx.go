@@ -141,6 +141,12 @@ func (b *etcdBucket) Get(k []byte) []byte {
 		if len(resp.Kvs) == 1 {
 			rev, v = resp.Kvs[0].ModRevision, resp.Kvs[0].Value
 		}
+		// A snapshot's keys never change: a key read again (the store's
+		// format, once a record in a put) costs no second round trip.
+		if b.t.cache == nil {
+			b.t.cache = map[string]cached{}
+		}
+		b.t.cache[full] = cached{val: v, rev: rev}
 	}
 	if b.t.writing {
 		if b.t.reads == nil {
