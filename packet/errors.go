@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // Sentinel errors of the packet package; test them with errors.Is.
@@ -83,7 +85,7 @@ type SplitError struct {
 // Error implements error on one line; Report gives the long form.
 func (e *SplitError) Error() string {
 	msg := fmt.Sprintf("packet for ns %q: %s: protected content needs %s tokens, budget is %s",
-		e.NS, ErrCannotFit, thousands(e.Need), thousands(e.Budget))
+		e.NS, ErrCannotFit, numfmt.Thousands(e.Need), numfmt.Thousands(e.Budget))
 	if e.Cause != nil {
 		msg += ": " + e.Cause.Error()
 	}
@@ -103,14 +105,14 @@ func (e *SplitError) Unwrap() []error {
 func (e *SplitError) Report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Cannot fit: protected content needs %s tokens, budget %s (frame %s).\n",
-		thousands(e.Need), thousands(e.Budget), thousands(e.Frame))
+		numfmt.Thousands(e.Need), numfmt.Thousands(e.Budget), numfmt.Thousands(e.Frame))
 	if e.Cause != nil {
 		fmt.Fprintf(&b, "Cause: %v\n", e.Cause)
 	}
 	if len(e.Protected) > 0 {
 		fmt.Fprintf(&b, "Protected: %s:\n", records(len(e.Protected)))
 		for _, p := range e.Protected {
-			fmt.Fprintf(&b, "%8s  %s  (rank %d, %s, %s)\n", thousands(p.Tokens), p.ID, p.Rank, p.Form, p.Why)
+			fmt.Fprintf(&b, "%8s  %s  (rank %d, %s, %s)\n", numfmt.Thousands(p.Tokens), p.ID, p.Rank, p.Form, p.Why)
 		}
 	}
 	if len(e.Proposals) > 0 {

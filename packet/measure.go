@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -97,7 +98,7 @@ func (b *builder) price(i int) {
 		b.cost[i][f] = count(b.fragment(e)) + text
 	}
 	full := b.cost[i][formFull]
-	reasons := []string{"dropped: over budget on re-count", fmt.Sprintf("replaced by summary: saves %s", thousands(full))}
+	reasons := []string{"dropped: over budget on re-count", fmt.Sprintf("replaced by summary: saves %s", numfmt.Thousands(full))}
 	if c.rec.Summary == "" {
 		b.cost[i][formSummary] = full // saves nothing: no step shows it
 		reasons = reasons[:1]

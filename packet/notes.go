@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // savesText is ": saves N" for a note, or nothing when the shorter form
@@ -15,7 +16,7 @@ func savesText(n int) string {
 	if n <= 0 {
 		return ""
 	}
-	return ": saves " + thousands(n)
+	return ": saves " + numfmt.Thousands(n)
 }
 
 // group chooses the notes the rendered packet lists one by one: all of

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -319,8 +320,8 @@ func TestReportForm(t *testing.T) {
 	for _, n := range p.Deferred {
 		freed += n.freed()
 	}
-	if !strings.Contains(lines[1], thousands(freed)+" tokens freed") {
-		t.Errorf("freed total: %q; want %s", lines[1], thousands(freed))
+	if !strings.Contains(lines[1], numfmt.Thousands(freed)+" tokens freed") {
+		t.Errorf("freed total: %q; want %s", lines[1], numfmt.Thousands(freed))
 	}
 	ex := p.Explain()
 	for _, e := range p.Records {

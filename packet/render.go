@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // Entry is one record included in a packet.
@@ -150,7 +152,7 @@ func totalLine(format string, v view) string {
 	case "json":
 		return fmt.Sprintf("  \"total\": {\"tokens\": %d, \"budget\": %d, \"percent\": %d, \"hash\": %q},\n", v.tokens, v.p.Budget, percent(v.tokens, v.p.Budget), v.hash)
 	default:
-		return fmt.Sprintf("Tokens: %s of %s · %s\n", thousands(v.tokens), thousands(v.p.Budget), shortHash(v.hash))
+		return fmt.Sprintf("Tokens: %s of %s · %s\n", numfmt.Thousands(v.tokens), numfmt.Thousands(v.p.Budget), shortHash(v.hash))
 	}
 }
 
@@ -226,26 +228,6 @@ func percent(used, budget int) int {
 		return 0
 	}
 	return used * 100 / budget
-}
-
-// thousands formats n with commas: 19859 -> "19,859".
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 func fetchCmd(ns, id string) string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // ---- markdown
@@ -52,10 +54,10 @@ func mdDeferred(p *Packet) string {
 		if g.Count == 1 {
 			noun = "record"
 		}
-		fmt.Fprintf(&b, "\n## Deferred: %d %s %s (rank %s, %s tokens)%s\n", g.Count, g.what(), noun, g.ranks(), thousands(g.Tokens), explainHint)
+		fmt.Fprintf(&b, "\n## Deferred: %d %s %s (rank %s, %s tokens)%s\n", g.Count, g.what(), noun, g.ranks(), numfmt.Thousands(g.Tokens), explainHint)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "\n## Deferred: %s, %s tokens", records(len(p.Deferred)), thousands(deferredTokens(p.Deferred)))
+	fmt.Fprintf(&b, "\n## Deferred: %s, %s tokens", records(len(p.Deferred)), numfmt.Thousands(deferredTokens(p.Deferred)))
 	if len(p.Grouped) > 0 {
 		b.WriteString(explainHint)
 	}
@@ -227,7 +229,7 @@ func mdEntry(e Entry, withKind bool) string {
 
 func mdNote(n Note) string {
 	return fmt.Sprintf("- %s %s · rank %d · %s tokens · %s · %s\n",
-		code(n.ID), n.Kind, n.Rank, thousands(n.Tokens), n.Reason, code(n.Fetch))
+		code(n.ID), n.Kind, n.Rank, numfmt.Thousands(n.Tokens), n.Reason, code(n.Fetch))
 }
 
 // code is s as markdown inline code, with a fence longer than any run
@@ -250,7 +252,7 @@ func code(s string) string {
 }
 
 func mdGroup(g NoteGroup) string {
-	return fmt.Sprintf("- %d more %s · rank %s · %s tokens\n", g.Count, g.what(), g.ranks(), thousands(g.Tokens))
+	return fmt.Sprintf("- %d more %s · rank %s · %s tokens\n", g.Count, g.what(), g.ranks(), numfmt.Thousands(g.Tokens))
 }
 
 func oneLine(s string) string {

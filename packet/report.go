@@ -3,6 +3,8 @@ package packet
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // Report is the summary for stderr, in the form of DESIGN.md:
@@ -19,15 +21,15 @@ import (
 func (p *Packet) Report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Packed: %s, %s tokens (%d%% of budget %s)\n",
-		records(len(p.Records)), thousands(p.Tokens), percent(p.Tokens, p.Budget), thousands(p.Budget))
+		records(len(p.Records)), numfmt.Thousands(p.Tokens), percent(p.Tokens, p.Budget), numfmt.Thousands(p.Budget))
 	if len(p.Deferred) > 0 {
 		freed := 0
 		for _, n := range p.Deferred {
 			freed += n.freed()
 		}
-		fmt.Fprintf(&b, "Deferred: %s, %s tokens freed:\n", records(len(p.Deferred)), thousands(freed))
+		fmt.Fprintf(&b, "Deferred: %s, %s tokens freed:\n", records(len(p.Deferred)), numfmt.Thousands(freed))
 		for _, n := range p.Deferred {
-			fmt.Fprintf(&b, "%8s  %s  (rank %d, %s)\n", thousands(n.Tokens), n.ID, n.Rank, n.Reason)
+			fmt.Fprintf(&b, "%8s  %s  (rank %d, %s)\n", numfmt.Thousands(n.Tokens), n.ID, n.Rank, n.Reason)
 		}
 	}
 	if len(p.Skipped) > 0 {
@@ -51,10 +53,10 @@ func (p *Packet) Report() string {
 func (p *Packet) Explain() string {
 	rows := [][]string{{"rank", "tokens", "form", "id", "kind", "why"}}
 	for _, e := range p.Records {
-		rows = append(rows, []string{fmt.Sprint(e.Rank), thousands(e.Tokens), e.Form, e.ID, e.Kind, e.Why})
+		rows = append(rows, []string{fmt.Sprint(e.Rank), numfmt.Thousands(e.Tokens), e.Form, e.ID, e.Kind, e.Why})
 	}
 	for _, n := range p.Deferred {
-		rows = append(rows, []string{fmt.Sprint(n.Rank), thousands(n.Tokens), "deferred", n.ID, n.Kind, fmt.Sprintf("step %d: %s", n.Step, n.Reason)})
+		rows = append(rows, []string{fmt.Sprint(n.Rank), numfmt.Thousands(n.Tokens), "deferred", n.ID, n.Kind, fmt.Sprintf("step %d: %s", n.Step, n.Reason)})
 	}
 	for _, s := range p.Skipped {
 		rows = append(rows, []string{"-", "-", "not loaded", s.ID, s.Kind, s.Reason})
@@ -77,5 +79,5 @@ func records(n int) string {
 	if n == 1 {
 		return "1 record"
 	}
-	return thousands(n) + " records"
+	return numfmt.Thousands(n) + " records"
 }

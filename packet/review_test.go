@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -249,7 +250,7 @@ func TestFrameOnlyQuotesWrittenSize(t *testing.T) {
 			}
 			out, _ := p.Render(format)
 			seen++
-			want := "below this packet's frame of " + thousands(p.Tokens) + " tokens"
+			want := "below this packet's frame of " + numfmt.Thousands(p.Tokens) + " tokens"
 			if !strings.Contains(p.Report(), want) {
 				t.Errorf("%s budget %d: report does not say %q:\n%s", format, b, want, p.Report())
 			}
@@ -288,7 +289,7 @@ func TestTruncatedRecordsGetNotes(t *testing.T) {
 	if n.Action != "truncated" || n.Tokens != full || n.Saves != full-e.Tokens || n.Saves <= 0 || n.Fetch != fetchCmd("novel-a", "theme-ash") {
 		t.Errorf("note %+v; want action truncated, tokens %d, saves %d, fetch %q", n, full, full-e.Tokens, fetchCmd("novel-a", "theme-ash"))
 	}
-	if !strings.Contains(p.Report(), "theme-ash  (rank 10, truncated: saves "+thousands(n.Saves)+")") {
+	if !strings.Contains(p.Report(), "theme-ash  (rank 10, truncated: saves "+numfmt.Thousands(n.Saves)+")") {
 		t.Errorf("report does not list the truncated record:\n%s", p.Report())
 	}
 	if !strings.Contains(string(out), "theme-ash") || !strings.Contains(string(out), "## Deferred") {

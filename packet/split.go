@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // frameOnly is the packet for a limit below the frame: everything
@@ -46,9 +47,9 @@ func (b *builder) frameWarning() string {
 func frameWarningText(budgetTokens, size int) string {
 	frame := "frame (the total stated above)"
 	if size >= 0 {
-		frame = fmt.Sprintf("frame of %s tokens", thousands(size))
+		frame = fmt.Sprintf("frame of %s tokens", numfmt.Thousands(size))
 	}
-	return fmt.Sprintf("the budget of %s tokens is below this packet's %s: everything is deferred", thousands(budgetTokens), frame)
+	return fmt.Sprintf("the budget of %s tokens is below this packet's %s: everything is deferred", numfmt.Thousands(budgetTokens), frame)
 }
 
 // command is the `lore packet` line for this request with another focus
@@ -122,7 +123,7 @@ func (b *builder) splitError(limit int, cause error) error {
 	byOrigin, movable, protected := b.splitProtected(e)
 	if len(e.Protected) == 0 && b.refusedFrame > 0 {
 		e.Need = max(e.Budget+1, b.refusedFrame) // nothing protected: the frame is all it needs
-		e.Cause = fmt.Errorf("the budget is below this packet's frame of %s tokens (its heading and the notes of what it leaves out)", thousands(b.refusedFrame))
+		e.Cause = fmt.Errorf("the budget is below this packet's frame of %s tokens (its heading and the notes of what it leaves out)", numfmt.Thousands(b.refusedFrame))
 	}
 	e.Need = b.workingBudget(e.Need)
 	e.Frame = max(e.Need-protected, 0)
@@ -187,7 +188,7 @@ func (b *builder) proposeFocus(e *SplitError, byOrigin map[string]int) {
 	}
 	var parts, lines []string
 	for _, f := range b.req.Focus {
-		parts = append(parts, fmt.Sprintf("--focus %s (about %s tokens)", f, thousands(e.Frame+byOrigin[f])))
+		parts = append(parts, fmt.Sprintf("--focus %s (about %s tokens)", f, numfmt.Thousands(e.Frame+byOrigin[f])))
 		lines = append(lines, b.command([]string{f}, nil))
 	}
 	e.Proposals = append(e.Proposals, "one packet per focus: "+strings.Join(parts, "; ")+splitCmds(lines...))
@@ -218,7 +219,7 @@ func (b *builder) proposeKinds(e *SplitError, movable []int, limit int) {
 		return
 	}
 	e.Proposals = append(e.Proposals, fmt.Sprintf("two packets, the %s records apart (%s tokens, then %s)", strings.Join(movedKinds, ", "),
-		thousands(n1), thousands(n2))+splitCmds(
+		numfmt.Thousands(n1), numfmt.Thousands(n2))+splitCmds(
 		b.command(b.req.Focus, []string{"--exclude-kind", kinds}),
 		b.command(moved, []string{"--kind", kinds})))
 }
@@ -271,7 +272,7 @@ func (b *builder) proposeScenes(e *SplitError) {
 	var scenes, sceneCmds []string
 	for i, c := range b.cands {
 		if b.fixed(i) && b.forms[i] != formOut && c.rank > 1 && c.rec.Kind == "scene" {
-			scenes = append(scenes, fmt.Sprintf("--focus %s (about %s tokens)", c.rec.ID, thousands(b.base+b.cost[i][formFull])))
+			scenes = append(scenes, fmt.Sprintf("--focus %s (about %s tokens)", c.rec.ID, numfmt.Thousands(b.base+b.cost[i][formFull])))
 			sceneCmds = append(sceneCmds, b.command([]string{c.rec.ID}, nil))
 		}
 	}
@@ -292,11 +293,11 @@ func (b *builder) proposeLarger(e *SplitError) {
 	larger := b.req
 	larger.Budget = e.Need
 	if scope != "" {
-		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens (--scope %s is %s)", thousands(e.Need), scope, thousands(size))+
+		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens (--scope %s is %s)", numfmt.Thousands(e.Need), scope, numfmt.Thousands(size))+
 			splitCmds(b.commandFor(larger, b.req.Focus, nil), b.commandFor(larger, b.req.Focus, []string{"--scope", scope})))
 		return
 	}
-	e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", thousands(e.Need))+splitCmds(b.commandFor(larger, b.req.Focus, nil)))
+	e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", numfmt.Thousands(e.Need))+splitCmds(b.commandFor(larger, b.req.Focus, nil)))
 }
 
 // fits builds r, a packet a split proposes, and reports its tokens and

@@ -9,6 +9,8 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/lorekeep/lore/internal/numfmt"
+
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -165,7 +167,7 @@ func checkFile(path string) (boltMeta, error) {
 	switch {
 	case err0 != nil && err1 != nil:
 		if n < len(buf) {
-			return boltMeta{}, damaged("is %s bytes, too short to be a store", commas(int64(n)))
+			return boltMeta{}, damaged("is %s bytes, too short to be a store", numfmt.Thousands(int64(n)))
 		}
 		return boltMeta{}, damaged("%v, and so does the second (%v): it is not a Lore store, or both meta pages are damaged", err0, err1)
 	case err0 != nil:
@@ -180,7 +182,7 @@ func checkFile(path string) (boltMeta, error) {
 		return boltMeta{}, fmt.Errorf("stat %s: %w", path, err)
 	}
 	if need := int64(m.hwm) * int64(m.pageSize); fi.Size() < need {
-		return boltMeta{}, damaged("is truncated: %s bytes, its pages need %s", commas(fi.Size()), commas(need))
+		return boltMeta{}, damaged("is truncated: %s bytes, its pages need %s", numfmt.Thousands(fi.Size()), numfmt.Thousands(need))
 	}
 	return m, nil
 }
@@ -209,16 +211,4 @@ func (s *Store) view(fn func(tx kvTx) error) error {
 		return s.etcd.view(fn)
 	}
 	return guard(s.path, func() error { return s.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) }) })
-}
-
-// commas writes n with thousands separators, as messages print sizes.
-func commas(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + commas(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

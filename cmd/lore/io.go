@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
 	"github.com/spf13/cobra"
 )
@@ -177,5 +178,5 @@ func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return thousands(n) + " " + noun + "s"
+	return numfmt.Thousands(n) + " " + noun + "s"
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
 	"github.com/spf13/cobra"
 )
@@ -77,7 +78,7 @@ func newReindexCommand(a *app) *cobra.Command {
 			if a.jsonOut {
 				return a.printJSON(map[string]any{"records": st.Records, "seq": st.LastSeq})
 			}
-			a.note("reindexed %s (change log at %s)\n", plural(st.Records, "record"), thousands(int(st.LastSeq)))
+			a.note("reindexed %s (change log at %s)\n", plural(st.Records, "record"), numfmt.Thousands(int(st.LastSeq)))
 			return nil
 		},
 	}

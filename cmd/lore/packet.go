@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/packet/pack"
 	"github.com/spf13/cobra"
@@ -102,7 +102,7 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 	}
 	if res.DefaultScope != "" {
 		a.note("note: no --budget, --scope or --model: using scope %s (%s tokens; set \"scope\" in lore.json to change it)\n",
-			res.DefaultScope, thousands(res.Tokens))
+			res.DefaultScope, numfmt.Thousands(res.Tokens))
 	}
 	if pf.req.Encoding == "" && pf.spec.Model != "" {
 		pf.req.Encoding = res.Encoding
@@ -336,16 +336,4 @@ func (a *app) optionalConfig() (lore.Config, bool) {
 		return lore.Config{}, false
 	}
 	return cfg, true
-}
-
-// thousands writes n with commas: 8,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

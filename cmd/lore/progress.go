@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -177,7 +178,7 @@ func (p *progress) count(n int) string {
 	if p.unit == "bytes" {
 		return fmt.Sprintf("%.1f", float64(n)/1e6)
 	}
-	return thousands(n)
+	return numfmt.Thousands(n)
 }
 
 // amount is n with its unit: "50,000 records", "57.3 MB".
@@ -185,7 +186,7 @@ func (p *progress) amount(n int) string {
 	if p.unit == "bytes" {
 		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 	}
-	return thousands(n) + " " + p.unit
+	return numfmt.Thousands(n) + " " + p.unit
 }
 
 func (p *progress) rate(done int, took time.Duration) string {
@@ -193,7 +194,7 @@ func (p *progress) rate(done int, took time.Duration) string {
 	if p.unit == "bytes" {
 		return fmt.Sprintf("%.1f MB/s", per/1e6)
 	}
-	return fmt.Sprintf("%s %s/s", thousands(int(per)), p.unit)
+	return fmt.Sprintf("%s %s/s", numfmt.Thousands(int(per)), p.unit)
 }
 
 // seconds shows a duration to a tenth of a second ("0.4s", "12.0s", "2m05s").

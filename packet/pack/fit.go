@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // fitter fits the items of one pack into its budget: the engine decides
@@ -71,7 +72,7 @@ func (f *fitter) engineItems() {
 	f.pinned = focusTokens > 0
 	if f.pinned && f.base+focusTokens > f.p.Budget {
 		f.unpin(fmt.Sprintf("the changed files alone (%s tokens) do not fit in budget %s: not all of them are packed",
-			packThousands(focusTokens), packThousands(f.p.Budget)))
+			numfmt.Thousands(focusTokens), numfmt.Thousands(f.p.Budget)))
 	}
 }
 
@@ -171,7 +172,7 @@ func (f *fitter) converge() (map[string]bool, bool, error) {
 		res, err := budget.Fit(req)
 		if errors.Is(err, budget.ErrOverBudget) && f.pinned {
 			f.unpin(fmt.Sprintf("the changed files do not fit in budget %s beside the frame and notes: not all of them are packed",
-				packThousands(f.p.Budget)))
+				numfmt.Thousands(f.p.Budget)))
 			continue
 		}
 		if err != nil {
@@ -419,11 +420,11 @@ func (f *fitter) frameOnly(warnings []string) {
 	p := f.p
 	reason := packReasonFrame
 	warn := fmt.Sprintf("budget %s is below the frame of the pack (%s tokens): every file was dropped",
-		packThousands(p.Budget), packThousands(f.base))
+		numfmt.Thousands(p.Budget), numfmt.Thousands(f.base))
 	if f.base <= p.Budget {
 		reason = packReasonNotes
 		warn = fmt.Sprintf("budget %s cannot hold any file with the deferral notes: every file was dropped, the notes are in the report",
-			packThousands(p.Budget))
+			numfmt.Thousands(p.Budget))
 	}
 	p.FrameOnly, p.GroupedNotes = true, false
 	p.Warnings = append(append(warnings, f.pinNotes...), warn)

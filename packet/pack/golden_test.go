@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 const packSmallDir = "../../testdata/pack/small"
@@ -97,7 +99,7 @@ func TestPackGroupedNotes(t *testing.T) {
 		freed += d.Tokens
 	}
 	sum := fmt.Sprintf("Dropped by budget: %d files, %s tokens freed, by category (--report full lists each file):\n  %s  %d files  (category docs)\n",
-		len(p.Deferred), packThousands(freed), packThousands(freed), len(p.Deferred))
+		len(p.Deferred), numfmt.Thousands(freed), numfmt.Thousands(freed), len(p.Deferred))
 	if r := p.Report(); !strings.Contains(r, sum) || strings.Count(r, "\n") != 4 {
 		t.Errorf("report:\n%s\nwant it to hold:\n%s", r, sum)
 	}

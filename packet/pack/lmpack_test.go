@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // packUpdate rewrites the fixtures and golden files under testdata/pack.
@@ -264,7 +265,7 @@ func TestPackLmpackExample(t *testing.T) {
 		if strings.Contains(string(out), "## File: "+d.Path+"\n") {
 			t.Errorf("dropped file %s is still in the pack", d.Path)
 		}
-		if !strings.Contains(string(out), "- `"+d.Path+"`: "+packThousands(d.Tokens)+" tokens") {
+		if !strings.Contains(string(out), "- `"+d.Path+"`: "+numfmt.Thousands(d.Tokens)+" tokens") {
 			t.Errorf("no deferral note for %s", d.Path)
 		}
 	}
@@ -310,10 +311,10 @@ func packCheckLmpackReport(t *testing.T, p *Pack, recount int) {
 	for _, path := range packLmpackDropped {
 		freed += spec[path]
 	}
-	fmt.Fprintf(&want, "Packed: 37 files, %s tokens (99%% of budget 20,000)\n", packThousands(recount))
-	fmt.Fprintf(&want, "Dropped by budget: 17 files, %s tokens freed:\n", packThousands(freed))
+	fmt.Fprintf(&want, "Packed: 37 files, %s tokens (99%% of budget 20,000)\n", numfmt.Thousands(recount))
+	fmt.Fprintf(&want, "Dropped by budget: 17 files, %s tokens freed:\n", numfmt.Thousands(freed))
 	for _, path := range packLmpackDropped {
-		fmt.Fprintf(&want, "  %5s  %s  (category %s)\n", packThousands(spec[path]), path, strings.Split(path, "/")[0])
+		fmt.Fprintf(&want, "  %5s  %s  (category %s)\n", numfmt.Thousands(spec[path]), path, strings.Split(path, "/")[0])
 	}
 	if got := p.Report(); got != want.String() {
 		t.Errorf("report:\n%s\nwant:\n%s", got, want.String())

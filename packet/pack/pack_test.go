@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // packWordCounter counts one token a word, so logic tests can be read by
@@ -292,7 +293,7 @@ func TestPackFormats(t *testing.T) {
 		if n := c.Count(string(out)); n != p.Tokens {
 			t.Errorf("%s: Tokens = %d, the rendering counts %d", format, p.Tokens, n)
 		}
-		if !strings.Contains(string(out), fmt.Sprint(p.Tokens)) && !strings.Contains(string(out), packThousands(p.Tokens)) {
+		if !strings.Contains(string(out), fmt.Sprint(p.Tokens)) && !strings.Contains(string(out), numfmt.Thousands(p.Tokens)) {
 			t.Errorf("%s: the pack does not state its token total %d", format, p.Tokens)
 		}
 		hashes[format] = p.Hash
@@ -482,7 +483,7 @@ func TestPackNeverOverBudget(t *testing.T) {
 				}
 			}
 			m := report.FindStringSubmatch(p.Report())
-			if m == nil || m[1] != fmt.Sprint(len(p.Files)) || m[2] != packThousands(n) || m[4] != packThousands(limit) {
+			if m == nil || m[1] != fmt.Sprint(len(p.Files)) || m[2] != numfmt.Thousands(n) || m[4] != numfmt.Thousands(limit) {
 				t.Errorf("%s %s budget %d: report does not match the pack (%d files, %d tokens):\n%s", name, format, limit, len(p.Files), n, p.Report())
 			}
 			wantExit := 0
@@ -498,8 +499,8 @@ func TestPackNeverOverBudget(t *testing.T) {
 
 func TestPackThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 19859: "19,859", 1234567: "1,234,567", -1500: "-1,500"} {
-		if got := packThousands(n); got != want {
-			t.Errorf("packThousands(%d) = %q, want %q", n, got, want)
+		if got := numfmt.Thousands(n); got != want {
+			t.Errorf("numfmt.Thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

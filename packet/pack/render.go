@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // packRenderCounted renders the pack and counts it whole. The pack states
@@ -136,7 +137,7 @@ func packNoteText(format string, d Deferred) string {
 	case "json":
 		return "    " + packJSONElement(d) + ",\n"
 	}
-	return fmt.Sprintf("- %s: %s tokens, category %s, dropped: %s\n", packMDCode(d.Path), packThousands(d.Tokens), d.Category, d.Reason)
+	return fmt.Sprintf("- %s: %s tokens, category %s, dropped: %s\n", packMDCode(d.Path), numfmt.Thousands(d.Tokens), d.Category, d.Reason)
 }
 
 // packGroupText is the deferral note of one directory in format, as the
@@ -150,7 +151,7 @@ func packGroupText(format string, g packGroup) string {
 		return "    " + packJSONElement(g) + ",\n"
 	}
 	return fmt.Sprintf("- %s: %s, %s tokens, category %s, dropped: %s\n",
-		packMDCode(g.Dir), packFiles(g.Files), packThousands(g.Tokens), strings.Join(g.Categories, ", "), g.Reason)
+		packMDCode(g.Dir), packFiles(g.Files), numfmt.Thousands(g.Tokens), strings.Join(g.Categories, ", "), g.Reason)
 }
 
 // packSummary is the line of counts shared by the formats.
@@ -161,7 +162,7 @@ func packSummary(p *Pack) string {
 func packRequest(p *Pack) string {
 	s := "files profile"
 	if p.Budget > 0 {
-		s += ", budget " + packThousands(p.Budget) + " tokens"
+		s += ", budget " + numfmt.Thousands(p.Budget) + " tokens"
 	} else {
 		s += ", no budget"
 	}
@@ -173,7 +174,7 @@ func packRequest(p *Pack) string {
 }
 
 func packTokensLine(p *Pack, tokens int) string {
-	s := packThousands(tokens)
+	s := numfmt.Thousands(tokens)
 	if p.Budget > 0 {
 		s += fmt.Sprintf(" (%d%% of budget)", tokens*100/p.Budget)
 	}
@@ -200,7 +201,7 @@ func packRenderMD(p *Pack, tokens int) []byte {
 	if len(p.NotPacked) > 0 {
 		b.WriteString("\n## Not packed\n\n")
 		for _, n := range p.NotPacked {
-			fmt.Fprintf(&b, "- %s (%s, %s bytes)\n", packMDCode(n.Path), n.Reason, packThousands(int(n.Bytes)))
+			fmt.Fprintf(&b, "- %s (%s, %s bytes)\n", packMDCode(n.Path), n.Reason, numfmt.Thousands(int(n.Bytes)))
 		}
 	}
 	if len(p.Deferred) > 0 && !p.FrameOnly {
@@ -528,22 +529,4 @@ func packDeferredGroups(ds []Deferred) []packGroup {
 		return strings.Compare(a.Reason, b.Reason)
 	})
 	return out
-}
-
-// packThousands formats n with comma separators: 19859 -> "19,859".
-func packThousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -3,6 +3,8 @@ package pack
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // ReportListMax is the most dropped files Report lists one by one; past
@@ -32,9 +34,9 @@ func (p *Pack) ReportFull() string {
 
 func (p *Pack) report(each bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Packed: %s, %s tokens", packFiles(len(p.Files)), packThousands(p.Tokens))
+	fmt.Fprintf(&b, "Packed: %s, %s tokens", packFiles(len(p.Files)), numfmt.Thousands(p.Tokens))
 	if p.Budget > 0 {
-		fmt.Fprintf(&b, " (%d%% of budget %s)", p.Tokens*100/p.Budget, packThousands(p.Budget))
+		fmt.Fprintf(&b, " (%d%% of budget %s)", p.Tokens*100/p.Budget, numfmt.Thousands(p.Budget))
 	}
 	b.WriteString("\n")
 	if len(p.Deferred) > 0 {
@@ -43,18 +45,18 @@ func (p *Pack) report(each bool) string {
 			freed += d.Tokens
 		}
 		if each {
-			fmt.Fprintf(&b, "Dropped by budget: %s, %s tokens freed:\n", packFiles(len(p.Deferred)), packThousands(freed))
+			fmt.Fprintf(&b, "Dropped by budget: %s, %s tokens freed:\n", packFiles(len(p.Deferred)), numfmt.Thousands(freed))
 			reportEach(&b, p.Deferred)
 		} else {
 			fmt.Fprintf(&b, "Dropped by budget: %s, %s tokens freed, by category (--report full lists each file):\n",
-				packFiles(len(p.Deferred)), packThousands(freed))
+				packFiles(len(p.Deferred)), numfmt.Thousands(freed))
 			reportByCategory(&b, p.Deferred)
 		}
 	}
 	if len(p.NotPacked) > 0 {
 		fmt.Fprintf(&b, "Listed, not packed: %s:\n", packFiles(len(p.NotPacked)))
 		for _, n := range p.NotPacked {
-			fmt.Fprintf(&b, "  %s  (%s, %s bytes)\n", packShow(n.Path), n.Reason, packThousands(int(n.Bytes)))
+			fmt.Fprintf(&b, "  %s  (%s, %s bytes)\n", packShow(n.Path), n.Reason, numfmt.Thousands(int(n.Bytes)))
 		}
 	}
 	for _, w := range p.Warnings {
@@ -67,10 +69,10 @@ func (p *Pack) report(each bool) string {
 func reportEach(b *strings.Builder, ds []Deferred) {
 	width := 0
 	for _, d := range ds {
-		width = max(width, len(packThousands(d.Tokens)))
+		width = max(width, len(numfmt.Thousands(d.Tokens)))
 	}
 	for _, d := range ds {
-		fmt.Fprintf(b, "  %*s  %s  (category %s", width, packThousands(d.Tokens), packShow(d.Path), d.Category)
+		fmt.Fprintf(b, "  %*s  %s  (category %s", width, numfmt.Thousands(d.Tokens), packShow(d.Path), d.Category)
 		if d.Reason != packReasonBudget {
 			fmt.Fprintf(b, "; %s", d.Reason)
 		}
@@ -98,12 +100,12 @@ func reportByCategory(b *strings.Builder, ds []Deferred) {
 	}
 	width, fwidth := 0, 0
 	for _, k := range order {
-		width = max(width, len(packThousands(sums[k].tokens)))
+		width = max(width, len(numfmt.Thousands(sums[k].tokens)))
 		fwidth = max(fwidth, len(packFiles(sums[k].files)))
 	}
 	for _, k := range order {
 		s := sums[k]
-		fmt.Fprintf(b, "  %*s  %-*s  (category %s", width, packThousands(s.tokens), fwidth, packFiles(s.files), k.category)
+		fmt.Fprintf(b, "  %*s  %-*s  (category %s", width, numfmt.Thousands(s.tokens), fwidth, packFiles(s.files), k.category)
 		if k.reason != packReasonBudget {
 			fmt.Fprintf(b, "; %s", k.reason)
 		}
@@ -116,5 +118,5 @@ func packFiles(n int) string {
 	if n == 1 {
 		return "1 file"
 	}
-	return packThousands(n) + " files"
+	return numfmt.Thousands(n) + " files"
 }
