@@ -21,9 +21,10 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		return err
 	}
 	var own []tieredHit
+	first := g.firstPool()
 	for pos, h := range hits {
 		if h.NS == g.req.NS && !isFocus(h.ID) {
-			own = append(own, tieredHit{Hit: h, tier: hitTier(pos, g.firstPool()), score: h.Score})
+			own = append(own, tieredHit{Hit: h, tier: hitTier(pos, first), score: h.Score})
 		}
 	}
 	if !g.uses(MatchHitNeighbor) {
