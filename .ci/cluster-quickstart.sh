@@ -19,12 +19,17 @@ cat "$work/out"
 export LORE_STORE=$(sed -n 's/^store //p' "$work/out") LORE_LOCAL=$work/local
 "$lore" init
 "$lore" import --ns tidewater-lamp testdata/demo/tidewater-lamp
-"$lore" ls --ns tidewater-lamp --kind character | grep -q mara
+# Outputs go to files before grep: `cmd | grep -q` closes the pipe at the
+# first match, and under pipefail the writer's SIGPIPE (141) fails the run.
+"$lore" ls --ns tidewater-lamp --kind character > "$work/ls.txt"
+grep -q mara "$work/ls.txt"
 echo "The bell rings at slack water." | \
   "$lore" put --ns tidewater-lamp --kind canon --title "The tide bell" --summary "Rings at slack water." tide-bell
 "$lore" link --ns tidewater-lamp tide-bell appears_in scene-03
-"$lore" neighbors --ns tidewater-lamp --hops 2 scene-03 | grep -q tide-bell
-"$lore" search --ns tidewater-lamp "second light" | grep -q rk-second-light
+"$lore" neighbors --ns tidewater-lamp --hops 2 scene-03 > "$work/nb.txt"
+grep -q tide-bell "$work/nb.txt"
+"$lore" search --ns tidewater-lamp "second light" > "$work/search.txt"
+grep -q rk-second-light "$work/search.txt"
 "$lore" packet --ns tidewater-lamp --focus scene-03 --scope scene "who keeps the lesser light?" > "$work/etcd.md"
 # The same packet from a bbolt store with the same content: same bytes.
 (cd "$work" && unset LORE_STORE && "$lore" init > /dev/null \
