@@ -196,7 +196,10 @@ name (*_test.go, test_*.py, *_test.py, *.test.*, *.spec.*, *_spec.rb) and
 tests/ are tests; testdata/, fixtures/ and fuzz corpora are fixtures; *.md,
 *.mdx and docs/ are docs; go.sum, package-lock.json and *.lock are lock;
 vendor/ is vendor. Categories missing from the priority are one pool,
-dropped first, largest first. Categories and priority also come from the
+dropped first, largest first. With the default categories, the front
+doors of the sources stay longest (doc.*, main.*, index.*, __init__.py,
+lib.rs, the file named after its directory or, at the top, after the
+project), the deepest directories go first. Categories and priority also come from the
 "pack" section of lore.json when a store is found.
 
 Exit status: 0 everything packed; 2 something was dropped (see the report).`,

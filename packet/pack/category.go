@@ -9,13 +9,17 @@ import (
 )
 
 // packDropOrder is the engine's total order: rank (least important first),
-// then size (largest first), then path.
+// then level (the highest first: the order of sources under the default
+// categories, srcLevel), then size (largest first), then path.
 func packDropOrder(items []*fileItem) []*fileItem {
 	order := slices.Clone(items)
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := order[i], order[j]
 		if a.rank != b.rank {
 			return a.rank > b.rank
+		}
+		if a.level != b.level {
+			return a.level > b.level
 		}
 		if a.Tokens != b.Tokens {
 			return a.Tokens > b.Tokens

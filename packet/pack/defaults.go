@@ -39,7 +39,9 @@ var (
 //
 // With DefaultPriority, sources rank first; tests and docs after (root);
 // vendor, fixtures and lock are not listed, so they are in the pool that
-// goes first.
+// goes first. With these categories (Options.Categories nil) the "src"
+// files are dropped in the order of srcLevel: the front doors of the
+// packages stay longest, the top of the tree longest.
 func DefaultCategories() []Category {
 	var out []Category
 	add := func(category string, patterns ...string) {

@@ -11,7 +11,9 @@
 // the whole pack; and the rendered pack is counted again whole. A budget
 // below the frame gives the frame alone, a warning and exit 2. The
 // default categories (DefaultCategories) know tests, fixtures, docs and
-// lock files by name in any language, and put sources in "src".
+// lock files by name in any language, and put sources in "src"; with
+// them, the sources go in the order of srcLevel (the front doors of the
+// packages last, the top of the tree last), largest first within it.
 //
 // It is a client of the same budget engine as package packet
 // (budget.Fit), with its own walk (.gitignore honoured, binary files

@@ -64,7 +64,9 @@ func (f *fitter) engineItems() {
 	f.req = make([]budget.Item, len(f.items))
 	focusTokens := 0
 	for i, it := range f.items {
-		f.req[i] = budget.Item{ID: it.Path, Kind: "file", Tokens: it.Tokens, Rank: it.rank, Order: int64(i), Pinned: it.Focus}
+		// The engine drops the lowest score first: a higher level goes
+		// first.
+		f.req[i] = budget.Item{ID: it.Path, Kind: "file", Tokens: it.Tokens, Rank: it.rank, Score: -float64(it.level), Order: int64(i), Pinned: it.Focus}
 		if it.Focus {
 			focusTokens += it.Tokens
 		}

@@ -50,8 +50,9 @@ type Options struct {
 	Format string
 	// Categories are tried in order; the first match gives a file its
 	// category. Unmatched files take their top-level directory, or Root
-	// at the top. nil means DefaultCategories; an empty, non-nil list
-	// means none (lmpack's own default: every file by its directory).
+	// at the top. nil means DefaultCategories, with the sources in the
+	// order of srcLevel (front doors kept longest); an empty, non-nil
+	// list means none (lmpack's own default: every file by its directory).
 	Categories []Category
 	// Priority ranks categories, most important first; nil means
 	// DefaultPriority. Categories missing from it form one pool, dropped
@@ -166,6 +167,7 @@ const (
 type fileItem struct {
 	File
 	rank      int
+	level     int // within a rank, a higher level goes first (srcLevel)
 	neighbour bool
 }
 
@@ -217,6 +219,9 @@ func packPrepare(ctx context.Context, dir string, opts Options) (*Pack, []*fileI
 			p.Warnings = append(p.Warnings, "no file changed against HEAD: nothing to pack")
 		}
 	}
+	if opts.Categories == nil {
+		set.project = projectNames(dir)
+	}
 	items, err := packItems(ctx, p, entries, changed, set)
 	if err != nil {
 		return nil, nil, set, err
@@ -232,6 +237,9 @@ type settings struct {
 	format   string
 	cats     []packCompiled
 	priority []string
+	// project names the project's own file at the top of the tree when
+	// the categories are the defaults (srcLevel); nil otherwise.
+	project  map[string]bool
 	counter  budget.Counter
 	maxBytes int64
 	progress func(phase string, done, total int) // never nil
@@ -296,6 +304,13 @@ func packItems(ctx context.Context, p *Pack, entries []fileEntry, changed map[st
 		items = append(items, it)
 	}
 	packRank(items, set.priority)
+	if set.project != nil {
+		for _, it := range items {
+			if it.Category == "src" {
+				it.level = srcLevel(it.Path, set.project)
+			}
+		}
+	}
 	for i, it := range items {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
