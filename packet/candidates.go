@@ -306,12 +306,12 @@ func (g *gatherer) obligations() error {
 	horizon, bounded := g.cfg.ObligationHorizon[g.req.Scope]
 	bounded = bounded && horizon >= 0
 	for _, kind := range g.cfg.ObligationKinds {
-		heads, err := g.list(kind)
+		heads, err := g.obligationHeads(kind, g.pos+int64(horizon), !bounded || g.pos <= 0)
 		if err != nil {
 			return err
 		}
 		for _, h := range heads {
-			if !open(h.Meta["status"]) {
+			if !store.OpenStatus(h.Meta["status"]) {
 				continue
 			}
 			due := strings.TrimSpace(h.Meta["due"])
@@ -334,13 +334,33 @@ func (g *gatherer) obligations() error {
 	return nil
 }
 
-// open reports whether an obligation status means it is still owed.
-func open(status string) bool {
-	switch strings.ToLower(strings.TrimSpace(status)) {
-	case "", "open", "pending", "owed", "active":
-		return true
+// obligationHeads returns, sorted by id, the heads of kind the
+// obligation rule must look at: through a DueSeeker the open ones due by
+// position by (every open one when all), else every head of the kind.
+// The rule's own filter then decides, so both ways pull the same.
+func (g *gatherer) obligationHeads(kind string, by int64, all bool) ([]store.Record, error) {
+	seek, is := g.src.(DueSeeker)
+	if !is {
+		return g.list(kind)
 	}
-	return false
+	var heads []store.Record
+	ok, err := seek.Due(g.req.NS, kind, by, all, func(h store.Record) bool {
+		if h.NS == "" || h.NS == g.req.NS { // the wall holds even against a wrong source
+			heads = append(heads, h)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("obligations of kind %q in ns %q: %w", kind, g.req.NS, err)
+	}
+	if !ok {
+		return g.list(kind)
+	}
+	slices.SortFunc(heads, func(a, b store.Record) int { return cmp.Compare(a.ID, b.ID) })
+	for _, h := range heads {
+		g.heads[h.ID] = h
+	}
+	return heads, nil
 }
 
 // timeline pulls the nearest timeline entries before (or at) and after the

@@ -23,8 +23,10 @@
 //     text names more, within Config.MentionShare); rule pulls: open
 //     obligations (meta.status empty or open, meta.due from the focus
 //     position up to the scope's Config.ObligationHorizon, or already
-//     overdue: "overdue since N") and the timeline entries bounding the focus by order
-//     (the nearest at or before it and the nearest after it); kinds a rule
+//     overdue: "overdue since N"; read through store.Store.Due, the
+//     DueSeeker, where the store keeps due keys) and the timeline entries
+//     bounding the focus by order (the nearest at or before it and the
+//     nearest after it, through the OrderSeeker); kinds a rule
 //     pulls while its condition holds (style when drafting, power rules
 //     with --when power...). Nothing outside Request.NS is ever read. The
 //     walk goes hop by hop: a record story time hides is no bridge to a

@@ -47,6 +47,15 @@ type OrderSeeker interface {
 	Ordered(ns, kind string, from int64, backward bool, fn func(store.Record) bool) (ok bool, err error)
 }
 
+// DueSeeker is implemented by a Source that reads the open obligations
+// of a kind due by a story position through secondary keys (*store.Store
+// does, see store.Store.Due); the obligation rule then reads only those
+// it may pull, else it lists the kind. ok false means this store cannot
+// for this kind, and the rule lists the kind.
+type DueSeeker interface {
+	Due(ns, kind string, by int64, all bool, fn func(store.Record) bool) (ok bool, err error)
+}
+
 // NeighborLister is implemented by a Source that reads the one-hop
 // neighbours of many records in one read (*store.Store does); a packet
 // asks for those of every search hit. Else Build calls Neighbors per hit.

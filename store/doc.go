@@ -18,7 +18,7 @@
 // names reads the same in a version that knows only format 1, and a packet
 // finds the heads that go by a name without decoding the others.
 //
-//	meta       "format" -> store format (2; 1 before the idx keys); "seq" -> last change-log sequence number (uint64, big-endian)
+//	meta       "format" -> store format (3; 2 before the due keys, 1 before the idx keys); "seq" -> last change-log sequence number (uint64, big-endian)
 //	heads      ns 0 id -> record head: everything but the body, with body size and cached token counts
 //	bodies     ns 0 id -> format byte + body bytes (absent when the body is empty)
 //	history    ns 0 id 0 version(uint64 BE) -> a previous version, head and body
@@ -26,7 +26,8 @@
 //	links_in   ns 0 to 0 rel 0 from -> the same value
 //	changes    seq(uint64 BE) -> format byte, op byte, namespace, id
 //	idx        secondary keys, empty values: by kind, pinned, newest first,
-//	           by order both ways (secondary.go); written with their heads
+//	           by order both ways (secondary.go), open obligations by due
+//	           (due.go); written with their heads
 //
 // Heads are kept apart from bodies so that ranking and fitting (List,
 // Head, Heads) never read a body they will not emit. Links are stored in

@@ -168,8 +168,8 @@ func (e *etcdEngine) init(mustExist bool) error {
 		return nil
 	}
 	f := resp.Kvs[0].Value
-	if len(f) != 1 || f[0] != formatVersion && f[0] != formatNoIdx {
-		return fmt.Errorf("open store %s: store format %x, this version of lore reads formats %d and %d: %w", e.url, f, formatNoIdx, formatVersion, ErrCorrupt)
+	if len(f) != 1 || !knownFormat(f[0]) {
+		return fmt.Errorf("open store %s: store format %x, this version of lore reads formats %d to %d: %w", e.url, f, formatNoIdx, formatVersion, ErrCorrupt)
 	}
 	return nil
 }

@@ -16,20 +16,31 @@ import (
 //	r sep ns sep desc(updated) desc(order) id   newest first (Recent)
 //	o sep ns sep kind sep asc(order) id  records with an order above 0,
 //	q sep ns sep kind sep desc(order) id   both ways (Ordered)
+//	d sep ns sep kind sep ...            open obligations by due (due.go)
 //
 // asc(x) is x as 8 big-endian bytes with its sign bit flipped, so byte
 // order is numeric order; desc(x) is its complement. The keys are
-// written in the transaction of every write that changes a head. A store
-// made before them (format 1) gets them on its first writable open
-// (buildIndex), which makes it format 2; reads of a format 1 store walk
-// the heads as before.
+// written in the transaction of every write that changes a head. The
+// store's format says which keys are complete: none in format 1, all
+// but the due keys in format 2, all in format 3. A store made before
+// them gets them on its first writable open (buildIndex), which makes it
+// format 3; reads of an older store opened read-only walk the heads for
+// what its keys do not cover.
 var bucketIdx = []byte("idx")
 
-// indexed reports whether tx's store keeps complete secondary keys.
-func indexed(tx kvTx) bool {
+// idxLevel is the format of tx's store as far as its secondary keys go:
+// formatNoIdx when it keeps none.
+func idxLevel(tx kvTx) byte {
 	v := tx.Bucket(bucketMeta).Get(keyFormat)
-	return len(v) == 1 && v[0] == formatVersion && tx.Bucket(bucketIdx) != nil
+	if len(v) != 1 || v[0] < formatIdx || tx.Bucket(bucketIdx) == nil {
+		return formatNoIdx
+	}
+	return v[0]
 }
+
+// indexed reports whether tx's store keeps complete secondary keys by
+// kind, pinned, recency and order.
+func indexed(tx kvTx) bool { return idxLevel(tx) >= formatIdx }
 
 func asc(x int64) []byte  { return u64(uint64(x) ^ 1<<63) }
 func desc(x int64) []byte { return u64(^(uint64(x) ^ 1<<63)) }
@@ -44,8 +55,11 @@ func nanos(r *Record) int64 {
 // recentPrefix is the prefix of ns's recency keys.
 func recentPrefix(ns string) []byte { return prefix("r", ns) }
 
-// idxKeys lists the secondary keys of head r.
-func idxKeys(r *Record) [][]byte {
+// idxKeys lists the secondary keys of head r in a store of format level.
+func idxKeys(r *Record, level byte) [][]byte {
+	if level < formatIdx {
+		return nil
+	}
 	ks := [][]byte{key("k", r.NS, r.Kind, r.ID)}
 	if r.Pinned {
 		ks = append(ks, key("p", r.NS, r.ID))
@@ -58,22 +72,26 @@ func idxKeys(r *Record) [][]byte {
 		ks = append(ks, append(append(prefix("o", r.NS, r.Kind), asc(r.Order)...), r.ID...),
 			append(append(prefix("q", r.NS, r.Kind), desc(r.Order)...), r.ID...))
 	}
+	if dk := dueKey(r); level >= formatVersion && dk != nil {
+		ks = append(ks, dk)
+	}
 	return ks
 }
 
 // reindex replaces the secondary keys of old (nil: a new record) by
 // those of cur (nil: a deletion), when tx's store keeps them.
 func reindex(tx kvTx, old, cur *Record) error {
-	if !indexed(tx) {
+	level := idxLevel(tx)
+	if level < formatIdx {
 		return nil
 	}
 	b := tx.Bucket(bucketIdx)
 	var keep [][]byte
 	if cur != nil {
-		keep = idxKeys(cur)
+		keep = idxKeys(cur, level)
 	}
 	if old != nil {
-		for _, k := range idxKeys(old) {
+		for _, k := range idxKeys(old, level) {
 			if !slices.ContainsFunc(keep, func(c []byte) bool { return bytes.Equal(c, k) }) {
 				if err := b.Delete(k); err != nil {
 					return err
@@ -87,50 +105,6 @@ func reindex(tx kvTx, old, cur *Record) error {
 		}
 	}
 	return nil
-}
-
-// buildIndex writes the secondary keys of every head and marks them
-// complete, in one write transaction; a store that has them is left
-// alone. Called on every writable open, so it runs once per store.
-func (s *Store) buildIndex() error {
-	if s.opts.ReadOnly {
-		return nil
-	}
-	done := false
-	if err := s.view(func(tx kvTx) error { done = indexed(tx); return nil }); err != nil || done {
-		return err
-	}
-	return s.update(func(tx kvTx) error {
-		if indexed(tx) {
-			return nil
-		}
-		if bt, ok := tx.(boltTx); ok {
-			if _, err := bt.tx.CreateBucketIfNotExists(bucketIdx); err != nil {
-				return err
-			}
-		}
-		b := tx.Bucket(bucketIdx)
-		if err := deletePrefix(b, nil); err != nil { // leftovers of a layout we no longer trust
-			return err
-		}
-		c := tx.Bucket(bucketHeads).Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			parts, err := splitKey(k, 2)
-			if err != nil {
-				return err
-			}
-			r, err := decodeHead(parts[0], parts[1], v)
-			if err != nil {
-				return fmt.Errorf("build secondary keys: %w", err)
-			}
-			for _, ik := range idxKeys(&r) {
-				if err := b.Put(ik, nil); err != nil {
-					return err
-				}
-			}
-		}
-		return tx.Bucket(bucketMeta).Put(keyFormat, []byte{formatVersion})
-	})
 }
 
 // idxIDs returns the ids of the secondary keys under pre, in key order,
@@ -269,7 +243,8 @@ func (s *Store) Ordered(ns, kind string, from int64, backward bool, fn func(Reco
 
 // checkIndex compares the secondary keys with those the heads give.
 func (c *checker) index() {
-	if !indexed(c.tx) {
+	level := idxLevel(c.tx)
+	if level < formatIdx {
 		return
 	}
 	want := map[string]bool{}
@@ -283,7 +258,7 @@ func (c *checker) index() {
 		if err != nil {
 			continue
 		}
-		for _, ik := range idxKeys(&r) {
+		for _, ik := range idxKeys(&r, level) {
 			want[string(ik)] = true
 		}
 	}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,10 +120,12 @@ func TestSecondaryKeysMigrate(t *testing.T) {
 }
 
 // BenchmarkRulePulls times the reads of a packet's rule pulls in a
-// namespace of 100,000 records (1 in 100 an obligation, 1 in 50 a
-// timeline entry with an order, 1 in 500 pinned), through the secondary
-// keys and, on the same file made format 1 and opened read-only, by the
-// walks they replace.
+// namespace of 100,000 records (1 in 100 an obligation, a quarter of
+// them open, due at positions 0-999; 1 in 50 a timeline entry with an
+// order, 1 in 500 pinned), through the secondary keys and, on the same
+// file made format 1 and opened read-only, by the walks they replace.
+// "due" is the obligation rule's read at position 500 with a horizon of
+// 10: 128 open obligations of the 1,000.
 func BenchmarkRulePulls(b *testing.B) {
 	const n = 100_000
 	path := filepath.Join(b.TempDir(), "lore.bolt")
@@ -135,7 +138,11 @@ func BenchmarkRulePulls(b *testing.B) {
 		r := smallRecord(i)
 		switch {
 		case i%100 == 0:
-			r.Kind, r.Meta = "obligation", map[string]string{"status": "open"}
+			status := "closed"
+			if i%400 == 0 {
+				status = "open"
+			}
+			r.Kind, r.Meta = "obligation", map[string]string{"status": status, "due": strconv.Itoa(i / 100)}
 		case i%50 == 0:
 			r.Kind, r.Order = "timeline", int64(i/50)
 		}
@@ -169,6 +176,7 @@ func BenchmarkRulePulls(b *testing.B) {
 				h, _, err := s.List(store.ListOptions{NS: "bench", Kind: "timeline"})
 				return len(h), err
 			}},
+			{"due", func() (int, error) { return duePull(s, keys) }},
 		} {
 			b.Run(p.name, func(b *testing.B) {
 				for b.Loop() {
@@ -205,6 +213,40 @@ func BenchmarkRulePulls(b *testing.B) {
 		return s
 	}
 	b.Run("keys", func(b *testing.B) { pulls(b, ro(b), true) })
+	toFormat2(b, path)
+	b.Run("format2", func(b *testing.B) { // the obligation rule before the due keys: List by kind
+		s := ro(b)
+		b.Run("due", func(b *testing.B) {
+			for b.Loop() {
+				if k, err := duePull(s, false); err != nil || k != 128 {
+					b.Fatalf("%d obligations, %v", k, err)
+				}
+			}
+		})
+	})
 	stripIndex(b, path)
 	b.Run("walk", func(b *testing.B) { pulls(b, ro(b), false) })
+}
+
+// duePull is the obligation rule's read at position 500, horizon 10:
+// through Due with keys, else by listing the kind and filtering as the
+// rule does. It returns how many it pulls.
+func duePull(s *store.Store, keys bool) (int, error) {
+	const by = 510
+	if keys {
+		n := 0
+		ok, err := s.Due("bench", "obligation", by, false, func(store.Record) bool { n++; return true })
+		if !ok && err == nil {
+			err = fmt.Errorf("no due keys")
+		}
+		return n, err
+	}
+	h, _, err := s.List(store.ListOptions{NS: "bench", Kind: "obligation"})
+	n := 0
+	for _, r := range h {
+		if at, perr := strconv.ParseInt(r.Meta["due"], 10, 64); store.OpenStatus(r.Meta["status"]) && perr == nil && at <= by {
+			n++
+		}
+	}
+	return n, err
 }

@@ -53,13 +53,18 @@ const DefaultHistoryCap = 20
 
 // formatVersion is the store layout this package writes; it is kept in
 // the meta bucket under keyFormat. Format 2 is format 1 plus complete
-// secondary keys (secondary.go): this package reads both and upgrades a
-// format 1 store on its first writable open, and a lore older than the
-// keys refuses a format 2 store rather than write to it without them.
+// secondary keys (secondary.go), format 3 format 2 plus the due keys of
+// open obligations (due.go): this package reads all three and upgrades
+// an older store on its first writable open, and a lore older than a
+// store's keys refuses it rather than write to it without them.
 const (
-	formatVersion = 2
-	formatNoIdx   = 1
+	formatVersion byte = 3
+	formatIdx     byte = 2
+	formatNoIdx   byte = 1
 )
+
+// knownFormat reports whether this package reads store format f.
+func knownFormat(f byte) bool { return f >= formatNoIdx && f <= formatVersion }
 
 // Bucket names; doc.go describes each one's keys and values.
 var (
@@ -191,8 +196,8 @@ func (s *Store) init() error {
 		if len(f) != 1 {
 			return fmt.Errorf("open store %q: store format %x is not one byte: %w", s.path, f, ErrCorrupt)
 		}
-		if f[0] != formatVersion && f[0] != formatNoIdx {
-			return fmt.Errorf("open store %q: store format %d, this version of lore reads formats %d and %d: %w", s.path, f[0], formatNoIdx, formatVersion, ErrCorrupt)
+		if !knownFormat(f[0]) {
+			return fmt.Errorf("open store %q: store format %d, this version of lore reads formats %d to %d: %w", s.path, f[0], formatNoIdx, formatVersion, ErrCorrupt)
 		}
 		if seq := tx.Bucket(bucketMeta).Get(keySeq); seq != nil && len(seq) != 8 {
 			return fmt.Errorf("open store %q: sequence number is %d bytes, want 8: %w", s.path, len(seq), ErrCorrupt)

@@ -33,6 +33,7 @@ func Conformance(t *testing.T, open Opener) {
 		{"ListRecentStats", conformList},
 		{"Names", conformNames},
 		{"SecondaryKeys", conformSecondary},
+		{"DueKeys", conformDue},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer catch(t)

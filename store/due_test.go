@@ -1,0 +1,131 @@
+package store_test
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lorekeep/lore/store"
+	bolt "go.etcd.io/bbolt"
+)
+
+// toFormat2 makes the file at path look like a store made before the due
+// keys: format 2, its other secondary keys kept.
+func toFormat2(t testing.TB, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("idx"))
+		var due [][]byte
+		c := b.Cursor()
+		for k, _ := c.Seek([]byte("d\x00")); bytes.HasPrefix(k, []byte("d\x00")); k, _ = c.Next() {
+			due = append(due, bytes.Clone(k))
+		}
+		for _, k := range due {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{2})
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func dueIDs(t *testing.T, s *store.Store, by int64) (string, bool) {
+	t.Helper()
+	var got []store.Record
+	ok, err := s.Due("n", "obligation", by, false, func(r store.Record) bool { got = append(got, r); return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids(got), ok
+}
+
+// A format 2 store opened read-only has no due keys (Due says so, and
+// the other keys still serve); its first writable open adds them, Due
+// then answers, and Check covers them: a missing one and a stale one
+// (an obligation closed behind the store's back) are both reported.
+func TestDueKeysUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lore.bolt")
+	s, err := store.Open(path, &store.Options{Now: clock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		meta := map[string]string{"due": fmt.Sprint(i), "status": []string{"open", "closed", ""}[i%3]}
+		mustPut(t, s, store.Record{NS: "n", ID: fmt.Sprintf("o%02d", i), Kind: "obligation", Meta: meta})
+	}
+	want, ok := dueIDs(t, s, 6)
+	if !ok || want != "o00 o02 o03 o05 o06" {
+		t.Fatalf("Due by 6 = %q, %v; want o00 o02 o03 o05 o06", want, ok)
+	}
+	s.Close()
+	toFormat2(t, path)
+
+	ro, err := store.Open(path, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := dueIDs(t, ro, 6); ok || got != "" {
+		t.Errorf("Due on a format 2 store = %q, %v; want nothing and false (the caller walks)", got, ok)
+	}
+	if h, _, err := ro.List(store.ListOptions{NS: "n", Kind: "obligation"}); err != nil || len(h) != 12 {
+		t.Errorf("List by kind on a format 2 store: %d, %v; want 12", len(h), err)
+	}
+	if probs, err := ro.Check(); err != nil || len(probs) != 0 {
+		t.Errorf("check of a format 2 store: %v %+v; want clean", err, probs)
+	}
+	ro.Close()
+
+	rw, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := dueIDs(t, rw, 6); !ok || got != want {
+		t.Errorf("Due after the upgrade = %q, %v; want %q", got, ok, want)
+	}
+	if probs, err := rw.Check(); err != nil || len(probs) != 0 {
+		t.Errorf("check after the upgrade: %v %+v", err, probs)
+	}
+	rw.Close()
+
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("idx"))
+		if err := b.Put([]byte("d\x00n\x00obligation\x00xo01"), nil); err != nil { // o01 is closed
+			return err
+		}
+		return b.Delete(append([]byte("d\x00n\x00obligation\x00n\x80\x00\x00\x00\x00\x00\x00\x03"), "o03"...))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err = store.Open(path, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	probs, err := ro.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, p := range probs {
+		msgs = append(msgs, p.What)
+	}
+	all := strings.Join(msgs, "\n")
+	if len(probs) != 2 || !strings.Contains(all, `xo01" matches no head`) || !strings.Contains(all, `o03" of a head is missing`) {
+		t.Errorf("check found:\n%s\nwant the stale due key of o01 and the missing one of o03", all)
+	}
+}
