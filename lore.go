@@ -38,6 +38,9 @@ type Options struct {
 	LocalDir string
 	// Etcd tunes an etcd store's client (timeouts, the cluster's limits).
 	Etcd *store.EtcdOptions
+	// Progress, when set, is told how far the one-time upgrade of an
+	// older store on a writable open has come (store.Options.Progress).
+	Progress store.Progress
 }
 
 // Lore is an open store: records and links in bbolt, and the bleve index
@@ -140,6 +143,7 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 		HistoryCap:  cfg.HistoryCap,
 		Counters:    []store.Counter{counter},
 		Now:         opts.Now,
+		Progress:    opts.Progress,
 	})
 	if err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ func openEtcd(url string, opts *Options, create bool) (*Lore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: encoding: %w", filepath.Join(local, ConfigFile), err)
 	}
-	so := &store.Options{ReadOnly: opts.ReadOnly && !create, HistoryCap: cfg.HistoryCap, Counters: []store.Counter{counter}, Now: opts.Now}
+	so := &store.Options{ReadOnly: opts.ReadOnly && !create, HistoryCap: cfg.HistoryCap, Counters: []store.Counter{counter}, Now: opts.Now, Progress: opts.Progress}
 	var eo store.EtcdOptions
 	if opts.Etcd != nil {
 		eo = *opts.Etcd

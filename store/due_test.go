@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/storetest"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -127,5 +128,55 @@ func TestDueKeysUpgrade(t *testing.T) {
 	all := strings.Join(msgs, "\n")
 	if len(probs) != 2 || !strings.Contains(all, `xo01" matches no head`) || !strings.Contains(all, `o03" of a head is missing`) {
 		t.Errorf("check found:\n%s\nwant the stale due key of o01 and the missing one of o03", all)
+	}
+}
+
+// The upgrade of an older store tells Options.Progress its phase, that
+// it starts at 0 of every record and ends at all of them; a current
+// store's open tells it nothing.
+func TestUpgradeProgress(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lore.bolt")
+	s, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []store.Record
+	for i := range 2500 {
+		recs = append(recs, store.Record{NS: "n", ID: fmt.Sprintf("r%04d", i), Kind: "obligation", Meta: map[string]string{"due": fmt.Sprint(i)}})
+	}
+	if _, err := s.PutMany(recs, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, from := range []int{2, 1} {
+		if from == 2 {
+			toFormat2(t, path)
+		} else {
+			stripIndex(t, path)
+		}
+		type call struct {
+			phase       string
+			done, total int
+		}
+		var calls []call
+		opts := &store.Options{Progress: func(phase string, done, total int) { calls = append(calls, call{phase, done, total}) }}
+		s, err := store.Open(path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		phase := fmt.Sprintf("upgrading store format %d to 3", from)
+		if len(calls) < 3 || calls[0] != (call{phase, 0, 2500}) || calls[len(calls)-1] != (call{phase, 2500, 2500}) {
+			t.Errorf("from format %d: progress %v; want %q from 0 to 2,500 of 2,500 in steps", from, calls, phase)
+		}
+		calls = nil
+		if s, err = store.Open(path, opts); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if len(calls) != 0 {
+			t.Errorf("open of a current store: progress %v; want none", calls)
+		}
+		storetest.CheckFile(t, path, nil)
 	}
 }

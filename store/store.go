@@ -43,6 +43,11 @@ type Options struct {
 	// Now gives the time stamped into Created and Updated. Default
 	// time.Now.
 	Now func() time.Time
+	// Progress, when set, is told how far the one-time upgrade of an
+	// older store's secondary keys has come on a writable open (phase
+	// "upgrading store format N to 3", done of total records); it is not
+	// called when there is nothing to upgrade.
+	Progress Progress
 }
 
 // DefaultLockTimeout is the default Options.LockTimeout.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/store"
 	"github.com/spf13/cobra"
 )
 
@@ -101,7 +102,31 @@ func (a *app) open(readOnly bool) (*lore.Lore, error) {
 	if a.lockTimeout < 0 {
 		return nil, fmt.Errorf("--lock-timeout %s is negative: want 0 (do not wait) or a wait such as 2s", a.lockTimeout)
 	}
-	return lore.Open(dir, &lore.Options{ReadOnly: readOnly, LockTimeout: a.lockWait()})
+	var up upgradeNote
+	l, err := lore.Open(dir, &lore.Options{ReadOnly: readOnly, LockTimeout: a.lockWait(), Progress: up.progress(a)})
+	up.bar.close()
+	return l, err
+}
+
+// upgradeNote tells the user of the one-time upgrade a writable open of
+// an older store runs: on stderr what it does and for how many records,
+// then, on a terminal, a progress line.
+type upgradeNote struct {
+	bar  *progress
+	seen bool
+}
+
+func (u *upgradeNote) progress(a *app) store.Progress {
+	return func(phase string, done, total int) {
+		if !u.seen {
+			u.seen = true
+			a.note("%s: writing the secondary keys of %s, once\n", phase, plural(total, "record"))
+			u.bar = a.progressLine()
+		}
+		if u.bar != nil {
+			u.bar.update(phase, "records", done, total)
+		}
+	}
 }
 
 // lockWait is --lock-timeout as the store takes it: 0 means "do not

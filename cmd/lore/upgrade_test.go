@@ -1,0 +1,72 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lorekeep/lore"
+	bolt "go.etcd.io/bbolt"
+)
+
+// A store made before the secondary keys (format 1, no idx bucket)
+// answers read-only commands without a word of upgrading; the first
+// writable command says on stderr that it upgrades it and how many
+// records it reads, once; the packet then pulls the open obligation
+// through the keys as before, and check is clean.
+func TestOldStoreUpgradesOnce(t *testing.T) {
+	dir := newStore(t)
+	for _, args := range [][]string{
+		{"put", "--kind", "obligation", "--meta", "due=3", "--meta", "status=open", "--title", "Owed", "--body", "the lamp is owed", "owed"},
+		{"put", "--kind", "obligation", "--meta", "due=2", "--meta", "status=closed", "--body", "paid", "paid"},
+		{"put", "--kind", "scene", "--order", "2", "--body", "the lamp at night", "scene-2"},
+	} {
+		if _, stderr, code := runCLI(t, "", append([]string{"--store", dir}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	db, err := bolt.Open(filepath.Join(dir, lore.BoltFile), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket([]byte("idx")); err != nil {
+			return err
+		}
+		return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{1})
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	packet := func() string {
+		out, stderr, code := runCLI(t, "", "--store", dir, "packet", "--focus", "scene-2", "--budget", "2000", "--scope", "scene")
+		if code != 0 && code != 2 {
+			t.Fatalf("packet: exit %d: %s", code, stderr)
+		}
+		if strings.Contains(stderr, "upgrading") {
+			t.Errorf("a read-only packet upgraded the store: %s", stderr)
+		}
+		return out
+	}
+	before := packet()
+	if !strings.Contains(before, "obligation due by 3") || strings.Contains(before, "paid") {
+		t.Fatalf("packet of the old store: want the open obligation, not the paid one:\n%s", before)
+	}
+	_, stderr, code := runCLI(t, "", "--store", dir, "put", "--body", "another", "note-1")
+	if code != 0 {
+		t.Fatalf("put: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "upgrading store format 1 to 3: writing the secondary keys of 3 records, once") {
+		t.Errorf("first writable open: stderr %q; want it to say it upgrades format 1 to 3 and read 3 records", stderr)
+	}
+	if _, stderr, _ := runCLI(t, "", "--store", dir, "put", "--body", "more", "note-2"); strings.Contains(stderr, "upgrading") {
+		t.Errorf("second writable open upgraded again: %s", stderr)
+	}
+	if after := packet(); after != before {
+		t.Errorf("packet after the upgrade differs:\n%s\n---\n%s", after, before)
+	}
+	if out, stderr, code := runCLI(t, "", "--store", dir, "check"); code != 0 {
+		t.Errorf("check after the upgrade: exit %d: %s%s", code, out, stderr)
+	}
+}
