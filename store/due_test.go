@@ -180,3 +180,38 @@ func TestUpgradeProgress(t *testing.T) {
 		storetest.CheckFile(t, path, nil)
 	}
 }
+
+// BenchmarkUpgrade times the first writable open of a format 1 store of
+// 100,000 records (the bench namespace of BenchmarkRulePulls), which
+// writes all their secondary keys.
+func BenchmarkUpgrade(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "lore.bolt")
+	s, err := store.Open(path, &store.Options{Now: clock()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	recs := make([]store.Record, 0, 1000)
+	for i := range 100_000 {
+		r := smallRecord(i)
+		if i%100 == 0 {
+			r.Kind, r.Meta = "obligation", map[string]string{"status": "open", "due": fmt.Sprint(i / 100)}
+		}
+		if recs = append(recs, r); len(recs) == cap(recs) {
+			if _, err := s.PutMany(recs, nil); err != nil {
+				b.Fatal(err)
+			}
+			recs = recs[:0]
+		}
+	}
+	s.Close()
+	for b.Loop() {
+		b.StopTimer()
+		stripIndex(b, path)
+		b.StartTimer()
+		s, err := store.Open(path, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

@@ -137,7 +137,8 @@ func OpenEtcd(url string, opts *Options, eo *EtcdOptions) (*Store, error) {
 		cli.Close()
 		return nil, err
 	}
-	// A store too large for one transaction of this cluster keeps
+	// The upgrade runs in batches that fit the cluster's limits; one
+	// that still cannot (a limit of a few operations) leaves the store
 	// walking its heads: the keys are an optimisation, not the truth.
 	if err := s.buildIndex(); err != nil && !errors.Is(err, ErrTooLarge) {
 		cli.Close()
@@ -167,9 +168,8 @@ func (e *etcdEngine) init(mustExist bool) error {
 		}
 		return nil
 	}
-	f := resp.Kvs[0].Value
-	if len(f) != 1 || !knownFormat(f[0]) {
-		return fmt.Errorf("open store %s: store format %x, this version of lore reads formats %d to %d: %w", e.url, f, formatNoIdx, formatVersion, ErrCorrupt)
+	if _, err := parseFormat(resp.Kvs[0].Value); err != nil {
+		return fmt.Errorf("open store %s: %w", e.url, err)
 	}
 	return nil
 }

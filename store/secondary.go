@@ -28,15 +28,10 @@ import (
 // what its keys do not cover.
 var bucketIdx = []byte("idx")
 
-// idxLevel is the format of tx's store as far as its secondary keys go:
-// formatNoIdx when it keeps none.
-func idxLevel(tx kvTx) byte {
-	v := tx.Bucket(bucketMeta).Get(keyFormat)
-	if len(v) != 1 || v[0] < formatIdx || tx.Bucket(bucketIdx) == nil {
-		return formatNoIdx
-	}
-	return v[0]
-}
+// idxLevel is the format of tx's store as far as its secondary keys go
+// for reads: formatNoIdx when it keeps none. An upgrade that is running
+// does not count until it is done.
+func idxLevel(tx kvTx) byte { return readFormat(tx).level }
 
 // indexed reports whether tx's store keeps complete secondary keys by
 // kind, pinned, recency and order.
@@ -81,17 +76,17 @@ func idxKeys(r *Record, level byte) [][]byte {
 // reindex replaces the secondary keys of old (nil: a new record) by
 // those of cur (nil: a deletion), when tx's store keeps them.
 func reindex(tx kvTx, old, cur *Record) error {
-	level := idxLevel(tx)
-	if level < formatIdx {
+	f := readFormat(tx)
+	if f.level < formatIdx && f.target == 0 {
 		return nil
 	}
 	b := tx.Bucket(bucketIdx)
 	var keep [][]byte
 	if cur != nil {
-		keep = idxKeys(cur, level)
+		keep = idxKeys(cur, f.levelOf(key(cur.NS, cur.ID)))
 	}
 	if old != nil {
-		for _, k := range idxKeys(old, level) {
+		for _, k := range idxKeys(old, f.levelOf(key(old.NS, old.ID))) {
 			if !slices.ContainsFunc(keep, func(c []byte) bool { return bytes.Equal(c, k) }) {
 				if err := b.Delete(k); err != nil {
 					return err
@@ -243,8 +238,8 @@ func (s *Store) Ordered(ns, kind string, from int64, backward bool, fn func(Reco
 
 // checkIndex compares the secondary keys with those the heads give.
 func (c *checker) index() {
-	level := idxLevel(c.tx)
-	if level < formatIdx {
+	f := readFormat(c.tx)
+	if f.level < formatIdx && f.target == 0 {
 		return
 	}
 	want := map[string]bool{}
@@ -258,7 +253,7 @@ func (c *checker) index() {
 		if err != nil {
 			continue
 		}
-		for _, ik := range idxKeys(&r, level) {
+		for _, ik := range idxKeys(&r, f.levelOf(k)) {
 			want[string(ik)] = true
 		}
 	}

@@ -197,12 +197,8 @@ func (s *Store) init() error {
 				return fmt.Errorf("open store %q: bucket %q is missing, this is not a lore store: %w", s.path, name, ErrCorrupt)
 			}
 		}
-		f := tx.Bucket(bucketMeta).Get(keyFormat)
-		if len(f) != 1 {
-			return fmt.Errorf("open store %q: store format %x is not one byte: %w", s.path, f, ErrCorrupt)
-		}
-		if !knownFormat(f[0]) {
-			return fmt.Errorf("open store %q: store format %d, this version of lore reads formats %d to %d: %w", s.path, f[0], formatNoIdx, formatVersion, ErrCorrupt)
+		if _, err := parseFormat(tx.Bucket(bucketMeta).Get(keyFormat)); err != nil {
+			return fmt.Errorf("open store %q: %w", s.path, err)
 		}
 		if seq := tx.Bucket(bucketMeta).Get(keySeq); seq != nil && len(seq) != 8 {
 			return fmt.Errorf("open store %q: sequence number is %d bytes, want 8: %w", s.path, len(seq), ErrCorrupt)

@@ -1,0 +1,173 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/storetest"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// oldEtcdStore fills a store at url with n records (every third an open
+// obligation) and takes it back to format 1, as a lore older than the
+// secondary keys left it. It returns the raw client, the format key and
+// the writer that filled it, still open: a process that was running
+// before the store went back, whose writes read the format each time.
+func oldEtcdStore(t *testing.T, url string, n int) (*clientv3.Client, string, *store.Store) {
+	t.Helper()
+	s, err := store.OpenEtcd(url, nil, storetest.EtcdOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []store.Record
+	for i := range n {
+		r := store.Record{NS: "n", ID: fmt.Sprintf("r%04d", i), Kind: "note", Order: int64(i)}
+		if i%3 == 0 {
+			r.Kind, r.Meta = "obligation", map[string]string{"due": fmt.Sprint(i % 40)}
+		}
+		if recs = append(recs, r); len(recs) == 100 {
+			if _, err := s.PutMany(recs, nil); err != nil {
+				t.Fatal(err)
+			}
+			recs = recs[:0]
+		}
+	}
+	t.Cleanup(func() { s.Close() })
+	_, path, err := store.ParseEtcdURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := "/" + strings.Trim(path, "/") + "/"
+	cli := rawClient(t, url)
+	ctx := context.Background()
+	if _, err := cli.Delete(ctx, prefix+"idx/", clientv3.WithPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Put(ctx, prefix+"meta/format", "\x01"); err != nil {
+		t.Fatal(err)
+	}
+	return cli, prefix + "meta/format", s
+}
+
+// wantUpgraded fails t unless s is format 3 with keys that Check finds
+// complete, and List by kind through them gives what a walk gives.
+func wantUpgraded(t *testing.T, s *store.Store, cli *clientv3.Client, formatKey string) {
+	t.Helper()
+	resp, err := cli.Get(context.Background(), formatKey)
+	if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "\x03" {
+		t.Fatalf("format key after the upgrade: %v %v; want 03", resp, err)
+	}
+	probs, err := s.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range probs {
+		if p.Severity != store.SeverityWarning {
+			t.Errorf("after the upgrade: %s %s: %s", p.NS, p.ID, p.What)
+		}
+	}
+	walk := map[string]int{}
+	if err := s.ForEach("n", func(r store.Record) error { walk[r.Kind]++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for kind, n := range walk {
+		if got, _, err := s.List(store.ListOptions{NS: "n", Kind: kind, Limit: 100000}); err != nil || len(got) != n {
+			t.Errorf("List kind %s after the upgrade: %d, %v; want %d", kind, len(got), err, n)
+		}
+	}
+	if ok, err := s.Due("n", "obligation", 0, true, func(store.Record) bool { return true }); !ok || err != nil {
+		t.Errorf("Due after the upgrade: %v %v; want the due keys", ok, err)
+	}
+}
+
+// A store whose keys need many more operations than one transaction of
+// the cluster allows (here 40; the upgrade writes about 1,300 keys)
+// is upgraded in batches that each fit, on the first writable open: it
+// used to stay format 1 and try the whole walk again on every open.
+func TestEtcdUpgradeInBatches(t *testing.T) {
+	url := storetest.EtcdURL(t)
+	cli, formatKey, _ := oldEtcdStore(t, url, 300)
+	var last, calls int
+	s, err := store.OpenEtcd(url, &store.Options{Progress: func(phase string, done, total int) {
+		if phase != "upgrading store format 1 to 3" || total != 300 || done < last {
+			t.Errorf("progress %q %d of %d after %d", phase, done, total, last)
+		}
+		last, calls = done, calls+1
+	}}, &store.EtcdOptions{MaxTxnOps: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if last != 300 || calls < 30 {
+		t.Errorf("progress ended at %d of 300 after %d calls; want 300 in 30 batches or more", last, calls)
+	}
+	wantUpgraded(t, s, cli, formatKey)
+}
+
+// An upgrade cut short resumes where it stopped: while one opener waits
+// between two batches, a writer puts records on both sides of the last
+// head it did (each gets the keys of its side), and a second writable
+// open finishes the upgrade from there; the first then finds nothing
+// left to do. The keys are complete at every step.
+func TestEtcdUpgradeResumes(t *testing.T) {
+	url := storetest.EtcdURL(t)
+	cli, formatKey, writer := oldEtcdStore(t, url, 300)
+	paused, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	var first *store.Store
+	opened := make(chan error, 1)
+	go func() {
+		var err error
+		first, err = store.OpenEtcd(url, &store.Options{Progress: func(_ string, done, _ int) {
+			if done > 0 {
+				once.Do(func() { close(paused); <-resume })
+			}
+		}}, &store.EtcdOptions{MaxTxnOps: 40})
+		opened <- err
+	}()
+	<-paused
+	resp, err := cli.Get(context.Background(), formatKey)
+	if err != nil || len(resp.Kvs) != 1 || !strings.HasPrefix(string(resp.Kvs[0].Value), "\x01\x03n\x00r0") {
+		t.Fatalf("format key between batches: %q %v; want 01 03 and the last head key done", resp.Kvs, err)
+	}
+	for _, r := range []store.Record{
+		{NS: "n", ID: "a000", Kind: "obligation"},                                       // before the last head done
+		{NS: "n", ID: "r0000", Kind: "note", Pinned: true},                              // done: an obligation no more
+		{NS: "n", ID: "r0299", Kind: "obligation", Meta: map[string]string{"due": "2"}}, // not done yet
+		{NS: "n", ID: "z999", Kind: "obligation", Order: 3},
+	} {
+		mustPut(t, writer, r)
+	}
+	for _, id := range []string{"r0001", "r0298"} {
+		if err := writer.Delete("n", id, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := store.OpenEtcd(url, &store.Options{ReadOnly: true}, storetest.EtcdOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if probs, err := w.Check(); err != nil || len(probs) != 0 {
+		t.Errorf("check between batches: %v %+v", err, probs)
+	}
+	w.Close()
+	var phase string
+	second, err := store.OpenEtcd(url, &store.Options{Progress: func(p string, _, _ int) { phase = p }}, storetest.EtcdOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if phase != "upgrading store format 1 to 3 (resumed)" {
+		t.Errorf("second open's phase %q; want the resumed upgrade", phase)
+	}
+	close(resume)
+	if err := <-opened; err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	wantUpgraded(t, second, cli, formatKey)
+}
