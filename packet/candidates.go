@@ -18,6 +18,7 @@ type relation struct {
 	score float64 // search score for hits
 	why   string  // for the reader: "touches scene-12 via appears_in"
 	via   string  // the record the relation passes through (a bridge), or ""
+	side  int     // a hit's neighbour along "next": -1 just before it, +1 just after
 }
 
 // candidate is a record that may enter the packet.
@@ -30,6 +31,7 @@ type candidate struct {
 	hops      int     // hops of the relation that gave the rank
 	score     float64 // tie-break within a rank (higher is more important)
 	origin    string  // the focus it derives from, for split proposals
+	side      int     // relation.side of the relation that gave the rank
 	protected bool    // rank in the profile's protected ranks
 	pinned    bool    // pinned in the store
 	history   bool    // a timeline kind: step 4 collapses it

@@ -50,7 +50,7 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: base + h.score, why: fmt.Sprintf("hit %d", n+1)})
 		for _, nb := range nbs[h.ID] {
 			if !isFocus(nb.ID) {
-				g.add(nb.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID,
+				g.add(nb.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID, side: sequenceSide(h.ID, nb.Via),
 					score: base + h.score*float64(g.cfg.neighborShare(h.ID, nb.Via))/100, why: linkedWhy(h.ID, nb.Via)})
 			}
 		}
@@ -198,14 +198,26 @@ const (
 	hitPoolTokens = 60 // a first guess at what a hit costs, neighbours included
 )
 
+// sequenceSide is where a neighbour sits along a hit's "next" chain: -1
+// just before it, +1 just after it, 0 for any other link.
+func sequenceSide(hit string, via store.Link) int {
+	switch {
+	case via.Rel == "next" && via.From == hit:
+		return 1
+	case via.Rel == "next" && via.To == hit:
+		return -1
+	}
+	return 0
+}
+
 // linkedWhy says how a neighbour relates to the hit that brought it:
 // "after D4:1" and "before D4:1" for a "next" link, else "linked to D4:1
 // (rel)".
 func linkedWhy(hit string, via store.Link) string {
-	switch {
-	case via.Rel == "next" && via.From == hit:
+	switch sequenceSide(hit, via) {
+	case 1:
 		return "after " + hit
-	case via.Rel == "next" && via.To == hit:
+	case -1:
 		return "before " + hit
 	}
 	return fmt.Sprintf("linked to %s (%s)", hit, via.Rel)

@@ -183,6 +183,7 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 			notes = append(notes, scoredNote{n, c.score})
 		}
 	}
+	p.Records = placeBeside(p.Records)
 	sortNotes(notes)
 	for _, k := range notes {
 		p.Deferred = append(p.Deferred, k.n)

@@ -313,10 +313,14 @@ func TestSplitProposals(t *testing.T) {
 }
 
 // In a sequence, what follows a hit (its reply) ranks above what
-// precedes it: NextShare 80, PreviousShare 30 of the hit's score.
+// precedes it (NextShare 80, PreviousShare 30 of the hit's score), and
+// the packet shows both beside the hit, in the sequence's own order.
 func TestHitNeighboursNextBeforePrevious(t *testing.T) {
 	ns := "talk"
-	texts := []string{"Good morning.", "How was the lake trip?", "We saw an otter by the reeds.", "An otter! Lucky you.", "See you soon."}
+	// The turns beside the hit are long enough that a budget can hold one
+	// of them without the other.
+	filler := strings.Repeat(" It was a long morning on the water.", 6)
+	texts := []string{"Good morning.", "How was the lake trip?" + filler, "We saw an otter by the reeds.", "An otter! Lucky you." + filler, "See you soon."}
 	var recs []store.Record
 	var links []store.Link
 	for i, text := range texts {
@@ -327,15 +331,37 @@ func TestHitNeighboursNextBeforePrevious(t *testing.T) {
 		}
 	}
 	env := fxOpen(t, recs, links, true)
-	p, _ := fxBuild(t, env, Request{NS: ns, Query: "where did they see the reeds", Budget: 2000, Profile: "agent"})
-	ids := entryIDs(p)
-	hit, next, prev := slices.Index(ids, "t3"), slices.Index(ids, "t4"), slices.Index(ids, "t2")
-	if hit < 0 || next < 0 || prev < 0 || !(hit < next && next < prev) {
-		t.Fatalf("packet order %v; want the hit t3, then its reply t4, then t2 before it", ids)
+	req := Request{NS: ns, Query: "where did they see the reeds", Budget: 2000, Profile: "agent"}
+	p, _ := fxBuild(t, env, req)
+	ids := strings.Join(entryIDs(p), " ")
+	if !strings.Contains(ids, "t2 t3 t4") {
+		t.Fatalf("packet order %s; want t2, the hit t3 and its reply t4 in a row", ids)
 	}
 	for _, e := range p.Records {
 		if e.ID == "t4" && e.Why != "after t3" || e.ID == "t2" && e.Why != "before t3" {
 			t.Errorf("%s: why %q", e.ID, e.Why)
 		}
+	}
+	md, err := p.Render("md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "\n[t4]\n") || strings.Contains(string(md), "after t3") {
+		t.Errorf("t4 beside its hit should need no why in markdown:\n%s", md)
+	}
+	// Priority: as the budget grows, the reply comes in before the turn
+	// that precedes the hit.
+	replyAlone := false
+	for req.Budget = 100; req.Budget < 600; req.Budget += 5 {
+		p, _ := fxBuild(t, env, req)
+		got := entryIDs(p)
+		reply, prev := slices.Contains(got, "t4"), slices.Contains(got, "t2")
+		if prev && !reply {
+			t.Fatalf("budget %d: %v holds t2 without t4", req.Budget, got)
+		}
+		replyAlone = replyAlone || reply && !prev
+	}
+	if !replyAlone {
+		t.Errorf("no budget from 100 to 600 holds the reply t4 without t2")
 	}
 }

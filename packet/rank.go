@@ -130,7 +130,7 @@ func (g *gatherer) place(id string, c *candidate, rule *Rule, via relation, focu
 	for _, rel := range c.rels {
 		c.score = max(c.score, rel.score)
 	}
-	c.origin = via.from
+	c.origin, c.side = via.from, via.side
 	c.protected = slices.Contains(g.prof.Protected, c.rank)
 	c.pinned = c.rec.Pinned
 	c.history = slices.Contains(g.cfg.TimelineKinds, c.rec.Kind) && c.rank != 1

@@ -40,6 +40,12 @@ type Entry struct {
 	// hit is set for a search hit: markdown says "hits, best first" once
 	// in the section heading instead of "hit N" in every record's.
 	hit bool
+	// of and side place a hit's neighbour along a sequence (candidate
+	// side): beside is set when it sits next to hit "of" in the packet,
+	// where markdown's heading need not say "after D4:1".
+	of     string
+	side   int
+	beside bool
 }
 
 // Note is a deferral note: a record left out of the packet, or shown
@@ -321,4 +327,49 @@ func compactJSON(x any) string {
 // deferred array.
 func jsonFragment(x any) string {
 	return "\n    " + compactJSON(x) + ","
+}
+
+// placeBeside moves each neighbour of a hit along a sequence next to its
+// hit, when the hit is in the packet in the same section: the turn before
+// a hit just before it, the turn after just after it, so that a
+// conversation reads in its own order around each hit. The others keep
+// their place.
+func placeBeside(es []Entry) []Entry {
+	hits := map[string]int{} // hit id -> rank
+	for _, e := range es {
+		if e.hit {
+			hits[e.ID] = e.Rank
+		}
+	}
+	before, after := map[string][]Entry{}, map[string][]Entry{}
+	moved := false
+	for i := range es {
+		e := &es[i]
+		rank, ok := hits[e.of]
+		e.beside = e.side != 0 && ok && rank == e.Rank
+		switch {
+		case !e.beside:
+		case e.side < 0:
+			before[e.of], moved = append(before[e.of], *e), true
+		default:
+			after[e.of], moved = append(after[e.of], *e), true
+		}
+	}
+	if !moved {
+		return es
+	}
+	out := make([]Entry, 0, len(es))
+	for _, e := range es {
+		if e.beside {
+			continue
+		}
+		if e.hit {
+			out = append(out, before[e.ID]...)
+			out = append(out, e)
+			out = append(out, after[e.ID]...)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -202,7 +202,7 @@ func mdEntry(e Entry, withKind bool) string {
 		b.WriteString(sep + e.Kind)
 		sep = ", "
 	}
-	if e.Why != "" && !e.hit {
+	if e.Why != "" && !e.hit && !e.beside {
 		b.WriteString(sep + e.Why)
 	}
 	b.WriteString("]")
