@@ -38,6 +38,7 @@ type candidate struct {
 	fidx      int     // position in Request.Focus; len(Focus) when not a focus
 	idx       int     // position in the builder's candidate list
 	tc        store.TokenCount
+	fetch     string // fetchCmd of the record, made once (see builder.fetchOf)
 }
 
 // Skip is a record that was a candidate but was not loaded, with why.

@@ -204,7 +204,7 @@ func (b *builder) entryOf(i int, k budget.Fitted) Entry {
 	e := b.entry(c, b.forms[i], text)
 	if k.Truncated {
 		e.Text, e.Truncated, e.Tokens = k.Text, k.Cut, k.Tokens
-		e.Fetch = fetchCmd(b.req.NS, c.rec.ID)
+		e.Fetch = b.fetchOf(c)
 	}
 	return e
 }

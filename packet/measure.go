@@ -106,7 +106,7 @@ func (b *builder) price(i int) {
 	worst := 0
 	for _, reason := range reasons {
 		worst = max(worst, count(b.noteFragment(Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Step: 4, Action: "collapsed",
-			Tokens: full, Saves: full, Reason: reason, Fetch: fetchCmd(b.req.NS, c.rec.ID)})))
+			Tokens: full, Saves: full, Reason: reason, Fetch: b.fetchOf(c)})))
 	}
 	b.note[i] = worst
 }
@@ -249,9 +249,9 @@ func (b *builder) entry(c *candidate, f form, text string) Entry {
 	switch f {
 	case formSummary:
 		e.Text = c.rec.Summary
-		e.Fetch = fetchCmd(b.req.NS, c.rec.ID)
+		e.Fetch = b.fetchOf(c)
 	case formTitle:
-		e.Fetch = fetchCmd(b.req.NS, c.rec.ID)
+		e.Fetch = b.fetchOf(c)
 	default:
 		e.Text = text
 		if c.rec.Binary && text == "" {

@@ -27,10 +27,6 @@ func (b *builder) group(p *Packet) {
 	if !b.grouping {
 		return
 	}
-	idx := make(map[string]int, len(b.cands))
-	for i, c := range b.cands {
-		idx[c.rec.ID] = i
-	}
 	// The most important notes are listed, within the share, and only
 	// those that cost well under their record: a note that costs nearly
 	// as much as what it stands for is grouped instead.
@@ -39,12 +35,12 @@ func (b *builder) group(p *Packet) {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(x, y int) int {
-		return cmp.Compare(idx[p.Deferred[x].ID], idx[p.Deferred[y].ID])
+		return cmp.Compare(p.Deferred[x].cand, p.Deferred[y].cand)
 	})
 	listed := make([]bool, len(p.Deferred))
 	used := 0
 	for _, k := range order {
-		i := idx[p.Deferred[k].ID]
+		i := p.Deferred[k].cand
 		cost := b.note[i]
 		if cost*noteWorth > b.cost[i][formFull] {
 			continue
@@ -106,7 +102,7 @@ func (b *builder) explainCmd() string {
 func (b *builder) noteOf(i int, k budget.Fitted, kept bool, deferred map[string]budget.Deferred) (Note, bool) {
 	c := b.cands[i]
 	full := b.cost[i][formFull]
-	n := Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Tokens: full, Fetch: fetchCmd(b.req.NS, c.rec.ID)}
+	n := Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Tokens: full, Fetch: b.fetchOf(c), cand: i}
 	switch {
 	case kept && k.Truncated:
 		// Kept, but shortened: every shortened record gets a note.

@@ -72,6 +72,8 @@ type Note struct {
 	Reason string `json:"reason"`
 	// Fetch is the command that prints the record.
 	Fetch string `json:"fetch"`
+	// cand is the record's place in the builder's candidate list.
+	cand int
 }
 
 // NoteGroup counts the deferral notes of one kind that the rendered
@@ -234,6 +236,15 @@ func percent(used, budget int) int {
 		return 0
 	}
 	return used * 100 / budget
+}
+
+// fetchOf is fetchCmd for candidate c, made once per build: the notes of
+// every try at a packet share it.
+func (b *builder) fetchOf(c *candidate) string {
+	if c.fetch == "" {
+		c.fetch = fetchCmd(b.req.NS, c.rec.ID)
+	}
+	return c.fetch
 }
 
 func fetchCmd(ns, id string) string {
