@@ -38,7 +38,7 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		return err
 	}
 	own = withSequenceContext(own, nbs, g.cfg)
-	if own, err = g.candidateHits(own); err != nil {
+	if own, err = g.candidateHits(own, nbs); err != nil {
 		return err
 	}
 	span, tiers := tierSpan(own), hitTier(len(own), minHitPool)
@@ -60,31 +60,45 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 
 // candidateHits keeps the best hits, in packet order, as deep as the
 // budget can use: the first step of the ladder (minHitPool times a power
-// of 4) that holds a hit per hitPoolTokens of budget, deeper while the
-// hits kept cost under three quarters of the budget. The pool is scored
-// deeper than this (sequencePool), so that the order does not depend on
-// the budget; the cut only saves pricing candidates no packet of this
-// budget could hold. A bigger budget cuts deeper, never shallower.
-func (g *gatherer) candidateHits(own []tieredHit) ([]tieredHit, error) {
+// of 4) whose hits and their neighbours hold at least the budget by
+// their cached counts, which are under what they cost in the packet. The
+// packet takes a prefix of that order, so it cannot use a deeper hit. The
+// pool is scored deeper than this (sequencePool), so that the order does
+// not depend on the budget; the cut only saves pricing candidates no
+// packet of this budget could hold. A bigger budget cuts deeper, never
+// shallower.
+func (g *gatherer) candidateHits(own []tieredHit, nbs hitNeighbors) ([]tieredHit, error) {
 	depth := minHitPool
-	for depth < g.req.Budget/hitPoolTokens {
-		depth *= 4
-	}
 	for depth < len(own) {
-		hits := make([]index.Hit, depth)
-		for i, h := range own[:depth] {
-			hits[i] = h.Hit
-		}
-		size, err := g.hitsSize(hits)
+		size, err := g.hitsSize(withNeighbours(own[:depth], nbs))
 		if err != nil {
 			return nil, err
 		}
-		if 4*size >= 3*g.req.Budget {
+		if size >= g.req.Budget {
 			break
 		}
 		depth *= 4
 	}
 	return own[:min(depth, len(own))], nil
+}
+
+// withNeighbours lists hits and their neighbours, each record once.
+func withNeighbours(hits []tieredHit, nbs hitNeighbors) []index.Hit {
+	seen := make(map[string]bool, 3*len(hits))
+	out := make([]index.Hit, 0, 3*len(hits))
+	add := func(h index.Hit) {
+		if !seen[h.ID] {
+			seen[h.ID] = true
+			out = append(out, h)
+		}
+	}
+	for _, h := range hits {
+		add(h.Hit)
+		for _, nb := range nbs[h.ID] {
+			add(index.Hit{NS: h.NS, ID: nb.ID})
+		}
+	}
+	return out
 }
 
 // hitNeighbors reads the one-hop neighbours of every hit, in one read
