@@ -92,10 +92,15 @@
 // (agent), the search reads 320 hits whatever the budget and scores each
 // in its sequence context (Config.ContextShare, Config.WindowShare: the
 // hits beside it in a "next" chain raise it), and the budget then decides
-// how many of them become candidates, in the same steps. A hit's one-hop
-// neighbours get Config.NeighborShare of its score (NextShare and
-// PreviousShare along a sequence), so that within their rank they follow
-// the hit that brought them. A Profile.Monotone profile (agent and novel)
+// how many of them become candidates, in the same steps: the first step
+// whose hits and their neighbours hold the budget by their cached counts
+// (a lower bound of what they cost, so the packet, a prefix, could not
+// use a deeper hit). A hit's one-hop neighbours get Config.NeighborShare
+// of its score (NextShare and PreviousShare along a sequence), so that
+// within their rank they follow the hit that brought them; in the packet,
+// a neighbour along the sequence sits beside its hit (the turn before
+// just before it, the reply just after), and markdown's heading then
+// needs no why. A Profile.Monotone profile (agent and novel)
 // keeps its packet a prefix of the packet order: once a record does not
 // fit, nothing less important is put back, so a bigger budget holds every
 // record a smaller one does.
