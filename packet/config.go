@@ -85,10 +85,11 @@ type Profile struct {
 	// Monotone keeps the records of a packet a prefix of the packet order
 	// (after the protected ones): once a record does not fit, nothing
 	// less important is put back in its place, so a bigger budget always
-	// holds what a smaller one does. Set for agent and novel. (A novel
-	// packet with a focus can still break it in one case: a bigger budget
-	// restores a protected record whole where a smaller one kept its
-	// summary and fitted a rank-6 record beside it.)
+	// holds what a smaller one does. Set for agent and novel. Where a
+	// protected record has a shorter form, a record a smaller budget held
+	// beside its summary stays at every bigger budget, and the record is
+	// restored whole only in the room left after it (see arrange). Not
+	// held for a kind whose overflow action truncates.
 	Monotone bool `json:"monotone,omitempty"`
 }
 

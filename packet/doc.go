@@ -103,7 +103,12 @@
 // needs no why. A Profile.Monotone profile (agent and novel)
 // keeps its packet a prefix of the packet order: once a record does not
 // fit, nothing less important is put back, so a bigger budget holds every
-// record a smaller one does.
+// record a smaller one does. With protected records that have shorter
+// forms, the put-back restores them whole, most important first, and
+// fills what they leave with the records after them; walking the budget
+// up, a record comes in where that room first holds it and never goes
+// again, and a protected record is restored whole only in the room left
+// after the records every smaller budget held (monotone.go).
 //
 // # Ranks
 //

@@ -269,6 +269,9 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 				if p, out, n, err = b.restore(p, out, n); err != nil {
 					return nil, err
 				}
+				if p, out, n, err = b.arrange(p, out, n); err != nil {
+					return nil, err
+				}
 				// The step the packet needed in the end: put back may have
 				// undone what a later step did.
 				p.ladderStep, p.Step = ladderStep, 0

@@ -17,12 +17,108 @@ import (
 func TestAgentMonotoneInBudget(t *testing.T) { conversationsMonotone(t, "agent") }
 
 // TestNovelMonotoneInBudget: the same for the novel profile, on the same
-// conversation stores (query only). Not yet held, and so not tested: a
-// focus packet where a bigger budget restores a protected record whole
-// and that leaves no room for a rank-6 record the smaller budget fitted
-// beside the record's summary (the canon fixture, scene-12 at 1,900 and
-// 2,050 tokens).
-func TestNovelMonotoneInBudget(t *testing.T) { conversationsMonotone(t, "novel") }
+// conversation stores (query only), and with a focus: the canon fixture
+// (scene-12, where a bigger budget once restored tomas whole and lost
+// mara-tomas, fitted beside tomas's summary at 1,900), the demo canon,
+// and random novel stores whose protected records have summaries.
+func TestNovelMonotoneInBudget(t *testing.T) {
+	conversationsMonotone(t, "novel")
+	c := fxCounter(t)
+	coarse, seeds := 1, uint64(6) // the race detector slows every build
+	if raceEnabled {
+		coarse, seeds = 3, 3
+	}
+	recs, links := fxCanon()
+	canon := fxOpen(t, recs, links, true)
+	for _, hops := range []int{1, 2} {
+		for _, format := range validFormats {
+			req := fxSceneRequest(0)
+			req.Hops, req.Format, req.Counter = hops, format, c
+			label := fmt.Sprintf("canon scene-12 hops %d %s", hops, format)
+			checkMonotone(t, label, 1100, 3200, func(int) int { return 11 * coarse }, func(b int) (*Packet, error) {
+				req.Budget = b
+				return Build(t.Context(), canon.st, canon.ix, req)
+			})
+		}
+	}
+	demo := fxDemo(t)
+	for _, focus := range []string{"scene-03", "scene-06", "scene-08"} {
+		for _, hops := range []int{1, 2} {
+			req := demoRequest(focus, hops, 0)
+			req.Counter = c
+			checkMonotone(t, fmt.Sprintf("demo %s hops %d", focus, hops), 600, 7000, func(int) int { return 61 * coarse }, func(b int) (*Packet, error) {
+				req.Budget = b
+				return Build(t.Context(), demo.st, demo.ix, req)
+			})
+		}
+	}
+	for seed := range seeds {
+		r := rand.New(rand.NewPCG(seed, 12))
+		recs, links := randomNovel(r, seed)
+		env := fxOpen(t, recs, links, true)
+		req := Request{NS: "novel-r", Focus: []string{"scene-9"}, Task: "draft", Counter: c, Hops: 1 + r.IntN(2),
+			When: []string{"power", "info-control", "thematic"}, Format: validFormats[seed%3]}
+		if seed%2 == 1 {
+			req.Query = fxWords[r.IntN(len(fxWords))]
+		}
+		label := fmt.Sprintf("random novel seed %d hops %d %q %s", seed, req.Hops, req.Query, req.Format)
+		checkMonotone(t, label, 300, 9000, func(int) int { return (5 + r.IntN(160)) * coarse }, func(b int) (*Packet, error) {
+			req.Budget = b
+			return Build(t.Context(), env.st, env.ix, req)
+		})
+	}
+}
+
+// randomNovel is a random novel store around scene-9: characters and
+// places with long bodies and summaries (protected, so the ladder can
+// shorten them), their own neighbours (two hops), scenes and timeline
+// entries before and after, an obligation, and unprotected records of
+// every rank from 6 to 10.
+func randomNovel(r *rand.Rand, seed uint64) ([]store.Record, []store.Link) {
+	ns := "novel-r"
+	prose := func(k uint64, lo, hi int) string { return fxProse(seed*1000+k, lo+r.IntN(hi-lo)) }
+	var recs []store.Record
+	var links []store.Link
+	l := func(from, rel, to string) { links = append(links, store.Link{NS: ns, From: from, Rel: rel, To: to}) }
+	recs = append(recs, store.Record{NS: ns, ID: "scene-9", Kind: "scene", Title: "Scene 9", Order: 9, Body: prose(1, 80, 260)})
+	for i := range 2 + r.IntN(5) {
+		id := fmt.Sprintf("char-%d", i)
+		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "character", Title: "Character " + id, Body: prose(uint64(10+i), 60, 420),
+			Summary: prose(uint64(30+i), 4, 14)})
+		l(id, "appears_in", "scene-9")
+		if r.IntN(2) == 0 {
+			kin := fmt.Sprintf("kin-%d", i)
+			recs = append(recs, store.Record{NS: ns, ID: kin, Kind: "character", Title: "Kin " + kin, Body: prose(uint64(50+i), 40, 300),
+				Summary: prose(uint64(70+i), 4, 12)})
+			l(kin, "related_to", id)
+		}
+	}
+	recs = append(recs, store.Record{NS: ns, ID: "place", Kind: "location", Title: "The place", Body: prose(2, 60, 300), Summary: prose(3, 4, 12)})
+	l("scene-9", "set_in", "place")
+	for _, o := range []int{8, 10} {
+		id := fmt.Sprintf("scene-%d", o)
+		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "scene", Title: "Scene " + id, Order: int64(o), Body: prose(uint64(o), 60, 240),
+			Summary: prose(uint64(90+o), 4, 10)})
+		tl := fmt.Sprintf("tl-%d", o)
+		recs = append(recs, store.Record{NS: ns, ID: tl, Kind: "timeline", Title: "Timeline " + tl, Order: int64(o), Body: prose(uint64(20+o), 30, 200),
+			Summary: prose(uint64(40+o), 3, 9)})
+	}
+	l("scene-8", "precedes", "scene-9")
+	recs = append(recs, store.Record{NS: ns, ID: "vow", Kind: "obligation", Title: "A vow", Body: prose(4, 20, 80),
+		Meta: map[string]string{"due": "11", "status": "open"}})
+	for k, kind := range []string{"relationship", "power", "style", "reader-knowledge", "theme"} {
+		for j := range 1 + r.IntN(2) {
+			id := fmt.Sprintf("%s-%d", kind, j)
+			recs = append(recs, store.Record{NS: ns, ID: id, Kind: kind, Title: "A " + kind, Body: prose(uint64(200+10*k+j), 30, 260)})
+			if kind == "relationship" {
+				l(id, "in_play", "scene-9")
+			} else if kind == "theme" {
+				l(id, "evokes", "scene-9")
+			}
+		}
+	}
+	return recs, links
+}
 
 func conversationsMonotone(t *testing.T, profile string) {
 	for seed := range uint64(4) {

@@ -149,7 +149,11 @@ func TestLadderMoreBudgetNeverWorse(t *testing.T) {
 			for x := range packed {
 				for y := x + 1; y < len(packed); y++ {
 					lo, hi := packed[x], packed[y]
-					if lo.p.ladderStep != hi.p.ladderStep {
+					if lo.p.ladderStep != hi.p.ladderStep || holdsMore(hi.p, lo.p) {
+						// A bigger packet that holds a record the smaller
+						// one lacks spent room on it that a form could have
+						// taken: it keeps what a smaller budget fitted
+						// (arrange), which comes before any form.
 						continue
 					}
 					for _, id := range ids {
@@ -181,10 +185,24 @@ func TestLadderMoreBudgetNeverWorse(t *testing.T) {
 					fitted = s.budget
 				}
 				room := s.budget - s.p.Tokens
+				// The records left out come back in order, the most
+				// important first, while they fit (the novel profile is
+				// monotone): only the first of them must not fit.
+				head := ""
+				for _, id := range ids {
+					if n, ok := findNote(s.p, id); ok && n.Saves == 0 {
+						if _, in := findEntry(s.p, id); !in {
+							head = id
+							break
+						}
+					}
+				}
 				for _, n := range s.p.Deferred {
 					gain := n.Tokens // dropped or narrowed: the whole record
 					if n.Saves > 0 {
 						gain = n.Saves // shortened: back to whole
+					} else if n.ID != head {
+						continue
 					}
 					const noteWorth = 40
 					if n.Action != "truncated" && gain+noteWorth <= room-noteWorth {
@@ -514,4 +532,14 @@ func TestHiddenRecordsBridgeNothing(t *testing.T) {
 			}
 		}
 	}
+}
+
+// holdsMore reports whether p holds a record q does not.
+func holdsMore(p, q *Packet) bool {
+	for _, e := range p.Records {
+		if _, ok := findEntry(q, e.ID); !ok {
+			return true
+		}
+	}
+	return false
 }
