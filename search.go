@@ -2,7 +2,6 @@ package lore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -38,16 +37,26 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One read of all the hits' heads (one transaction; on etcd one round
+	// trip, not one per hit) drops the ghosts; the wall holds even against
+	// a searcher that returned another namespace's record.
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	heads, err := l.st.Heads(q.NS, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*store.Record, len(heads))
+	for i := range heads {
+		byID[heads[i].ID] = &heads[i]
+	}
 	out := make([]Hit, 0, len(hits))
 	for _, h := range hits {
-		head, err := l.st.Head(h.NS, h.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
+		if head, ok := byID[h.ID]; ok && h.NS == q.NS {
+			out = append(out, Hit{NS: h.NS, ID: h.ID, Kind: head.Kind, Title: head.Title, Score: h.Score})
 		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Hit{NS: h.NS, ID: h.ID, Kind: head.Kind, Title: head.Title, Score: h.Score})
 	}
 	return out, nil
 }

@@ -1,8 +1,10 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -74,14 +76,12 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
-	req.SortBy([]string{"-_score", "_id"})
-	res, err := ix.bi.SearchInContext(ctx, req)
+	found, err := ix.topN(ctx, bq, limit, q.Text == "")
 	if err != nil {
 		return nil, fmt.Errorf("index %s: search %q in %q: %w", ix.dir, q.Text, q.NS, err)
 	}
-	hits := make([]Hit, 0, len(res.Hits))
-	for _, h := range res.Hits {
+	hits := make([]Hit, 0, len(found))
+	for _, h := range found {
 		ns, id, ok := parseDocID(h.ID)
 		if !ok || ns != q.NS {
 			// Unreachable while the ns filter holds; checked because the
@@ -95,6 +95,43 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits = append(hits, Hit{NS: ns, ID: id, Score: score})
 	}
 	return hits, nil
+}
+
+// topN returns the limit best matches of bq by score, ties by document
+// id. Sorting by id in bleve makes its collector read the id of every
+// document that matches (13% of a search's CPU at 100,000 records), so
+// it sorts by score alone, for twice as many hits as asked and one more:
+// when the lowest of those scores below the last hit kept, or there are
+// no more, every record tied with the last one kept is among them, and
+// sorting them here by score, then id, gives exactly the id sort's hits
+// and order. Else (a tie longer than the margin, and every query that
+// scores nothing: allTie) the id sort decides.
+func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie bool) (bsearch.DocumentMatchCollection, error) {
+	byID := func() (bsearch.DocumentMatchCollection, error) {
+		req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
+		req.SortBy([]string{"-_score", "_id"})
+		res, err := ix.bi.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return res.Hits, nil
+	}
+	if allTie {
+		return byID()
+	}
+	size := 2*limit + 1
+	res, err := ix.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(bq, size, 0, false))
+	if err != nil {
+		return nil, err
+	}
+	hits := res.Hits
+	if len(hits) == size && hits[size-1].Score >= hits[limit-1].Score {
+		return byID()
+	}
+	slices.SortStableFunc(hits, func(a, b *bsearch.DocumentMatch) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
+	})
+	return hits[:min(limit, len(hits))], nil
 }
 
 // Length pivots of BM25, in analysed tokens (stop words removed): a field

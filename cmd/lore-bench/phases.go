@@ -32,10 +32,11 @@ const (
 	phaseIngestBleve = "ingest-bleve"
 	phasePackets     = "packets"
 	phaseSearchBleve = "search-bleve"
+	phaseSearchLore  = "search-lore"
 	phaseCount       = "count"
 )
 
-var phaseNames = []string{phaseIngestLore, phaseIngestBleve, phasePackets, phaseSearchBleve, phaseCount}
+var phaseNames = []string{phaseIngestLore, phaseIngestBleve, phasePackets, phaseSearchBleve, phaseSearchLore, phaseCount}
 
 // Budgets of the packet phase: the scene and chapter scopes.
 var packetBudgets = []struct {
@@ -163,6 +164,8 @@ func runPhase(a phaseArgs) (phaseResult, error) {
 		res, err = packets(c, a)
 	case phaseSearchBleve:
 		res, err = searchBleve(c, a)
+	case phaseSearchLore:
+		res, err = searchLore(c, a)
 	case phaseCount:
 		res, err = count(c, a)
 	default:
@@ -329,8 +332,21 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		}
 		res.Latency[b.scope] = s
 	}
-	// Lore's search alone (its own mapping, the same words, top 50, each
-	// hit checked against the store), to compare index with index.
+	// Lore's search alone, to compare index with index.
+	search, err := searchTimes(l, qs)
+	if err != nil {
+		return res, err
+	}
+	res.Latency["search"] = search
+	res.Seconds = total.Seconds()
+	return res, nil
+}
+
+// searchTimes times Lore's search alone for qs (its own mapping, the
+// same words, top 50, each hit checked against the store), after the
+// first warmup untimed.
+func searchTimes(l *lore.Lore, qs []query) (latency, error) {
+	ctx := context.Background()
 	ds := make([]time.Duration, 0, len(qs))
 	hits := 0
 	for k, q := range qs {
@@ -338,7 +354,7 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		h, err := l.Search(ctx, index.Query{NS: q.NS, Text: q.Text, Limit: 50})
 		d := time.Since(t)
 		if err != nil {
-			return res, fmt.Errorf("search ns %q query %q: %w", q.NS, q.Text, err)
+			return latency{}, fmt.Errorf("search ns %q query %q: %w", q.NS, q.Text, err)
 		}
 		if k >= warmup || len(qs) <= warmup {
 			ds = append(ds, d)
@@ -347,8 +363,25 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 	}
 	s := summarize(ds)
 	s.Hits = float64(hits) / float64(len(qs))
+	return s, nil
+}
+
+// searchLore is Lore's search alone as its own phase (run by hand with
+// -phase search-lore -cpuprofile, to see where its time goes beside
+// search-bleve's): the packet phase's search figures without the packets.
+func searchLore(c corpus, a phaseArgs) (phaseResult, error) {
+	res := phaseResult{Latency: map[string]latency{}}
+	l, err := lore.Open(loreDir(a.Dir), &lore.Options{ReadOnly: true})
+	if err != nil {
+		return res, err
+	}
+	defer l.Close()
+	s, err := searchTimes(l, c.queries(a.Queries))
+	if err != nil {
+		return res, err
+	}
 	res.Latency["search"] = s
-	res.Seconds = total.Seconds()
+	res.Seconds = s.Meanms * float64(s.Count) / 1000
 	return res, nil
 }
 

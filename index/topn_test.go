@@ -1,0 +1,63 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// TestTopNByScoreMatchesIDSort: the search that sorts by score alone
+// (topN's fast way) returns the hits, scores and order the id sort
+// returns, for many queries and limits, including ties across the cut
+// (twelve identical records) and at the top.
+func TestTopNByScoreMatchesIDSort(t *testing.T) {
+	ix, _ := openTemp(t)
+	recs := benchCorpus("n", 0, 400, 40)
+	for i := range 12 {
+		recs = append(recs, store.Record{NS: "n", ID: fmt.Sprintf("twin-%02d", 11-i), Kind: "fact", Title: "zebra lantern", Body: "zebra"})
+	}
+	mustApply(t, ix, recs, nil, 1)
+	texts := []string{"zebra", "zebra lantern", recs[3].Title, recs[50].Summary, recs[7].Title + " zebra", recs[9].Body[:40]}
+	ties := 0
+	for _, text := range texts {
+		for _, limit := range []int{1, 3, 5, 12, 13, 50, 500} {
+			bq, _, err := buildQuery(Query{NS: "n", Text: text, AnyTerm: true}, ix.b.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, err := withScoringStats(context.Background(), ix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			release, err := ix.acquire()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast, err1 := ix.topN(ctx, bq, limit, false)
+			byID, err2 := ix.topN(ctx, bq, limit, true)
+			release()
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			var a, b []string
+			for _, h := range fast {
+				a = append(a, fmt.Sprintf("%s %.9g", h.ID, h.Score))
+			}
+			for _, h := range byID {
+				b = append(b, fmt.Sprintf("%s %.9g", h.ID, h.Score))
+			}
+			if len(a) == 0 || !slices.Equal(a, b) {
+				t.Errorf("%q limit %d: score sort\n%v\nid sort\n%v", text, limit, a, b)
+			}
+			if len(byID) > 1 && byID[0].Score == byID[1].Score {
+				ties++
+			}
+		}
+	}
+	if ties == 0 {
+		t.Error("no query had tied hits: the test compares too little")
+	}
+}
