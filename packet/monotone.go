@@ -82,6 +82,9 @@ func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, e
 		return nil, "", 0, err
 	}
 	run := runAt(a.upgrades(), a.prices, b.req.Budget-base)
+	if a.holds(b, savedKept, run) {
+		return keepLadder() // the ladder's packet holds those records: its forms stand
+	}
 	for _, i := range a.free[:run] {
 		b.setForm(i, a.in[i])
 		r.keep[b.cands[i].rec.ID] = r.fitted(i, a.in[i])
@@ -154,6 +157,29 @@ func (a *arrangement) price(b *builder) {
 		a.prices[k] = b.itemTokens(i)
 		b.forms[i] = f
 	}
+}
+
+// holds reports whether kept holds exactly the records of the base and
+// the first run of free.
+func (a *arrangement) holds(b *builder, kept []budget.Fitted, run int) bool {
+	want := map[string]bool{}
+	for i, c := range b.cands {
+		if b.fixed(i) && b.forms[i] != formOut {
+			want[c.rec.ID] = true
+		}
+	}
+	for _, i := range a.free[:run] {
+		want[b.cands[i].rec.ID] = true
+	}
+	if len(kept) != len(want) {
+		return false
+	}
+	for _, k := range kept {
+		if !want[k.ID] {
+			return false
+		}
+	}
+	return true
 }
 
 // upgrades are the deltas as runAt takes them.
@@ -259,22 +285,22 @@ func (b *builder) anyTruncates() bool {
 
 // upgradeFixed gives each protected record of ups, most important first,
 // the best form that fits (rebaser.upgradeOne), with the run of
-// unprotected records already in, and undoes the last upgrades while the
-// whole counts over. Estimates that ran short undo more than the excess:
-// the walk goes again, calibrated by the count, while it gains.
+// unprotected records already in, and undoes the last upgrades while
+// the whole counts over. Estimates that ran short undo more than the
+// excess: the walk goes again, counting for real that far from the
+// budget, while it gains.
 func (r *rebaser) upgradeFixed(ups []int) (*Packet, string, int, error) {
 	var q *Packet
 	var o string
-	var m int
 	r.margin = max(8, r.b.req.Budget/100)
+	r.b.trial = true
+	_, _, at, err := r.render()
+	r.b.trial = false
+	if err != nil {
+		return nil, "", 0, err
+	}
 	for pass := 0; ; pass++ {
 		r.failAt, r.checks, r.changes = math.MaxInt, 0, r.changes[:0]
-		r.b.trial = true
-		_, _, at, err := r.render()
-		r.b.trial = false
-		if err != nil {
-			return nil, "", 0, err
-		}
 		r.cur = r.est()
 		r.offset = at - r.cur
 		for _, i := range ups {
@@ -286,23 +312,15 @@ func (r *rebaser) upgradeFixed(ups []int) (*Packet, string, int, error) {
 			}
 		}
 		made := len(r.changes)
-		if made > 0 {
-			r.b.trial = true
-			_, _, walked, err := r.render()
-			r.b.trial = false
-			if err != nil {
-				return nil, "", 0, err
-			}
-			// The estimates ran short by the excess: the next walk counts
-			// for real that far from the budget.
-			r.margin = max(r.margin, 2*(walked-r.b.req.Budget))
-		}
-		if q, o, m, err = r.undoOver(); err != nil {
+		if q, o, at, err = r.undoOver(); err != nil {
 			return nil, "", 0, err
 		}
-		if len(r.changes) == made || m > r.b.req.Budget || pass == 2 {
-			return q, o, m, nil // nothing undone: the walk is final
+		if len(r.changes) == made || at > r.b.req.Budget || pass == 2 {
+			return q, o, at, nil // nothing undone: the walk is final
 		}
+		// The estimates ran short by the excess: the next walk counts
+		// for real that far from the budget.
+		r.margin = max(r.margin, 2*(r.walked-r.b.req.Budget))
 	}
 }
 

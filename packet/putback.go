@@ -53,6 +53,7 @@ type rebaser struct {
 	margin int                        // near the budget the real count decides
 	failAt int                        // an estimate at which a real count was over
 	checks int                        // real counts made
+	walked int                        // the first count of the last undoOver
 	// changes are the upgrades made, in order.
 	changes []rebaseChange
 }
@@ -251,6 +252,7 @@ func (r *rebaser) undoOver() (*Packet, string, int, error) {
 	var q *Packet
 	var o string
 	var m int
+	r.walked = -1
 	for _, trial := range []bool{true, false} {
 		for {
 			r.b.trial = trial
@@ -259,6 +261,9 @@ func (r *rebaser) undoOver() (*Packet, string, int, error) {
 			r.b.trial = false
 			if err != nil {
 				return nil, "", 0, err
+			}
+			if trial && r.walked < 0 {
+				r.walked = m
 			}
 			if m <= r.b.req.Budget || len(r.changes) == 0 {
 				break
