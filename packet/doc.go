@@ -92,8 +92,8 @@
 // (agent), the search reads 320 hits whatever the budget and scores each
 // in its sequence context (Config.ContextShare, Config.WindowShare: the
 // hits beside it in a "next" chain raise it), and the budget then decides
-// how many of them become candidates, in the same steps: the first step
-// whose hits and their neighbours hold the budget by their cached counts
+// how many of them become candidates, in steps of 80, 320, ...: the first
+// step whose hits and their neighbours hold the budget by their cached counts
 // (a lower bound of what they cost, so the packet, a prefix, could not
 // use a deeper hit). A hit's one-hop neighbours get Config.NeighborShare
 // of its score (NextShare and PreviousShare along a sequence), so that

@@ -41,12 +41,12 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 	if own, err = g.candidateHits(own, nbs); err != nil {
 		return err
 	}
-	span, tiers := tierSpan(own), hitTier(len(own), minHitPool)
+	span, tiers := tierSpan(own), hitTier(len(own), candidateStep)
 	for n, h := range own {
 		// Scores are tie-breaks within a rank: the hits of a shallower
 		// step of the ladder, and their neighbours, all come before a
 		// deeper one's, so a bigger budget only adds to the end.
-		base := float64(tiers-hitTier(n, minHitPool)) * span
+		base := float64(tiers-hitTier(n, candidateStep)) * span
 		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: base + h.score, why: fmt.Sprintf("hit %d", n+1)})
 		for _, nb := range nbs[h.ID] {
 			if !isFocus(nb.ID) {
@@ -59,8 +59,8 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 }
 
 // candidateHits keeps the best hits, in packet order, as deep as the
-// budget can use: the first step of the ladder (minHitPool times a power
-// of 4) whose hits and their neighbours hold at least the budget by
+// budget can use: the first step of the ladder (candidateStep times a
+// power of 4) whose hits and their neighbours hold at least the budget by
 // their cached counts, which are under what they cost in the packet. The
 // packet takes a prefix of that order, so it cannot use a deeper hit. The
 // pool is scored deeper than this (sequencePool), so that the order does
@@ -68,7 +68,7 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 // packet of this budget could hold. A bigger budget cuts deeper, never
 // shallower.
 func (g *gatherer) candidateHits(own []tieredHit, nbs hitNeighbors) ([]tieredHit, error) {
-	depth := minHitPool
+	depth := candidateStep
 	for depth < len(own) {
 		size, err := g.hitsSize(withNeighbours(own[:depth], nbs))
 		if err != nil {
@@ -206,7 +206,14 @@ func (g *gatherer) hitsSize(hits []index.Hit) (int, error) {
 }
 
 const (
-	minHitPool    = 20
+	minHitPool = 20
+	// candidateStep is the first depth of scored hits that become
+	// candidates, and the step (times a power of 4) of their tiers:
+	// measured, a first step of 20 kept the deeper hits behind the
+	// weakest neighbours of the first 20 and lost recall at 2k and 4k;
+	// 160 gained .003 at 8k for a third more time at every budget
+	// (BENCHMARKS.md).
+	candidateStep = 80
 	sequencePool  = 320 // measured: 80 and 160 lose recall from 2k up, 640 gains nothing (BENCHMARKS.md)
 	maxHitPool    = 2000
 	hitPoolTokens = 60 // a first guess at what a hit costs, neighbours included
