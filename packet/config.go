@@ -29,7 +29,7 @@ const (
 	matchPull         = "pull"          // internal: listed because a Pull rule named its kind
 	conditionNever    = "never"         // a rule that never loads (rank 11)
 	defaultNeighbor   = 60              // percent of its hit's score a hit's neighbour gets
-	defaultNext       = 80              // ... the record that follows the hit in a sequence
+	defaultNext       = 40              // ... the record that follows the hit in a sequence
 	defaultPrevious   = 30              // ... the record that precedes it
 	defaultContext    = 20              // percent of the adjacent hits' scores a hit gains
 	defaultWindow     = 50              // percent of the best hit within two steps a hit gains
@@ -122,7 +122,7 @@ type Config struct {
 	// NextShare and PreviousShare replace NeighborShare for the records
 	// a hit's "next" link leads to and comes from: in a sequence (turns of
 	// a conversation, scenes) what follows a hit, the reply, tells more
-	// than what precedes it. Defaults 80 and 30, measured on
+	// than what precedes it. Defaults 40 and 30, measured on
 	// question-answer data (BENCHMARKS.md).
 	NextShare     int `json:"next_share,omitempty"`
 	PreviousShare int `json:"previous_share,omitempty"`

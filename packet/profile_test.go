@@ -313,7 +313,7 @@ func TestSplitProposals(t *testing.T) {
 }
 
 // In a sequence, what follows a hit (its reply) ranks above what
-// precedes it (NextShare 80, PreviousShare 30 of the hit's score), and
+// precedes it (NextShare 40, PreviousShare 30 of the hit's score), and
 // the packet shows both beside the hit, in the sequence's own order.
 func TestHitNeighboursNextBeforePrevious(t *testing.T) {
 	ns := "talk"
