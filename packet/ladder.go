@@ -63,6 +63,10 @@ type builder struct {
 	// whole without reading the body of a record that then stays out.
 	trial  bool
 	stands map[int]string
+	// standAll makes a trial render stand in for every body, read or not,
+	// so that its count does not depend on what was read before (arrange's
+	// model).
+	standAll bool
 	// memo counts the builder's whole renders (see memoCounter); the
 	// packets it assembles count with it until Build hands one out.
 	memo *memoCounter
@@ -198,7 +202,7 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 func (b *builder) entryOf(i int, k budget.Fitted) Entry {
 	c := b.cands[i]
 	text, read := b.bodies[c.rec.ID]
-	if !read && b.trial && b.forms[i] == formFull {
+	if (!read || b.standAll) && b.trial && b.forms[i] == formFull {
 		text = b.stand(c.tc.Body)
 	}
 	e := b.entry(c, b.forms[i], text)

@@ -68,9 +68,7 @@ func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, e
 	q.Step = 4 // every ladder step may have shortened a record of the base
 	r := &rebaser{b: b, p: &q, keep: map[string]budget.Fitted{}, defs: b.defs}
 	a := r.base4()
-	b.trial = true
-	_, _, base, err := r.render()
-	b.trial = false
+	base, err := r.modelCount()
 	if err != nil {
 		return nil, "", 0, err
 	}
@@ -235,9 +233,7 @@ func (r *rebaser) calibrate(a *arrangement, base int) error {
 			r.keep[b.cands[i].rec.ID] = r.fitted(i, a.in[i])
 		}
 	}
-	b.trial = true
-	_, _, all, err := r.render()
-	b.trial = false
+	all, err := r.modelCount()
 	copy(b.forms, forms)
 	copy(b.step, steps)
 	r.keep = keep
@@ -252,6 +248,24 @@ func (r *rebaser) calibrate(a *arrangement, base int) error {
 		a.prices[k] = scale(a.prices[k])
 	}
 	return nil
+}
+
+// modelBudget is the budget the counts of arrange's model are made at:
+// the frame states the budget (and the notes' handles repeat it), and a
+// model that moved with those digits would not be the same at every
+// budget.
+const modelBudget = 100000
+
+// modelCount counts the packet as it stands, with a stand-in for every
+// body (read or not), as if the budget were modelBudget: the same at
+// every budget.
+func (r *rebaser) modelCount() (int, error) {
+	b := r.b
+	budgetWas := b.req.Budget
+	b.req.Budget, b.trial, b.standAll = modelBudget, true, true
+	_, _, n, err := r.render()
+	b.req.Budget, b.trial, b.standAll = budgetWas, false, false
+	return n, err
 }
 
 // maxLeftRounds bounds the greedy put-backs runAt simulates.

@@ -20,7 +20,8 @@ func TestAgentMonotoneInBudget(t *testing.T) { conversationsMonotone(t, "agent")
 // conversation stores (query only), and with a focus: the canon fixture
 // (scene-12, where a bigger budget once restored tomas whole and lost
 // mara-tomas, fitted beside tomas's summary at 1,900), the demo canon,
-// and random novel stores whose protected records have summaries.
+// and random novel stores whose protected records have summaries, up to
+// budgets where the notes are listed one by one rather than grouped.
 func TestNovelMonotoneInBudget(t *testing.T) {
 	conversationsMonotone(t, "novel")
 	c := fxCounter(t)
@@ -62,7 +63,7 @@ func TestNovelMonotoneInBudget(t *testing.T) {
 			req.Query = fxWords[r.IntN(len(fxWords))]
 		}
 		label := fmt.Sprintf("random novel seed %d hops %d %q %s", seed, req.Hops, req.Query, req.Format)
-		checkMonotone(t, label, 300, 9000, func(int) int { return (5 + r.IntN(160)) * coarse }, func(b int) (*Packet, error) {
+		checkMonotone(t, label, 300, 20000, func(int) int { return (5 + r.IntN(160)) * coarse }, func(b int) (*Packet, error) {
 			req.Budget = b
 			return Build(t.Context(), env.st, env.ix, req)
 		})
