@@ -466,10 +466,10 @@ func describeWhen(w string) string {
 // through via gets: NextShare for what follows the hit, PreviousShare for
 // what precedes it, NeighborShare for any other link.
 func (c Config) neighborShare(hit string, via store.Link) int {
-	switch {
-	case via.Rel == "next" && via.From == hit:
+	switch sequenceSide(hit, via) {
+	case 1:
 		return c.NextShare
-	case via.Rel == "next":
+	case -1:
 		return c.PreviousShare
 	}
 	return c.NeighborShare
