@@ -27,7 +27,7 @@ func TestNovelMonotoneInBudget(t *testing.T) {
 	c := fxCounter(t)
 	coarse, seeds := 1, uint64(6) // the race detector slows every build
 	if raceEnabled {
-		coarse, seeds = 3, 3
+		coarse, seeds = 5, 2
 	}
 	recs, links := fxCanon()
 	canon := fxOpen(t, recs, links, true)
