@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -43,6 +44,35 @@ func BenchmarkPutMany1000(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/record")
+}
+
+// BenchmarkPutManyOneTx puts n records in one PutMany (one
+// transaction, as an import does) into a new store, with the clock
+// advancing per record as time.Now does.
+func BenchmarkPutManyOneTx(b *testing.B) {
+	for _, n := range []int{10_000, 20_000, 40_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			recs := make([]store.Record, n)
+			for i := range recs {
+				recs[i] = smallRecord(i)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				s, err := store.Open(filepath.Join(b.TempDir(), "lore.bolt"), &store.Options{Now: clock()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if _, err := s.PutMany(recs, nil); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				s.Close()
+				b.StartTimer()
+			}
+		})
+	}
 }
 
 func benchReadStore(b *testing.B) *store.Store {

@@ -66,7 +66,7 @@ func (s *Store) check() ([]Problem, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	c := checker{tx: boltTx{tx}, counters: s.opts.Counters, digest: touchAll(tx)}
+	c := checker{tx: boltTx{tx: tx}, counters: s.opts.Counters, digest: touchAll(tx)}
 	for err := range tx.Check() {
 		c.add("", "", "bbolt page check: %v", err)
 	}

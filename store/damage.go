@@ -210,5 +210,5 @@ func (s *Store) view(fn func(tx kvTx) error) error {
 	if s.etcd != nil {
 		return s.etcd.view(fn)
 	}
-	return guard(s.path, func() error { return s.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) }) })
+	return guard(s.path, func() error { return s.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx: tx}) }) })
 }

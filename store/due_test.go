@@ -215,3 +215,32 @@ func BenchmarkUpgrade(b *testing.B) {
 		s.Close()
 	}
 }
+
+// One transaction that writes a record's secondary keys and then changes
+// them again (the same record twice in one PutMany) leaves only the last
+// version's keys: a bbolt transaction's pending key writes keep the last
+// word per key (and check, at cleanup, finds them complete).
+func TestPendingKeysLastWordWins(t *testing.T) {
+	s := newStore(t)
+	_, err := s.PutMany([]store.Record{
+		{NS: "n", ID: "a", Kind: "obligation", Pinned: true, Meta: map[string]string{"due": "3"}},
+		{NS: "n", ID: "b", Kind: "note"},
+		{NS: "n", ID: "a", Kind: "note", Order: 4},
+	}, nil)
+	if err != nil {
+		t.Fatalf("PutMany with a record twice: %v", err)
+	}
+	got := func(o store.ListOptions) string {
+		h, _, err := s.List(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(h)
+	}
+	if k, p := got(store.ListOptions{NS: "n", Kind: "note"}), got(store.ListOptions{NS: "n", Pinned: true}); k != "a b" || p != "" {
+		t.Errorf("after a record twice in one PutMany: kind note %q, pinned %q; want \"a b\" and none", k, p)
+	}
+	if due, ok := dueIDs(t, s, 10); !ok || due != "" {
+		t.Errorf("due: %q %v; want none", due, ok)
+	}
+}

@@ -30,8 +30,12 @@ type kvCursor interface {
 	Next() (k, v []byte)
 }
 
-// boltTx is a bbolt transaction as a kvTx.
-type boltTx struct{ tx *bolt.Tx }
+// boltTx is a bbolt transaction as a kvTx. A write transaction's
+// secondary key writes wait in idx until it ends (see idxWrites).
+type boltTx struct {
+	tx  *bolt.Tx
+	idx *idxWrites
+}
 
 func (t boltTx) Bucket(name []byte) kvBucket {
 	b := t.tx.Bucket(name)

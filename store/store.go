@@ -226,7 +226,7 @@ func (s *Store) init() error {
 					return err
 				}
 			}
-			return check(boltTx{tx})
+			return check(boltTx{tx: tx})
 		})
 	})
 }
@@ -263,7 +263,15 @@ func (s *Store) updateRev(fn func(tx kvTx) error) (uint64, error) {
 	if s.etcd != nil {
 		return s.etcd.update(fn)
 	}
-	return 0, guard(s.path, func() error { return s.db.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) }) })
+	return 0, guard(s.path, func() error {
+		return s.db.Update(func(tx *bolt.Tx) error {
+			w := idxWrites{}
+			if err := fn(boltTx{tx: tx, idx: &w}); err != nil {
+				return err
+			}
+			return w.flush(tx)
+		})
+	})
 }
 
 // changeAppender is a kvTx whose engine keeps the change log itself
