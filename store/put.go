@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -98,7 +99,8 @@ func (e *putError) Unwrap() []error { return e.errs }
 // index, namespace and id) and every bad link (the message shows the
 // first 100; errors.Unwrap gives all), and wraps ErrInvalid.
 // Results are in the order of recs. A record given twice is put twice, in
-// order.
+// order. The records are written, and logged, in key order (namespace,
+// then id), which keeps a large batch linear on bbolt.
 func (s *Store) PutMany(recs []Record, links []Link) ([]PutResult, error) {
 	return s.PutManyContext(context.Background(), recs, links)
 }
@@ -122,6 +124,23 @@ func (s *Store) PutManyContext(ctx context.Context, recs []Record, links []Link)
 // version that does not increase is ErrInvalid, naming the record.
 func (s *Store) RestoreContext(ctx context.Context, recs []Record, links []Link) ([]PutResult, error) {
 	return s.putMany(ctx, recs, links, true)
+}
+
+// keyOrder lists the positions of ps in the order of their keys (by
+// namespace, then id; the same record twice in its given order). bbolt
+// splits no node until a transaction commits and moves the tail of a
+// node on each insert, so a large batch written in the caller's order
+// (ids out of key order) is quadratic in its size; in key order each
+// insert lands after the last.
+func keyOrder(ps []pending) []int {
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(strings.Compare(ps[a].rec.NS, ps[b].rec.NS), strings.Compare(ps[a].rec.ID, ps[b].rec.ID))
+	})
+	return order
 }
 
 func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restore bool) ([]PutResult, error) {
@@ -208,12 +227,12 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 			restored = map[[2]string]int{}
 		}
 		progress := ProgressFrom(ctx)
-		for i := range ps {
-			if i%256 == 0 {
+		for n, i := range keyOrder(ps) {
+			if n%256 == 0 {
 				if err := cancelled(); err != nil {
 					return err
 				}
-				progress("writing", i, len(ps))
+				progress("writing", n, len(ps))
 			}
 			res, err := s.putTx(tx, &ps[i], now, restored)
 			if err != nil {
