@@ -16,15 +16,18 @@ import (
 // token (so it does not show in the process list).
 const envToken = "LORE_TOKEN"
 
+// serveFlags are the flags of `lore serve`.
+type serveFlags struct {
+	mcpMode   bool
+	addr      string
+	token     string
+	ns        string
+	maxOutput int
+	limits    lore.ServeOptions
+}
+
 func newServeCommand(a *app) *cobra.Command {
-	var (
-		mcpMode   bool
-		addr      string
-		token     string
-		ns        string
-		maxOutput int
-		limits    lore.ServeOptions
-	)
+	var sf serveFlags
 	c := &cobra.Command{
 		Use:   "serve [--mcp | --http ADDR] [flags]",
 		Short: "Serve the store to agents: MCP over stdio, or a JSON API over HTTP",
@@ -57,56 +60,72 @@ none use "memory".`,
   LORE_TOKEN=s3cret lore serve --http 0.0.0.0:7077`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			httpMode := c.Flags().Changed("http")
-			if mcpMode && httpMode {
-				return usageError(c, errors.New("--mcp and --http both given; choose one"))
-			}
-			if token == "" {
-				token = os.Getenv(envToken)
-			}
-			dir, err := a.storeDir()
-			if err != nil {
-				return err
-			}
-			opts := &limits
-			opts.NS, opts.MaxOutput, opts.Token = ns, maxOutput, token
-			if c.Flags().Changed("token") || os.Getenv(envToken) != "" {
-				if strings.TrimSpace(token) == "" {
-					return usageError(c, errors.New("--token (or $"+envToken+") is blank; give a token, or none to serve loopback only"))
-				}
-			}
-			if f := c.Flag("lock-timeout"); f != nil && f.Changed {
-				opts.LockTimeout = a.lockWait()
-			}
-			s, err := lore.NewServer(dir, opts)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			scope := s.Options().NS
-			if scope == "" {
-				scope = "any (default " + lore.DefaultMemoryNS + ")"
-			}
-			if mcpMode {
-				a.note("lore: serving MCP on stdio: store %s, namespace %s, max output %d tokens\n", dir, scope, s.Options().MaxOutput)
-				return s.ServeMCP(c.Context(), a.streams.in, a.streams.out)
-			}
-			// Let the graceful shutdown run its course after a signal.
-			a.streams.grace.Store(int64(lore.ShutdownTimeout + time.Second))
-			return s.ListenHTTP(c.Context(), addr, func(at net.Addr) {
-				a.note("lore: listening on http://%s: store %s, namespace %s, max output %d tokens\n", at, dir, scope, s.Options().MaxOutput)
-			})
+			return a.runServe(c, &sf)
 		},
 	}
 	f := c.Flags()
-	f.BoolVar(&mcpMode, "mcp", false, "speak the Model Context Protocol on stdin/stdout")
-	f.StringVar(&addr, "http", lore.DefaultHTTPAddr, "serve the JSON API on this host:port")
-	f.StringVar(&token, "token", "", "HTTP bearer token, required off loopback (default $"+envToken+")")
-	f.StringVar(&ns, "ns", "", "the one namespace this server may touch (default: any; \""+lore.DefaultMemoryNS+"\" when a request names none)")
-	f.DurationVar(&limits.ReadTimeout, "read-timeout", lore.DefaultReadTimeout, "HTTP: time to read one request, body included")
-	f.DurationVar(&limits.WriteTimeout, "write-timeout", lore.DefaultWriteTimeout, "HTTP: time to answer one request, after its headers")
-	f.DurationVar(&limits.IdleTimeout, "idle-timeout", lore.DefaultIdleTimeout, "HTTP: close a kept-alive connection idle this long")
-	f.IntVar(&limits.MaxConns, "max-conns", lore.DefaultMaxConns, "HTTP: connections served at once")
-	f.IntVar(&maxOutput, "max-output", lore.DefaultMaxOutput, fmt.Sprintf("token ceiling of every answer (at least %d)", lore.MinMaxOutput))
+	f.BoolVar(&sf.mcpMode, "mcp", false, "speak the Model Context Protocol on stdin/stdout")
+	f.StringVar(&sf.addr, "http", lore.DefaultHTTPAddr, "serve the JSON API on this host:port")
+	f.StringVar(&sf.token, "token", "", "HTTP bearer token, required off loopback (default $"+envToken+")")
+	f.StringVar(&sf.ns, "ns", "", "the one namespace this server may touch (default: any; \""+lore.DefaultMemoryNS+"\" when a request names none)")
+	f.DurationVar(&sf.limits.ReadTimeout, "read-timeout", lore.DefaultReadTimeout, "HTTP: time to read one request, body included")
+	f.DurationVar(&sf.limits.WriteTimeout, "write-timeout", lore.DefaultWriteTimeout, "HTTP: time to answer one request, after its headers")
+	f.DurationVar(&sf.limits.IdleTimeout, "idle-timeout", lore.DefaultIdleTimeout, "HTTP: close a kept-alive connection idle this long")
+	f.IntVar(&sf.limits.MaxConns, "max-conns", lore.DefaultMaxConns, "HTTP: connections served at once")
+	f.IntVar(&sf.maxOutput, "max-output", lore.DefaultMaxOutput, fmt.Sprintf("token ceiling of every answer (at least %d)", lore.MinMaxOutput))
 	return c
+}
+
+// runServe serves the store over MCP on stdio (--mcp) or HTTP until the
+// context ends.
+func (a *app) runServe(c *cobra.Command, sf *serveFlags) error {
+	dir, err := a.serveOptions(c, sf)
+	if err != nil {
+		return err
+	}
+	s, err := lore.NewServer(dir, &sf.limits)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	scope := s.Options().NS
+	if scope == "" {
+		scope = "any (default " + lore.DefaultMemoryNS + ")"
+	}
+	if sf.mcpMode {
+		a.note("lore: serving MCP on stdio: store %s, namespace %s, max output %d tokens\n", dir, scope, s.Options().MaxOutput)
+		return s.ServeMCP(c.Context(), a.streams.in, a.streams.out)
+	}
+	// Let the graceful shutdown run its course after a signal.
+	a.streams.grace.Store(int64(lore.ShutdownTimeout + time.Second))
+	return s.ListenHTTP(c.Context(), sf.addr, func(at net.Addr) {
+		a.note("lore: listening on http://%s: store %s, namespace %s, max output %d tokens\n", at, dir, scope, s.Options().MaxOutput)
+	})
+}
+
+// serveOptions checks the flags, completes sf.limits from them and returns
+// the store's directory; a bad flag is a usage error.
+func (a *app) serveOptions(c *cobra.Command, sf *serveFlags) (string, error) {
+	httpMode := c.Flags().Changed("http")
+	if sf.mcpMode && httpMode {
+		return "", usageError(c, errors.New("--mcp and --http both given; choose one"))
+	}
+	if sf.token == "" {
+		sf.token = os.Getenv(envToken)
+	}
+	dir, err := a.storeDir()
+	if err != nil {
+		return "", err
+	}
+	opts := &sf.limits
+	opts.NS, opts.MaxOutput, opts.Token = sf.ns, sf.maxOutput, sf.token
+	if c.Flags().Changed("token") || os.Getenv(envToken) != "" {
+		if strings.TrimSpace(sf.token) == "" {
+			return "", usageError(c, errors.New("--token (or $"+envToken+") is blank; give a token, or none to serve loopback only"))
+		}
+	}
+	if f := c.Flag("lock-timeout"); f != nil && f.Changed {
+		opts.LockTimeout = a.lockWait()
+	}
+	return dir, nil
 }
