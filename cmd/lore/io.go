@@ -34,67 +34,96 @@ good ones and lists the rest.`,
   lore export --ns mynovel | lore --store other/.lore import -`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var (
-				recs  []store.Record
-				links []store.Link
-				bad   []lore.InputError
-				warns []lore.InputError
-			)
-			bar := a.progressLine()
-			defer bar.close()
-			for _, p := range args {
-				r, lk, errs, ws, err := a.readImport(p, ns, bar)
-				bar.end()
-				if err != nil {
-					return err
-				}
-				recs, links, bad, warns = append(recs, r...), append(links, lk...), append(bad, errs...), append(warns, ws...)
-				a.note("read %s: %s, %s, %d bad\n", p, plural(len(r), "record"), plural(len(lk), "link"), len(errs))
-				if c.Context().Err() != nil {
-					return fmt.Errorf("nothing imported, stopped while reading: %w", context.Cause(c.Context()))
-				}
-			}
-			for _, w := range warns {
-				fmt.Fprintf(a.streams.err, "warning: %s\n", w.Error())
-			}
-			for _, e := range bad {
-				fmt.Fprintf(a.streams.err, "%s\n", e.Error())
-			}
-			if len(bad) > 0 && !skipBad {
-				return fmt.Errorf("%d bad input(s), nothing imported (fix them, or pass --skip-bad to import the %s)", len(bad), plural(len(recs), "good record"))
-			}
-			l, err := a.open(false)
-			if err != nil {
-				return err
-			}
-			defer l.Close()
-			a.note("writing %s and %s in one transaction\n", plural(len(recs), "record"), plural(len(links), "link"))
-			sum, err := l.Import(withProgress(c.Context(), bar), recs, links)
-			bar.end()
-			if err != nil {
-				return err
-			}
-			sum.Errors, sum.Warnings = bad, warns
-			if a.jsonOut {
-				if err := a.printJSON(sum); err != nil {
-					return err
-				}
-			} else {
-				a.note("imported: %d added, %d updated, %d unchanged, %s, %s, %s\n",
-					sum.Added, sum.Updated, sum.Unchanged, plural(sum.Links, "link"), plural(len(bad), "error"), plural(len(warns), "warning"))
-			}
-			if sum.Batches > 0 {
-				a.note("the cluster's transaction limits took %d batches: each was all or nothing\n", sum.Batches)
-			}
-			if len(bad) > 0 {
-				return &exitStatus{code: exitError, err: fmt.Errorf("%d bad input(s) skipped", len(bad))}
-			}
-			return nil
+			return a.runImport(c, args, ns, skipBad)
 		},
 	}
 	c.Flags().StringVar(&ns, "ns", defaultNS, "namespace for records that do not name one")
 	c.Flags().BoolVar(&skipBad, "skip-bad", false, "import the good records and list the bad ones")
 	return c
+}
+
+// importInput is what the import paths held: the good records and links,
+// the bad inputs and the warnings.
+type importInput struct {
+	recs  []store.Record
+	links []store.Link
+	bad   []lore.InputError
+	warns []lore.InputError
+}
+
+// runImport reads every path, then writes all the good records in one
+// transaction, or none when a path holds a bad one and skipBad is off.
+func (a *app) runImport(c *cobra.Command, paths []string, ns string, skipBad bool) error {
+	bar := a.progressLine()
+	defer bar.close()
+	in, err := a.readImports(c.Context(), paths, ns, bar)
+	if err != nil {
+		return err
+	}
+	for _, w := range in.warns {
+		fmt.Fprintf(a.streams.err, "warning: %s\n", w.Error())
+	}
+	for _, e := range in.bad {
+		fmt.Fprintf(a.streams.err, "%s\n", e.Error())
+	}
+	if len(in.bad) > 0 && !skipBad {
+		return fmt.Errorf("%d bad input(s), nothing imported (fix them, or pass --skip-bad to import the %s)", len(in.bad), plural(len(in.recs), "good record"))
+	}
+	l, err := a.open(false)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	a.note("writing %s and %s in one transaction\n", plural(len(in.recs), "record"), plural(len(in.links), "link"))
+	sum, err := l.Import(withProgress(c.Context(), bar), in.recs, in.links)
+	bar.end()
+	if err != nil {
+		return err
+	}
+	sum.Errors, sum.Warnings = in.bad, in.warns
+	if err := a.reportImport(sum); err != nil {
+		return err
+	}
+	if len(in.bad) > 0 {
+		return &exitStatus{code: exitError, err: fmt.Errorf("%d bad input(s) skipped", len(in.bad))}
+	}
+	return nil
+}
+
+// readImports reads the paths in order, noting what each held; a stop
+// (a signal) while reading imports nothing.
+func (a *app) readImports(ctx context.Context, paths []string, ns string, bar *progress) (importInput, error) {
+	var in importInput
+	for _, p := range paths {
+		r, lk, errs, ws, err := a.readImport(p, ns, bar)
+		bar.end()
+		if err != nil {
+			return in, err
+		}
+		in.recs, in.links, in.bad, in.warns = append(in.recs, r...), append(in.links, lk...), append(in.bad, errs...), append(in.warns, ws...)
+		a.note("read %s: %s, %s, %d bad\n", p, plural(len(r), "record"), plural(len(lk), "link"), len(errs))
+		if ctx.Err() != nil {
+			return in, fmt.Errorf("nothing imported, stopped while reading: %w", context.Cause(ctx))
+		}
+	}
+	return in, nil
+}
+
+// reportImport prints the import's summary: a JSON document under --json,
+// else a note on stderr.
+func (a *app) reportImport(sum lore.ImportSummary) error {
+	if a.jsonOut {
+		if err := a.printJSON(sum); err != nil {
+			return err
+		}
+	} else {
+		a.note("imported: %d added, %d updated, %d unchanged, %s, %s, %s\n",
+			sum.Added, sum.Updated, sum.Unchanged, plural(sum.Links, "link"), plural(len(sum.Errors), "error"), plural(len(sum.Warnings), "warning"))
+	}
+	if sum.Batches > 0 {
+		a.note("the cluster's transaction limits took %d batches: each was all or nothing\n", sum.Batches)
+	}
+	return nil
 }
 
 // readImport reads one import path: a markdown folder or a JSONL file.
