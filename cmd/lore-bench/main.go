@@ -109,17 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if c.print != "" {
-		b, err := os.ReadFile(c.print)
-		if err != nil {
-			return err
-		}
-		var rep report
-		if err := json.Unmarshal(b, &rep); err != nil {
-			return fmt.Errorf("-print %s: not a lore-bench JSON report: %w", c.print, err)
-		}
-		rep.derive()
-		rep.print(stdout)
-		return nil
+		return printReport(c.print, stdout)
 	}
 	if c.phase != "" {
 		res, err := runPhase(phaseArgs{Phase: c.phase, N: c.n, Seed: c.seed, Queries: c.queries,
@@ -129,20 +119,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return json.NewEncoder(stdout).Encode(res)
 	}
+	return runBench(ctx, c, stdout, stderr)
+}
 
-	sizes := []int{c.n}
-	if c.scale {
-		sizes = []int{10_000, 100_000}
-		if c.scale1M {
-			sizes = append(sizes, 1_000_000)
-		}
+// printReport prints the table of the JSON report in file.
+func printReport(file string, stdout io.Writer) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
 	}
-	work := c.dir
-	if work == "" {
-		if work, err = os.MkdirTemp("", "lore-bench-"); err != nil {
-			return err
-		}
-	} else if err := os.MkdirAll(work, 0o755); err != nil {
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fmt.Errorf("-print %s: not a lore-bench JSON report: %w", file, err)
+	}
+	rep.derive()
+	rep.print(stdout)
+	return nil
+}
+
+// runBench runs every phase at every size, each in a child process, then
+// the counting phase at the largest size, and prints (and writes) the
+// report.
+func runBench(ctx context.Context, c config, stdout, stderr io.Writer) error {
+	sizes := benchSizes(c)
+	work, err := workDir(c)
+	if err != nil {
 		return err
 	}
 	if c.dir == "" && !c.keep {
@@ -156,58 +157,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	loreBin := c.loreBin
-	if loreBin == "" && c.coldRuns > 0 {
-		loreBin = filepath.Join(work, "lore-cli")
-		fmt.Fprintf(stderr, "building %s ...\n", loreBin)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", loreBin, "github.com/lorekeep/lore/cmd/lore")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build of the lore CLI (run lore-bench from inside the lore module, or give -lore-bin, or -cold-runs 0): %v: %s", err, out)
-		}
+	loreBin, err := buildLoreCLI(ctx, c, work, stderr)
+	if err != nil {
+		return err
 	}
-
 	for _, n := range sizes {
-		dir := filepath.Join(work, "n"+strconv.Itoa(n))
-		if err := os.RemoveAll(dir); err != nil {
+		r, err := runSize(ctx, c, self, loreBin, filepath.Join(work, "n"+strconv.Itoa(n)), n, stderr)
+		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		r := sizeRun{N: n}
-		sub := func(phase string) (phaseResult, error) {
-			fmt.Fprintf(stderr, "n=%d: %s ...\n", n, phase)
-			return subprocess(ctx, self, c, phase, n, dir)
-		}
-		if r.IngestLore, err = sub(phaseIngestLore); err != nil {
-			return err
-		}
-		if r.IngestBleve, err = sub(phaseIngestBleve); err != nil {
-			return err
-		}
-		if r.Packets, err = sub(phasePackets); err != nil {
-			return err
-		}
-		if r.SearchBleve, err = sub(phaseSearchBleve); err != nil {
-			return err
-		}
-		if c.coldRuns > 0 {
-			fmt.Fprintf(stderr, "n=%d: cold CLI x%d ...\n", n, c.coldRuns)
-			if r.ColdCLI, err = coldCLI(ctx, loreBin, corpus{seed: c.seed, n: n}, loreDir(dir), c.coldRuns); err != nil {
-				return err
-			}
-		}
-		if r.DiskLore, err = dirBytes(loreDir(dir)); err != nil {
-			return err
-		}
-		if r.DiskBleve, err = dirBytes(bleveDir(dir)); err != nil {
-			return err
-		}
-		r.derive()
 		rep.Runs = append(rep.Runs, r)
-		if c.dir == "" && !c.keep {
-			os.RemoveAll(dir) // free the disk before the next size
-		}
 	}
 	cn := sizes[len(sizes)-1]
 	fmt.Fprintf(stderr, "counting ...\n")
@@ -229,6 +188,87 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// benchSizes are the corpus sizes to run: -n, or the -scale ladder.
+func benchSizes(c config) []int {
+	if !c.scale {
+		return []int{c.n}
+	}
+	sizes := []int{10_000, 100_000}
+	if c.scale1M {
+		sizes = append(sizes, 1_000_000)
+	}
+	return sizes
+}
+
+// workDir makes the work directory: -dir, or a new temporary one.
+func workDir(c config) (string, error) {
+	if c.dir == "" {
+		return os.MkdirTemp("", "lore-bench-")
+	}
+	return c.dir, os.MkdirAll(c.dir, 0o755)
+}
+
+// buildLoreCLI returns the lore binary for the cold CLI runs: -lore-bin,
+// else one built into work (none when the cold runs are skipped).
+func buildLoreCLI(ctx context.Context, c config, work string, stderr io.Writer) (string, error) {
+	if c.loreBin != "" || c.coldRuns <= 0 {
+		return c.loreBin, nil
+	}
+	loreBin := filepath.Join(work, "lore-cli")
+	fmt.Fprintf(stderr, "building %s ...\n", loreBin)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", loreBin, "github.com/lorekeep/lore/cmd/lore")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build of the lore CLI (run lore-bench from inside the lore module, or give -lore-bin, or -cold-runs 0): %v: %s", err, out)
+	}
+	return loreBin, nil
+}
+
+// runSize runs the phases at corpus size n in a fresh dir, then measures
+// both stores' size on disk.
+func runSize(ctx context.Context, c config, self, loreBin, dir string, n int, stderr io.Writer) (sizeRun, error) {
+	r := sizeRun{N: n}
+	if err := os.RemoveAll(dir); err != nil {
+		return r, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return r, err
+	}
+	for _, ph := range []struct {
+		name string
+		res  *phaseResult
+	}{
+		{phaseIngestLore, &r.IngestLore},
+		{phaseIngestBleve, &r.IngestBleve},
+		{phasePackets, &r.Packets},
+		{phaseSearchBleve, &r.SearchBleve},
+	} {
+		fmt.Fprintf(stderr, "n=%d: %s ...\n", n, ph.name)
+		res, err := subprocess(ctx, self, c, ph.name, n, dir)
+		if err != nil {
+			return r, err
+		}
+		*ph.res = res
+	}
+	var err error
+	if c.coldRuns > 0 {
+		fmt.Fprintf(stderr, "n=%d: cold CLI x%d ...\n", n, c.coldRuns)
+		if r.ColdCLI, err = coldCLI(ctx, loreBin, corpus{seed: c.seed, n: n}, loreDir(dir), c.coldRuns); err != nil {
+			return r, err
+		}
+	}
+	if r.DiskLore, err = dirBytes(loreDir(dir)); err != nil {
+		return r, err
+	}
+	if r.DiskBleve, err = dirBytes(bleveDir(dir)); err != nil {
+		return r, err
+	}
+	r.derive()
+	if c.dir == "" && !c.keep {
+		os.RemoveAll(dir) // free the disk before the next size
+	}
+	return r, nil
 }
 
 // subprocess runs one phase as a child of this binary and decodes its
