@@ -115,6 +115,8 @@ type recallRow struct {
 	Micros   int64    `json:"micros,omitempty"`
 }
 
+// runRecall scores Lore's packets and the BM25 baselines on the eval
+// set, or with -convert writes its records as lore import JSONL.
 func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c, err := parseRecallFlags(args, stderr)
 	if err != nil {
@@ -125,23 +127,11 @@ func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if c.convert != "" {
-		f, err := os.Create(c.convert)
-		if err != nil {
-			return err
-		}
-		if err := writeImportJSONL(f, recs); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return convertRecords(c.convert, recs)
 	}
-	queries, err := readEvalJSONL[evalQuery](filepath.Join(c.data, "queries.jsonl"))
+	queries, err := readQueries(c)
 	if err != nil {
 		return err
-	}
-	queries = slices.DeleteFunc(queries, func(q evalQuery) bool { return !slices.Contains(c.categories, q.Category) })
-	if c.limit > 0 && len(queries) > c.limit {
-		queries = queries[:c.limit]
 	}
 	cl100k, err := budget.NewCounter("cl100k_base")
 	if err != nil {
@@ -164,31 +154,14 @@ func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer l.Close()
 
-	if c.cpuProfile != "" {
-		f, err := os.Create(c.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(c.cpuProfile)
+	if err != nil {
+		return err
 	}
-	var rows []recallRow
-	for i, q := range queries {
-		ns := nss[q.Namespace]
-		if ns == nil {
-			return fmt.Errorf("queries.jsonl: question %s names namespace %q, which records.jsonl lacks", q.QID, q.Namespace)
-		}
-		qrows, err := scoreQuestion(ctx, l, ns, q, c, cl100k)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, qrows...)
-		if (i+1)%200 == 0 {
-			fmt.Fprintf(stderr, "recall: %d of %d questions\n", i+1, len(queries))
-		}
+	defer stop()
+	rows, err := scoreQuestions(ctx, l, nss, queries, c, cl100k, stderr)
+	if err != nil {
+		return err
 	}
 	rep := summarizeRecall(rows, c.budgets, c.categories)
 	rep.Questions = len(queries)
@@ -206,6 +179,74 @@ func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return os.WriteFile(c.jsonFile, append(b, '\n'), 0o644)
 	}
 	return nil
+}
+
+// convertRecords writes recs to path as lore import JSONL.
+func convertRecords(path string, recs []evalRecord) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeImportJSONL(f, recs); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readQueries reads the questions of the chosen categories, the first
+// -limit of them when it is set.
+func readQueries(c recallConfig) ([]evalQuery, error) {
+	queries, err := readEvalJSONL[evalQuery](filepath.Join(c.data, "queries.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	queries = slices.DeleteFunc(queries, func(q evalQuery) bool { return !slices.Contains(c.categories, q.Category) })
+	if c.limit > 0 && len(queries) > c.limit {
+		queries = queries[:c.limit]
+	}
+	return queries, nil
+}
+
+// startCPUProfile starts a CPU profile into file, if one is named; stop
+// ends it and closes the file.
+func startCPUProfile(file string) (stop func(), err error) {
+	if file == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// scoreQuestions scores every question in order, noting progress every
+// 200.
+func scoreQuestions(ctx context.Context, l *lore.Lore, nss map[string]*evalNS, queries []evalQuery, c recallConfig, cl100k budget.Counter, stderr io.Writer) ([]recallRow, error) {
+	var rows []recallRow
+	for i, q := range queries {
+		ns := nss[q.Namespace]
+		if ns == nil {
+			return nil, fmt.Errorf("queries.jsonl: question %s names namespace %q, which records.jsonl lacks", q.QID, q.Namespace)
+		}
+		qrows, err := scoreQuestion(ctx, l, ns, q, c, cl100k)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, qrows...)
+		if (i+1)%200 == 0 {
+			fmt.Fprintf(stderr, "recall: %d of %d questions\n", i+1, len(queries))
+		}
+	}
+	return rows, nil
 }
 
 // loadLore makes a real store in dir, with the lore.json at config when
