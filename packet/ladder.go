@@ -70,6 +70,8 @@ type builder struct {
 	// memo counts the builder's whole renders (see memoCounter); the
 	// packets it assembles count with it until Build hands one out.
 	memo *memoCounter
+	// frags counts the entry and note fragments priced (see fragcache.go).
+	frags fragmentCounter
 }
 
 // minParallelPrices is the number of candidates from which measure

@@ -26,6 +26,7 @@ func (b *builder) measure() error {
 		c.idx = i
 	}
 	count := b.req.Counter.Count
+	b.frags = newFragmentCounter(b.req.Counter)
 	priceEach(len(b.cands), b.price)
 	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns}
 	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format)) + b.sectionHeadings()
@@ -81,7 +82,7 @@ func (b *builder) countMissing() error {
 // price prices candidate i's entry in every form and its note (the
 // longest the note can be).
 func (b *builder) price(i int) {
-	count := b.req.Counter.Count
+	count := b.frags.Count
 	c := b.cands[i]
 	for f := formFull; f <= formTitle; f++ {
 		if f == formSummary && c.rec.Summary == "" {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/lorekeep/lore/packet"
 )
 
 // recallCell is the mean over the questions of one method, budget and
@@ -33,11 +35,17 @@ type recallReport struct {
 	// includes.
 	NotMonotone map[string]int `json:"not_monotone"`
 	Groups      []string       `json:"groups"`
+	// FragmentHits and FragmentMisses count the entry and note fragments
+	// whose token count came from the process's cache, and those counted
+	// (packet.FragmentStats, over the whole run).
+	FragmentHits   int64 `json:"fragment_hits"`
+	FragmentMisses int64 `json:"fragment_misses"`
 }
 
 func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 	rep := &recallReport{Budgets: budgets, Cells: map[string]map[int]map[string]*recallCell{},
 		LatencyMs: map[int][2]float64{}, NotMonotone: map[string]int{}}
+	rep.FragmentHits, rep.FragmentMisses = packet.FragmentStats()
 	for _, c := range cats {
 		rep.Groups = append(rep.Groups, strconv.Itoa(c))
 	}
@@ -163,6 +171,9 @@ func (rep *recallReport) print(w io.Writer) {
 	for i := 1; i < len(rep.Budgets); i++ {
 		key := fmt.Sprintf("%d->%d", rep.Budgets[i-1], rep.Budgets[i])
 		fmt.Fprintf(w, " %s: %d;", key, rep.NotMonotone[key])
+	}
+	if all := rep.FragmentHits + rep.FragmentMisses; all > 0 {
+		fmt.Fprintf(w, "\n\nFragment counts from the process's cache: %d of %d (%.1f%%)", rep.FragmentHits, all, 100*float64(rep.FragmentHits)/float64(all))
 	}
 	fmt.Fprintln(w)
 }
