@@ -3,6 +3,7 @@ package lore_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/lorekeep/lore/store"
@@ -14,7 +15,10 @@ func TestImportAndReindexProgress(t *testing.T) {
 	l, _ := openTemp(t)
 	last := map[string][2]int{}
 	var order []string
+	var mu sync.Mutex // Progress may be called from several goroutines at once
 	ctx := store.WithProgress(context.Background(), func(phase string, done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
 		if len(order) == 0 || order[len(order)-1] != phase {
 			order = append(order, phase)
 		}

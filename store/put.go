@@ -389,6 +389,19 @@ func (s *Store) countAll(ctx context.Context, ps []pending, stored []bool, progr
 	workers := min(runtime.GOMAXPROCS(0), len(ps)/64+1)
 	var wg sync.WaitGroup
 	var done atomic.Int64
+	// The workers take turns to tell, and only a count past the last one
+	// told is told: two workers reaching 64 and 128 at once must not make
+	// the count go back.
+	var mu sync.Mutex
+	told := 0
+	tell := func(n int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if n > told {
+			told = n
+			progress("counting tokens", n, len(ps))
+		}
+	}
 	progress("counting tokens", 0, len(ps)) // the phase starts now
 	for w := range workers {
 		wg.Go(func() {
@@ -397,13 +410,13 @@ func (s *Store) countAll(ctx context.Context, ps []pending, stored []bool, progr
 					ps[i].tokens = s.count(&ps[i].rec)
 				}
 				if n := done.Add(1); n%64 == 0 {
-					progress("counting tokens", int(n), len(ps))
+					tell(int(n))
 				}
 			}
 		})
 	}
 	wg.Wait()
-	progress("counting tokens", int(done.Load()), len(ps))
+	tell(int(done.Load()))
 }
 
 // count runs every counter on r's title, body and summary.
