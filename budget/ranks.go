@@ -66,20 +66,11 @@ func (v *vocab) shortHash(k uint64, n int) uint64 {
 // loadVocab parses a rank file; it copies nothing but builds the offsets
 // and the hash table (a few milliseconds for 200,000 tokens).
 func loadVocab(file string) (*vocab, error) {
-	if len(file) < len(rankMagic)+1 || file[:len(rankMagic)] != rankMagic {
-		return nil, fmt.Errorf("rank file: bad magic, want %q", rankMagic)
+	lens, data, err := splitRankFile(file)
+	if err != nil {
+		return nil, err
 	}
-	if v := file[len(rankMagic)]; v != rankVersion {
-		return nil, fmt.Errorf("rank file: version %d, want %d", v, rankVersion)
-	}
-	rest := file[len(rankMagic)+1:]
-	n64, k := binary.Uvarint([]byte(rest[:min(len(rest), binary.MaxVarintLen64)]))
-	if k <= 0 || n64 == 0 || n64 >= 1<<31 || uint64(len(rest)-k) < n64 {
-		return nil, fmt.Errorf("rank file: bad token count")
-	}
-	n := int(n64)
-	lens := rest[k : k+n]
-	data := rest[k+n:]
+	n := len(lens)
 	v := &vocab{data: data, off: make([]uint32, n+1), seed: maphash.MakeSeed()}
 	var o uint32
 	for r := 0; r < n; r++ {
@@ -92,8 +83,39 @@ func loadVocab(file string) (*vocab, error) {
 	if int(o) != len(data) {
 		return nil, fmt.Errorf("rank file: %d bytes of tokens, want %d", len(data), o)
 	}
+	v.makeTables(lens)
+	v.fillTables()
+	for b, r := range v.single {
+		if r == noRank {
+			return nil, fmt.Errorf("rank file: byte %#x is no token", b)
+		}
+	}
+	return v, nil
+}
+
+// splitRankFile checks a rank file's header and returns its token lengths
+// (one byte each, in rank order) and the tokens' bytes.
+func splitRankFile(file string) (lens, data string, err error) {
+	if len(file) < len(rankMagic)+1 || file[:len(rankMagic)] != rankMagic {
+		return "", "", fmt.Errorf("rank file: bad magic, want %q", rankMagic)
+	}
+	if v := file[len(rankMagic)]; v != rankVersion {
+		return "", "", fmt.Errorf("rank file: version %d, want %d", v, rankVersion)
+	}
+	rest := file[len(rankMagic)+1:]
+	n64, k := binary.Uvarint([]byte(rest[:min(len(rest), binary.MaxVarintLen64)]))
+	if k <= 0 || n64 == 0 || n64 >= 1<<31 || uint64(len(rest)-k) < n64 {
+		return "", "", fmt.Errorf("rank file: bad token count")
+	}
+	n := int(n64)
+	return rest[k : k+n], rest[k+n:], nil
+}
+
+// makeTables sizes the hash tables for the tokens of lens and marks every
+// single byte and byte pair as no token.
+func (v *vocab) makeTables(lens string) {
 	nShort, nLong := 0, 0
-	for r := 0; r < n; r++ {
+	for r := 0; r < len(lens); r++ {
 		switch l := lens[r]; {
 		case l >= 3 && l <= shortMax:
 			nShort++
@@ -108,7 +130,6 @@ func loadVocab(file string) (*vocab, error) {
 	v.shortKeys = make([]uint64, 1<<shortBits)
 	v.shortVals = make([]uint32, 1<<shortBits)
 	v.shortShift = uint(64 - shortBits)
-	shortMask := uint64(1)<<shortBits - 1
 	for i := range v.single {
 		v.single[i] = noRank
 	}
@@ -116,8 +137,14 @@ func loadVocab(file string) (*vocab, error) {
 	for i := range v.pair {
 		v.pair[i] = noRank
 	}
-	for r := 0; r < n; r++ {
-		tok := data[v.off[r]:v.off[r+1]]
+}
+
+// fillTables enters every token in the table its length picks: one byte,
+// two bytes, the short table up to shortMax, else the general one.
+func (v *vocab) fillTables() {
+	shortMask := uint64(len(v.shortVals) - 1)
+	for r := range v.size() {
+		tok := v.data[v.off[r]:v.off[r+1]]
 		switch len(tok) {
 		case 1:
 			v.single[tok[0]] = uint32(r)
@@ -146,12 +173,6 @@ func loadVocab(file string) (*vocab, error) {
 			}
 		}
 	}
-	for b, r := range v.single {
-		if r == noRank {
-			return nil, fmt.Errorf("rank file: byte %#x is no token", b)
-		}
-	}
-	return v, nil
 }
 
 // rank returns the rank of token s, or noRank.
