@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,27 +49,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("bbolt: %w", err)
 	}
 
-	ms, err := etcdmember.Plan(3)
+	ms, stop, err := startBenchCluster(work, stderr)
 	if err != nil {
 		return err
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	ready := make(chan error, 3)
-	for _, m := range ms {
-		c, err := startMember(self, spec{Member: m, Cluster: etcdmember.InitialCluster(ms), Dir: filepath.Join(work, m.Name)}, stderr, ready)
-		if err != nil {
-			return err
-		}
-		defer func() { c.Process.Kill(); c.Wait() }()
-	}
-	for range ms {
-		if err := <-ready; err != nil {
-			return err
-		}
-	}
+	defer stop()
 	url := etcdmember.StoreURL(ms, "bench")
 	if err := lore.Init(url); err != nil {
 		return err
@@ -77,13 +62,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
-	eps, _, _ := store.ParseEtcdURL(url)
-	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
-	if err != nil {
-		return err
-	}
-	defer cli.Close()
-	st, err := cli.Status(context.Background(), eps[0])
+	st, err := memberStatus(url)
 	if err != nil {
 		return err
 	}
@@ -92,17 +71,71 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "N = %d records, batches of %d, %d packet queries (budget 4000), one run\n\n", *n, *batch, *queries)
+	printBenchTable(stdout, *n, rb, re)
+	fmt.Fprintf(stdout, "\nsize after ingest: bbolt file %.1f MiB; etcd member db %.1f MiB (in use %.1f MiB, before any compaction)\n",
+		float64(fi.Size())/(1<<20), float64(st.DbSize)/(1<<20), float64(st.DbSizeInUse)/(1<<20))
+	return nil
+}
+
+// startBenchCluster starts a 3-member loopback cluster under work and
+// waits until every member is ready; stop kills the members, the last
+// started first.
+func startBenchCluster(work string, stderr io.Writer) (ms []etcdmember.Member, stop func(), err error) {
+	if ms, err = etcdmember.Plan(3); err != nil {
+		return nil, nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	var started []*exec.Cmd
+	stop = func() {
+		for _, c := range slices.Backward(started) {
+			c.Process.Kill()
+			c.Wait()
+		}
+	}
+	ready := make(chan error, 3)
+	for _, m := range ms {
+		c, err := startMember(self, spec{Member: m, Cluster: etcdmember.InitialCluster(ms), Dir: filepath.Join(work, m.Name)}, stderr, ready)
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		started = append(started, c)
+	}
+	for range ms {
+		if err := <-ready; err != nil {
+			stop()
+			return nil, nil, err
+		}
+	}
+	return ms, stop, nil
+}
+
+// memberStatus asks the first member of the cluster at url for its status
+// (the size of its database).
+func memberStatus(url string) (*clientv3.StatusResponse, error) {
+	eps, _, _ := store.ParseEtcdURL(url)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
+	if err != nil {
+		return nil, err
+	}
+	defer cli.Close()
+	return cli.Status(context.Background(), eps[0])
+}
+
+// printBenchTable prints one row per backend: ingest rate of n records,
+// packet latency and, with a second node, its index lag.
+func printBenchTable(stdout io.Writer, n int, rs ...benchResult) {
 	fmt.Fprintf(stdout, "| backend | ingest rec/s | packet p50 | packet p99 | index lag on a 2nd node p50 / max |\n|---|---:|---:|---:|---:|\n")
-	for _, r := range []benchResult{rb, re} {
+	for _, r := range rs {
 		lag := "n/a (one process)"
 		if len(r.lags) > 0 {
 			lag = fmt.Sprintf("%s / %s", pct(r.lags, 50), pct(r.lags, 100))
 		}
-		fmt.Fprintf(stdout, "| %s | %.0f | %s | %s | %s |\n", r.name, float64(*n)/r.ingest.Seconds(), pct(r.packets, 50), pct(r.packets, 99), lag)
+		fmt.Fprintf(stdout, "| %s | %.0f | %s | %s | %s |\n", r.name, float64(n)/r.ingest.Seconds(), pct(r.packets, 50), pct(r.packets, 99), lag)
 	}
-	fmt.Fprintf(stdout, "\nsize after ingest: bbolt file %.1f MiB; etcd member db %.1f MiB (in use %.1f MiB, before any compaction)\n",
-		float64(fi.Size())/(1<<20), float64(st.DbSize)/(1<<20), float64(st.DbSizeInUse)/(1<<20))
-	return nil
 }
 
 type benchResult struct {
