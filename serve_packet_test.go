@@ -42,11 +42,24 @@ func hostileFocusStore(t *testing.T) string {
 // frame, below the protected set, and above it.
 var hostileBudgets = []int{1, 300, 2000, 8000, 20000}
 
-// TestHTTPPacketHostileFocus: at every budget and in every format the
-// answer is a packet within its budget (counted whole) or a 422 naming
-// why: never a packet over its budget, never a frame without its records.
-func TestHTTPPacketHostileFocus(t *testing.T) {
-	url := httpServer(t, hostileFocusStore(t), &lore.ServeOptions{MaxOutput: 30000})
+// hostileRequest asks for a packet focused on the hub at budget b.
+func hostileRequest(format string, b int) map[string]any {
+	return map[string]any{"ns": "novel", "focus": []string{"hub"}, "profile": "novel", "budget": b, "format": format}
+}
+
+// packetAttempt is one server's answer to hostileRequest: a refusal and
+// its text, or a packet. Neither means the call reported its own failure.
+type packetAttempt struct {
+	refused bool
+	reason  string // "422 ..." or "tool error ..."
+	ans     *lore.PacketAnswer
+}
+
+// checkHostileFocus asks build at every budget and in every format; each
+// answer must be a packet within its budget (counted whole, not empty) or a
+// refusal naming why, and both must occur.
+func checkHostileFocus(t *testing.T, build func(format string, b int) packetAttempt) {
+	t.Helper()
 	counter, err := budget.NewCounter("o200k_base")
 	if err != nil {
 		t.Fatal(err)
@@ -54,24 +67,17 @@ func TestHTTPPacketHostileFocus(t *testing.T) {
 	refused, built := 0, 0
 	for _, format := range []string{"md", "xml", "json"} {
 		for _, b := range hostileBudgets {
-			status, body := do(t, "POST", url+"/v1/packet", "", map[string]any{"ns": "novel", "focus": []string{"hub"}, "profile": "novel", "budget": b, "format": format})
-			switch status {
-			case 422:
+			switch a := build(format, b); {
+			case a.refused:
 				refused++
-				if !strings.Contains(body, "cannot be met") {
-					t.Errorf("%s at %d: 422 %s; want the reason", format, b, body)
+				if !strings.Contains(a.reason, "cannot be met") {
+					t.Errorf("%s at %d: %s; want the reason", format, b, a.reason)
 				}
-			case 200:
+			case a.ans != nil:
 				built++
-				var ans lore.PacketAnswer
-				if err := json.Unmarshal([]byte(body), &ans); err != nil {
-					t.Fatal(err)
+				if n := counter.Count(a.ans.Packet); n > b || a.ans.Tokens > b || a.ans.Packet == "" {
+					t.Errorf("%s at %d: packet counts %d (states %d), over the budget or empty", format, b, n, a.ans.Tokens)
 				}
-				if n := counter.Count(ans.Packet); n > b || ans.Tokens > b {
-					t.Errorf("%s at %d: packet counts %d (states %d), over the budget", format, b, n, ans.Tokens)
-				}
-			default:
-				t.Errorf("%s at %d: status %d %s", format, b, status, body)
 			}
 		}
 	}
@@ -80,41 +86,45 @@ func TestHTTPPacketHostileFocus(t *testing.T) {
 	}
 }
 
+// TestHTTPPacketHostileFocus: at every budget and in every format the
+// answer is a packet within its budget (counted whole) or a 422 naming
+// why: never a packet over its budget, never a frame without its records.
+func TestHTTPPacketHostileFocus(t *testing.T) {
+	url := httpServer(t, hostileFocusStore(t), &lore.ServeOptions{MaxOutput: 30000})
+	checkHostileFocus(t, func(format string, b int) packetAttempt {
+		status, body := do(t, "POST", url+"/v1/packet", "", hostileRequest(format, b))
+		switch status {
+		case 422:
+			return packetAttempt{refused: true, reason: "422 " + body}
+		case 200:
+			var ans lore.PacketAnswer
+			if err := json.Unmarshal([]byte(body), &ans); err != nil {
+				t.Fatal(err)
+			}
+			return packetAttempt{ans: &ans}
+		}
+		t.Errorf("%s at %d: status %d %s", format, b, status, body)
+		return packetAttempt{}
+	})
+}
+
 // TestMCPPacketHostileFocus: build_packet answers the same way: a packet
 // within its budget, or a tool error (isError) naming why.
 func TestMCPPacketHostileFocus(t *testing.T) {
 	cs := mcpClient(t, hostileFocusStore(t), &lore.ServeOptions{MaxOutput: 30000})
-	counter, err := budget.NewCounter("o200k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused, built := 0, 0
-	for _, format := range []string{"md", "xml", "json"} {
-		for _, b := range hostileBudgets {
-			args := map[string]any{"ns": "novel", "focus": []string{"hub"}, "profile": "novel", "budget": b, "format": format}
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "build_packet", Arguments: args})
-			if err != nil {
-				t.Fatalf("%s at %d: protocol error: %v", format, b, err)
-			}
-			if res.IsError {
-				refused++
-				if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "cannot be met") {
-					t.Errorf("%s at %d: tool error %q; want the reason", format, b, text)
-				}
-				continue
-			}
-			built++
-			var ans lore.PacketAnswer
-			raw, _ := json.Marshal(res.StructuredContent)
-			if err := json.Unmarshal(raw, &ans); err != nil {
-				t.Fatal(err)
-			}
-			if n := counter.Count(ans.Packet); n > b || ans.Tokens > b || ans.Packet == "" {
-				t.Errorf("%s at %d: packet counts %d (states %d), over the budget or empty", format, b, n, ans.Tokens)
-			}
+	checkHostileFocus(t, func(format string, b int) packetAttempt {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "build_packet", Arguments: hostileRequest(format, b)})
+		if err != nil {
+			t.Fatalf("%s at %d: protocol error: %v", format, b, err)
 		}
-	}
-	if refused == 0 || built == 0 {
-		t.Errorf("%d refused, %d built: want both", refused, built)
-	}
+		if res.IsError {
+			return packetAttempt{refused: true, reason: fmt.Sprintf("tool error %q", res.Content[0].(*mcp.TextContent).Text)}
+		}
+		var ans lore.PacketAnswer
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, &ans); err != nil {
+			t.Fatal(err)
+		}
+		return packetAttempt{ans: &ans}
+	})
 }
