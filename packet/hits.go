@@ -33,22 +33,25 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		}
 		return nil
 	}
-	nbs, err := g.hitNeighbors(own)
+	nbs := &neighbourReader{g: g, hits: own, nbs: hitNeighbors{}}
+	step, err := g.sequenceStep(nbs)
 	if err != nil {
 		return err
 	}
-	own = withSequenceContext(own, nbs, g.cfg)
-	if own, err = g.candidateHits(own, nbs); err != nil {
+	if step == candidateStep {
+		own = withSequenceContext(own, nbs.nbs, g.cfg)
+	}
+	if own, err = g.candidateHits(own, nbs, step); err != nil {
 		return err
 	}
-	span, tiers := tierSpan(own), hitTier(len(own), candidateStep)
+	span, tiers := tierSpan(own), hitTier(len(own), step)
 	for n, h := range own {
 		// Scores are tie-breaks within a rank: the hits of a shallower
 		// step of the ladder, and their neighbours, all come before a
 		// deeper one's, so a bigger budget only adds to the end.
-		base := float64(tiers-hitTier(n, candidateStep)) * span
+		base := float64(tiers-hitTier(n, step)) * span
 		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: base + h.score, why: fmt.Sprintf("hit %d", n+1)})
-		for _, nb := range nbs[h.ID] {
+		for _, nb := range nbs.nbs[h.ID] {
 			if !isFocus(nb.ID) {
 				g.add(nb.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID, side: sequenceSide(h.ID, nb.Via),
 					score: base + h.score*float64(g.cfg.neighborShare(h.ID, nb.Via))/100, why: linkedWhy(h.ID, nb.Via)})
@@ -59,18 +62,21 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 }
 
 // candidateHits keeps the best hits, in packet order, as deep as the
-// budget can use: the first step of the ladder (candidateStep times a
-// power of 4) whose hits and their neighbours hold at least the budget by
+// budget can use: the first step of the ladder (step times a power of
+// 4) whose hits and their neighbours hold at least the budget by
 // their cached counts, which are under what they cost in the packet. The
 // packet takes a prefix of that order, so it cannot use a deeper hit. The
 // pool is scored deeper than this (sequencePool), so that the order does
 // not depend on the budget; the cut only saves pricing candidates no
 // packet of this budget could hold. A bigger budget cuts deeper, never
 // shallower.
-func (g *gatherer) candidateHits(own []tieredHit, nbs hitNeighbors) ([]tieredHit, error) {
-	depth := candidateStep
+func (g *gatherer) candidateHits(own []tieredHit, nbs *neighbourReader, step int) ([]tieredHit, error) {
+	depth := step
 	for depth < len(own) {
-		size, err := g.hitsSize(withNeighbours(own[:depth], nbs))
+		if err := nbs.upTo(depth); err != nil {
+			return nil, err
+		}
+		size, err := g.hitsSize(withNeighbours(own[:depth], nbs.nbs))
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +85,8 @@ func (g *gatherer) candidateHits(own []tieredHit, nbs hitNeighbors) ([]tieredHit
 		}
 		depth *= 4
 	}
-	return own[:min(depth, len(own))], nil
+	own = own[:min(depth, len(own))]
+	return own, nbs.upTo(len(own))
 }
 
 // withNeighbours lists hits and their neighbours, each record once.
@@ -99,6 +106,51 @@ func withNeighbours(hits []tieredHit, nbs hitNeighbors) []index.Hit {
 		}
 	}
 	return out
+}
+
+// neighbourReader reads the one-hop neighbours of hits (in their search
+// order) as far as they are needed: nbs holds those of hits[:read].
+type neighbourReader struct {
+	g    *gatherer
+	hits []tieredHit
+	nbs  hitNeighbors
+	read int
+}
+
+// upTo reads the neighbours of hits[:n] not read yet.
+func (r *neighbourReader) upTo(n int) error {
+	n = min(n, len(r.hits))
+	if n <= r.read {
+		return nil
+	}
+	more, err := r.g.hitNeighbors(r.hits[r.read:n])
+	if err != nil {
+		return err
+	}
+	for id, nb := range more {
+		r.nbs[id] = nb
+	}
+	r.read = n
+	return nil
+}
+
+// sequenceStep tells whether the hits are turns of a sequence (one of
+// the first minHitPool has a "next" link): then the whole pool is read
+// in its sequence context (withSequenceContext) and becomes candidates
+// in steps of candidateStep; else sequence context would add nothing,
+// and the hits become candidates in steps of minHitPool, their
+// neighbours read only as deep as the budget goes. The first hits are
+// the same at every budget, and so is the answer.
+func (g *gatherer) sequenceStep(nbs *neighbourReader) (int, error) {
+	if err := nbs.upTo(minHitPool); err != nil {
+		return 0, err
+	}
+	for _, h := range nbs.hits[:nbs.read] {
+		if len(sequenceAdjacent(nbs.nbs[h.ID])) > 0 {
+			return candidateStep, nbs.upTo(len(nbs.hits))
+		}
+	}
+	return minHitPool, nil
 }
 
 // hitNeighbors reads the one-hop neighbours of every hit, in one read

@@ -3,6 +3,7 @@ package packet
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lorekeep/lore/index"
@@ -126,5 +127,46 @@ func TestAgentPacketPrefersTheReplyBesideTheBestHit(t *testing.T) {
 	}
 	if at("D1:3") > at("D9:1") {
 		t.Errorf("the answer D1:3 must come before the lone hit D9:1: %v", ids)
+	}
+}
+
+// Hits that are no sequence's turns (no "next" link among the first
+// ones) skip sequence context: their linked records still come as
+// neighbours, each right behind the hit that brought it, and a bigger
+// budget holds every record a smaller one does.
+func TestAgentHitsWithoutSequence(t *testing.T) {
+	ns := "graph"
+	var recs []store.Record
+	var links []store.Link
+	for i := range 60 {
+		id := fmt.Sprintf("e%02d", i)
+		body := fmt.Sprintf("Entity %d keeps notes about the harbour.", i)
+		if i%2 == 1 {
+			body = fmt.Sprintf("Entity %d grows apples far inland.", i)
+		}
+		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "entity", Title: id, Body: body})
+		if i%2 == 0 {
+			links = append(links, store.Link{NS: ns, From: id, Rel: "knows", To: fmt.Sprintf("e%02d", i+1)})
+		}
+	}
+	env := fxOpen(t, recs, links, true)
+	var prev []string
+	for _, budget := range []int{200, 400, 800, 1600} {
+		p, _ := fxBuild(t, env, Request{NS: ns, Query: "harbour notes", Budget: budget, Profile: "agent"})
+		ids := entryIDs(p)
+		for _, id := range prev {
+			if !slices.Contains(ids, id) {
+				t.Errorf("budget %d lacks %s, which the smaller budget held", budget, id)
+			}
+		}
+		prev = ids
+		for _, e := range p.Records {
+			if strings.Contains(e.Text, "apples") && !strings.HasPrefix(e.Why, "linked to e") {
+				t.Errorf("budget %d: %s (no hit) is in as %q; want a neighbour of the hit that links it", budget, e.ID, e.Why)
+			}
+		}
+	}
+	if !slices.Contains(prev, "e01") {
+		t.Errorf("at 1,600 tokens, e01 (linked from the hit e00) is missing: %v", prev)
 	}
 }
