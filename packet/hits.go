@@ -39,6 +39,8 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		return err
 	}
 	if step == candidateStep {
+		// Every hit's neighbours are read by now (sequenceStep), so the
+		// new order leaves nothing for the reader to read by position.
 		own = withSequenceContext(own, nbs.nbs, g.cfg)
 	}
 	if own, err = g.candidateHits(own, nbs, step); err != nil {
