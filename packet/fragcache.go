@@ -18,8 +18,13 @@ import (
 // likes). When the cache holds maxFragments texts it starts again empty:
 // the cost is a recount, never a wrong count.
 
-// maxFragments bounds the texts kept (about 100 bytes each).
-const maxFragments = 1 << 17
+// maxFragments bounds the texts kept, and maxSharedChunk the length of a
+// chunk of a whole render (memoCounter) that is kept with them: headings,
+// notes and frame lines, not bodies.
+const (
+	maxFragments   = 1 << 17
+	maxSharedChunk = 256
+)
 
 type fragmentKey struct{ encoding, text string }
 

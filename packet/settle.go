@@ -205,7 +205,13 @@ func (m *memoCounter) Count(s string) int {
 		k := nextCut(s)
 		n, ok := m.counts[s[:k]]
 		if !ok {
-			n = m.Counter.Count(s[:k])
+			if k <= maxSharedChunk {
+				// A short chunk (a heading, a note, a line of the frame)
+				// recurs across packets: the process's cache counts it.
+				n = fragmentCounter{c: m.Counter, shared: true}.Count(s[:k]) // m.split: a budget BPE counter
+			} else {
+				n = m.Counter.Count(s[:k])
+			}
 			m.counts[strings.Clone(s[:k])] = n
 		}
 		total += n
