@@ -15,15 +15,15 @@ import (
 // is a function of the text and the encoding alone, so nothing kept can go
 // stale, whatever the store does; only the budget package's own BPE
 // counters are trusted to be that (a caller's counter may count as it
-// likes). When the cache holds maxFragments texts it starts again empty:
-// the cost is a recount, never a wrong count.
+// likes). When the texts kept pass maxFragmentBytes the cache starts
+// again empty: the cost is a recount, never a wrong count.
 
-// maxFragments bounds the texts kept, and maxSharedChunk the length of a
-// chunk of a whole render (memoCounter) that is kept with them: headings,
-// notes and frame lines, not bodies.
+// maxFragmentBytes bounds the text kept, and maxSharedChunk the length
+// of a chunk of a whole render (memoCounter) that is kept with it:
+// headings, notes and frame lines, not bodies.
 const (
-	maxFragments   = 1 << 17
-	maxSharedChunk = 256
+	maxFragmentBytes = 16 << 20
+	maxSharedChunk   = 256
 )
 
 type fragmentKey struct{ encoding, text string }
@@ -31,6 +31,7 @@ type fragmentKey struct{ encoding, text string }
 var fragments = struct {
 	sync.Mutex
 	counts       map[fragmentKey]int
+	bytes        int // of the texts in counts
 	hits, misses atomic.Int64
 }{counts: map[fragmentKey]int{}}
 
@@ -67,10 +68,14 @@ func (f fragmentCounter) Count(s string) int {
 	fragments.misses.Add(1)
 	n = f.c.Count(s)
 	fragments.Lock()
-	if len(fragments.counts) >= maxFragments {
+	if fragments.bytes+len(s) > maxFragmentBytes {
 		clear(fragments.counts)
+		fragments.bytes = 0
 	}
-	fragments.counts[k] = n
+	if _, ok := fragments.counts[k]; !ok {
+		fragments.counts[k] = n
+		fragments.bytes += len(s)
+	}
 	fragments.Unlock()
 	return n
 }
