@@ -339,7 +339,7 @@ func (b *builder) listNotes(p *Packet, out string, n int) (*Packet, string, int,
 	return q, o, m, nil
 }
 
-// ladder is the deferral ladder of DESIGN.md against limit.
+// ladder is the deferral ladder (package doc, "Pipeline") against limit.
 func (b *builder) ladder(limit int) (*Packet, error) {
 	for i := range b.forms {
 		b.forms[i], b.step[i] = formFull, 0

@@ -7,7 +7,7 @@ import (
 	"github.com/lorekeep/lore/internal/numfmt"
 )
 
-// Report is the summary for stderr, in the form of DESIGN.md:
+// Report is the summary for stderr (README, "Context Packets"):
 //
 //	Packed: 37 records, 19,859 tokens (99% of budget 20,000)
 //	Deferred: 17 records, 14,013 tokens freed:

@@ -91,7 +91,7 @@ func TestLadderShorterFormsCostLess(t *testing.T) {
 //
 // What does not hold: tokens of packed content are not monotone (a more
 // important record whole may take the place of less important ones that
-// held more tokens), and across a step boundary DESIGN's step order rules:
+// held more tokens), and across a step boundary the ladder's step order rules:
 // where step 3 suffices, history stays whole (step 4 does not run) and a
 // rank-2 record may stay summarised (step 2), while a smaller budget that
 // needs step 4 collapses history and has room to put that record back.

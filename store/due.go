@@ -27,7 +27,7 @@ import (
 var dueKinds = []string{"obligation"}
 
 // DueKinds are the kinds whose open records the store keeps due keys for
-// (DESIGN.md's obligations, `kind: obligation`). Due answers for these
+// (obligations: `kind: obligation`, `meta.due`, `meta.status`). Due answers for these
 // only; an obligation rule configured with other kinds walks those.
 func DueKinds() []string { return slices.Clone(dueKinds) }
 

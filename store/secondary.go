@@ -11,7 +11,7 @@ import (
 
 // Secondary keys: the bucket idx holds, for every head, keys that let
 // the rule pulls of a packet read what they select instead of walking
-// the namespace (DESIGN.md, issue 16). Values are empty; a key is
+// the namespace (docs/INTERNALS.md). Values are empty; a key is
 // derived from its head alone, so Check can rebuild the set and compare.
 //
 //	k sep ns sep kind sep id             every record, by kind (List Kind)

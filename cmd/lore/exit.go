@@ -11,7 +11,7 @@ import (
 	"github.com/lorekeep/lore/packet"
 )
 
-// Exit codes, the same for every command (DESIGN.md, Exit codes).
+// Exit codes, the same for every command (README, "Exit codes").
 const (
 	exitOK       = 0 // done
 	exitError    = 1 // usage, bad input, I/O, corrupt store

@@ -294,7 +294,8 @@ func (w *fileWalker) file(p, abs string) error {
 }
 
 // fileIsBinary reports whether data cannot be packed as text: it holds a
-// NUL byte or is not valid UTF-8 (DESIGN.md: such files are binary).
+// NUL byte or is not valid UTF-8 (the design: such files are binary,
+// kept as a record without a body).
 func fileIsBinary(data []byte) bool {
 	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
 }
