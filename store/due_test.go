@@ -112,21 +112,8 @@ func TestDueKeysUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ro, err = store.Open(path, &store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
-	probs, err := ro.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var msgs []string
-	for _, p := range probs {
-		msgs = append(msgs, p.What)
-	}
-	all := strings.Join(msgs, "\n")
-	if len(probs) != 2 || !strings.Contains(all, `xo01" matches no head`) || !strings.Contains(all, `o03" of a head is missing`) {
+	probs, all := checkReadOnly(t, path)
+	if probs != 2 || !strings.Contains(all, `xo01" matches no head`) || !strings.Contains(all, `o03" of a head is missing`) {
 		t.Errorf("check found:\n%s\nwant the stale due key of o01 and the missing one of o03", all)
 	}
 }

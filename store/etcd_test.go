@@ -232,19 +232,7 @@ func TestEtcdUpgradeWhileWriting(t *testing.T) {
 		mustPut(t, a, store.Record{NS: "n", ID: fmt.Sprintf("a%02d", i), Kind: "note"})
 	}
 	// Back to format 1, as a store written by a lore older than the keys.
-	_, path, err := store.ParseEtcdURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := "/" + strings.Trim(path, "/") + "/"
-	cli := rawClient(t, url)
-	ctx := context.Background()
-	if _, err := cli.Delete(ctx, prefix+"idx/", clientv3.WithPrefix()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cli.Put(ctx, prefix+"meta/format", "\x01"); err != nil {
-		t.Fatal(err)
-	}
+	toFormat1(t, url)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	wg.Go(func() {
@@ -284,4 +272,25 @@ func TestEtcdUpgradeWhileWriting(t *testing.T) {
 	if len(byKind) != all {
 		t.Errorf("List by kind gives %d of %d records after an upgrade during writes", len(byKind), all)
 	}
+}
+
+// toFormat1 takes the etcd store at url back to format 1, as a store
+// written by a lore older than the secondary keys: no idx keys, format
+// byte 1. It returns a raw client of the cluster and the store's prefix.
+func toFormat1(t *testing.T, url string) (*clientv3.Client, string) {
+	t.Helper()
+	_, path, err := store.ParseEtcdURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := "/" + strings.Trim(path, "/") + "/"
+	cli := rawClient(t, url)
+	ctx := context.Background()
+	if _, err := cli.Delete(ctx, prefix+"idx/", clientv3.WithPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Put(ctx, prefix+"meta/format", "\x01"); err != nil {
+		t.Fatal(err)
+	}
+	return cli, prefix
 }

@@ -37,19 +37,7 @@ func oldEtcdStore(t *testing.T, url string, n int) (*clientv3.Client, string, *s
 		}
 	}
 	t.Cleanup(func() { s.Close() })
-	_, path, err := store.ParseEtcdURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := "/" + strings.Trim(path, "/") + "/"
-	cli := rawClient(t, url)
-	ctx := context.Background()
-	if _, err := cli.Delete(ctx, prefix+"idx/", clientv3.WithPrefix()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cli.Put(ctx, prefix+"meta/format", "\x01"); err != nil {
-		t.Fatal(err)
-	}
+	cli, prefix := toFormat1(t, url)
 	return cli, prefix + "meta/format", s
 }
 

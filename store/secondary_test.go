@@ -100,21 +100,8 @@ func TestSecondaryKeysMigrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ro, err = store.Open(path, &store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
-	probs, err := ro.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var msgs []string
-	for _, p := range probs {
-		msgs = append(msgs, p.What)
-	}
-	all := strings.Join(msgs, "\n")
-	if len(probs) != 2 || !strings.Contains(all, `"p\x00n\x00r01" matches no head`) || !strings.Contains(all, `"k\x00n\x00obligation\x00r00" of a head is missing`) {
+	probs, all := checkReadOnly(t, path)
+	if probs != 2 || !strings.Contains(all, `"p\x00n\x00r01" matches no head`) || !strings.Contains(all, `"k\x00n\x00obligation\x00r00" of a head is missing`) {
 		t.Errorf("check found:\n%s\nwant the stale pinned key of r01 and the missing kind key of r00", all)
 	}
 }
@@ -249,4 +236,24 @@ func duePull(s *store.Store, keys bool) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// checkReadOnly opens the store at path read-only and runs Check: how
+// many problems it found, and what they say, one a line.
+func checkReadOnly(t *testing.T, path string) (int, string) {
+	t.Helper()
+	ro, err := store.Open(path, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	probs, err := ro.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := make([]string, len(probs))
+	for i, p := range probs {
+		msgs[i] = p.What
+	}
+	return len(probs), strings.Join(msgs, "\n")
 }
