@@ -118,12 +118,7 @@ func New(names []Name) *Matcher {
 // name word instead of a trie node, which is what makes a cold packet
 // over a large namespace cheap.
 func NewFor(names []Name, texts ...string) *Matcher {
-	have := map[string]struct{}{}
-	for _, t := range texts {
-		for _, w := range wordsOf(t) {
-			have[w.fold] = struct{}{}
-		}
-	}
+	have := wordSet(texts)
 	var keep []Name
 	var buf []byte
 	for _, n := range names {
@@ -140,12 +135,7 @@ func allIn(name string, have map[string]struct{}, buf *[]byte) bool {
 	any := false
 	start := -1
 	check := func(w string) bool {
-		b := (*buf)[:0]
-		for _, r := range w {
-			b = utf8.AppendRune(b, unicode.ToLower(r))
-		}
-		*buf = b
-		_, ok := have[string(b)]
+		_, ok := have[string(lowerWord(w, buf))]
 		return ok
 	}
 	for i, r := range name {
@@ -169,6 +159,17 @@ func allIn(name string, have map[string]struct{}, buf *[]byte) bool {
 		any = true
 	}
 	return any
+}
+
+// lowerWord lower-cases w rune by rune into buf and returns buf's bytes:
+// a map lookup by string(lowerWord(...)) does not allocate.
+func lowerWord(w string, buf *[]byte) []byte {
+	b := (*buf)[:0]
+	for _, r := range w {
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+	}
+	*buf = b
+	return b
 }
 
 // Len is the number of names the Matcher holds.

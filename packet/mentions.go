@@ -34,12 +34,11 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	if len(g.req.Focus) == 0 && !scanQuery {
 		return nil
 	}
-	heads, err := g.namedHeads()
+	set, err := g.nameSet()
 	if err != nil {
 		return err
 	}
-	names := g.names(heads, isFocus)
-	if len(names) == 0 {
+	if set.index.Len() == 0 {
 		return nil
 	}
 	bodies, err := g.src.Bodies(g.req.NS, g.req.Focus)
@@ -58,7 +57,7 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	}
 	// Only the names whose words these texts hold: the build stays small
 	// however large the namespace.
-	m := mention.NewFor(names, all...)
+	m := mention.New(g.names(set, set.index.For(all...), isFocus))
 	first := map[string]bool{}
 	for _, f := range g.req.Focus {
 		for _, id := range g.scan(m, f, 1, "", f, texts[f]...) {
@@ -78,7 +77,7 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	if g.req.MentionsDepth < 2 || len(first) == 0 {
 		return nil
 	}
-	return g.mentionsDeeper(names, sortedKeys(first), first)
+	return g.mentionsDeeper(set, isFocus, sortedKeys(first), first)
 }
 
 // Namer is implemented by a Source that can list the heads that go by a
@@ -90,8 +89,9 @@ type Namer interface {
 	NamedHeads(ns string, kinds []string) ([]store.Record, error)
 }
 
-// namedHeads lists the heads a mention scan reads. Heads from a Namer
-// may be partial, so they are not kept among the heads read.
+// namedHeads lists the heads a mention scan reads (nameSet keeps what
+// it needs of them). Heads from a Namer may be partial, so they are not
+// kept among the heads read.
 func (g *gatherer) namedHeads() ([]store.Record, error) {
 	if n, ok := g.src.(Namer); ok {
 		heads, err := n.NamedHeads(g.req.NS, g.namingKinds())
@@ -103,37 +103,6 @@ func (g *gatherer) namedHeads() ([]store.Record, error) {
 	// A store reads only the heads that go by a name; another Source may
 	// list them all, and names filters them again.
 	return g.listWith(store.ListOptions{NS: g.req.NS, Named: true, NamedKinds: g.namingKinds()})
-}
-
-// names lists the names of the records story time lets the packet see,
-// the focus records left out.
-func (g *gatherer) names(heads []store.Record, isFocus func(string) bool) []mention.Name {
-	n := 0
-	for _, h := range heads {
-		n += 1 + len(h.Aliases) + len(h.Keys)
-	}
-	out := make([]mention.Name, 0, n)
-	for _, h := range heads {
-		if isFocus(h.ID) || len(h.Aliases)+len(h.Keys) == 0 && !g.naming(h.Kind) {
-			continue
-		}
-		w := len(g.warns)
-		_, ok := g.storyTime(h)
-		g.warns = g.warns[:w] // a bad meta.from is warned about if the record becomes a candidate, not for lending a name
-		if !ok {
-			continue
-		}
-		if h.Title != "" && g.naming(h.Kind) {
-			out = append(out, mention.Name{Text: h.Title, ID: h.ID, Via: "title"})
-		}
-		for _, a := range h.Aliases {
-			out = append(out, mention.Name{Text: a, ID: h.ID, Via: "alias"})
-		}
-		for _, k := range h.Keys {
-			out = append(out, mention.Name{Text: k, ID: h.ID, Via: "key"})
-		}
-	}
-	return out
 }
 
 func (g *gatherer) naming(kind string) bool {
@@ -191,7 +160,7 @@ func (g *gatherer) scan(m *mention.Matcher, src string, hops int, via, from stri
 // Config.MentionShare of the budget, by their cached sizes, in the order
 // met (mentioning records by id, then text order); the rest are skipped
 // with the reason. Records already candidates cost nothing more.
-func (g *gatherer) mentionsDeeper(names []mention.Name, ids []string, first map[string]bool) error {
+func (g *gatherer) mentionsDeeper(set *nameSet, isFocus func(string) bool, ids []string, first map[string]bool) error {
 	bodies, err := g.src.Bodies(g.req.NS, ids)
 	if err != nil {
 		return fmt.Errorf("read mentioned records in ns %q: %w", g.req.NS, err)
@@ -201,7 +170,7 @@ func (g *gatherer) mentionsDeeper(names []mention.Name, ids []string, first map[
 		h := g.heads[id]
 		all = append(all, h.Title, h.Summary, bodies[id])
 	}
-	m := mention.NewFor(names, all...)
+	m := mention.New(g.names(set, set.index.For(all...), isFocus))
 	before := make(map[string]bool, len(g.cands))
 	for id := range g.cands {
 		before[id] = true

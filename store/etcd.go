@@ -227,6 +227,23 @@ func (s *Store) At(rev uint64) *Store {
 	return &Store{etcd: &e, path: s.path, opts: o}
 }
 
+// Identity returns a comparable value that is the same for a store and
+// every view of it (At) in this process, and differs between stores open
+// at once: beside LastSeq, the key of work a caller shares across reads
+// (a server's packets). It holds the open engine, so a kept identity
+// never matches a store opened later.
+func (s *Store) Identity() any {
+	if s.etcd != nil {
+		return etcdIdentity{s.etcd.cli, s.etcd.prefix}
+	}
+	return s.db
+}
+
+type etcdIdentity struct {
+	cli    *clientv3.Client
+	prefix string
+}
+
 // view runs fn on a snapshot: every read inside it is at the revision of
 // its first read.
 func (e *etcdEngine) view(fn func(kvTx) error) error {

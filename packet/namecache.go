@@ -1,0 +1,231 @@
+package packet
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/lorekeep/lore/mention"
+	"github.com/lorekeep/lore/store"
+)
+
+// Work shared across packets: the names of a namespace. Every packet with
+// mention rules reads the heads of every record of its namespace that
+// goes by a name, and at 100,000 records that read was a tenth of a novel
+// packet's CPU. The names change only when the store does, so they are
+// kept for the process under the store's identity, the namespace, the
+// naming kinds and the store's last sequence number, which every write
+// advances: a packet reads the sequence from the store itself (one small
+// read), and a set made at another sequence is never served. What a
+// packet's request decides (the focus, story time) is applied to the
+// names it meets, not kept.
+
+// Versioned is implemented by a Source whose reads can be shared across
+// packets (*store.Store does). Identity is the same for a store and every
+// view of it in this process and differs between stores open at once; it
+// must be comparable. LastSeq is the sequence number of the newest
+// change, read from the store each time.
+type Versioned interface {
+	Identity() any
+	LastSeq() (uint64, error)
+}
+
+// maxNameBytes bounds the memory the kept name sets take, roughly: the
+// least recently used sets go first, and a set larger than it is not
+// kept (its packets read the names as without the cache).
+const maxNameBytes = 64 << 20
+
+// namedHead is what a mention scan needs of a record beyond its names:
+// who it is, and what story time reads (meta.from, meta.until, order).
+type namedHead struct {
+	id, kind string
+	order    int64
+	meta     map[string]string // from and until only; nil without either
+}
+
+// nameSet is every name of one namespace's named heads, at one sequence,
+// filed for selection by the words of a text. Read-only once made.
+type nameSet struct {
+	heads []namedHead
+	owner []int32 // per name of index: its head in heads
+	index *mention.Index
+	bytes int // roughly, of the whole set
+}
+
+// newNameSet files the names of heads (sorted by id) in the order the
+// mention rules met them before the cache: per head its title (for a
+// naming kind), its aliases, its keys.
+func newNameSet(heads []store.Record, naming func(kind string) bool) *nameSet {
+	s := &nameSet{}
+	var names []mention.Name
+	for _, h := range heads {
+		if len(h.Aliases)+len(h.Keys) == 0 && !naming(h.Kind) {
+			continue
+		}
+		o := int32(len(s.heads))
+		nh := namedHead{id: h.ID, kind: h.Kind, order: h.Order}
+		for _, k := range []string{"from", "until"} {
+			if v, ok := h.Meta[k]; ok {
+				if nh.meta == nil {
+					nh.meta = map[string]string{}
+				}
+				nh.meta[k] = v
+				s.bytes += 64 + len(v)
+			}
+		}
+		s.heads = append(s.heads, nh)
+		s.bytes += int(unsafe.Sizeof(nh)) + len(h.ID) + len(h.Kind)
+		add := func(text, via string) {
+			names = append(names, mention.Name{Text: text, ID: h.ID, Via: via})
+			s.owner = append(s.owner, o)
+			s.bytes += int(unsafe.Sizeof(mention.Name{})) + 4 + 2*len(text) + 24 // the name, its owner, its filing
+		}
+		if h.Title != "" && naming(h.Kind) {
+			add(h.Title, "title")
+		}
+		for _, a := range h.Aliases {
+			add(a, "alias")
+		}
+		for _, k := range h.Keys {
+			add(k, "key")
+		}
+	}
+	s.index = mention.NewIndex(names)
+	return s
+}
+
+type nameKey struct {
+	store     any
+	ns, kinds string
+}
+
+type nameEntry struct {
+	seq  uint64
+	set  *nameSet
+	used uint64 // tick of the last use
+}
+
+var nameSets = struct {
+	sync.Mutex
+	m            map[nameKey]*nameEntry
+	bytes        int
+	tick         uint64
+	hits, misses atomic.Int64
+}{m: map[nameKey]*nameEntry{}}
+
+// NameStats reports how often a packet's names came from the process's
+// cache (hits) and how often they were read from the store (misses).
+// Sources that are not Versioned count as neither.
+func NameStats() (hits, misses int64) {
+	return nameSets.hits.Load(), nameSets.misses.Load()
+}
+
+// nameSet returns the names the mention rules read: kept for the store
+// at its current sequence, else read and, when no write came between,
+// kept.
+func (g *gatherer) nameSet() (*nameSet, error) {
+	kinds := g.namingKinds()
+	v, ok := g.src.(Versioned)
+	if _, namer := g.src.(Namer); !ok || !namer || !reflect.ValueOf(v.Identity()).Comparable() {
+		heads, err := g.namedHeads()
+		if err != nil {
+			return nil, err
+		}
+		return newNameSet(heads, g.naming), nil
+	}
+	key := nameKey{v.Identity(), g.req.NS, strings.Join(kinds, "\x00")}
+	seq, err := v.LastSeq()
+	if err != nil {
+		return nil, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
+	}
+	if s := lookupNames(key, seq); s != nil {
+		nameSets.hits.Add(1)
+		return s, nil
+	}
+	nameSets.misses.Add(1)
+	heads, err := g.namedHeads()
+	if err != nil {
+		return nil, err
+	}
+	s := newNameSet(heads, g.naming)
+	// Kept only when the heads are those of seq: no write between the two
+	// reads of the sequence.
+	if after, err := v.LastSeq(); err == nil && after == seq {
+		keepNames(key, seq, s)
+	}
+	return s, nil
+}
+
+func lookupNames(key nameKey, seq uint64) *nameSet {
+	nameSets.Lock()
+	defer nameSets.Unlock()
+	e, ok := nameSets.m[key]
+	if !ok || e.seq != seq {
+		return nil
+	}
+	nameSets.tick++
+	e.used = nameSets.tick
+	return e.set
+}
+
+// keepNames keeps s under key at seq, unless a set of a later sequence is
+// kept there, then drops the least recently used sets past maxNameBytes.
+func keepNames(key nameKey, seq uint64, s *nameSet) {
+	if s.bytes > maxNameBytes {
+		return
+	}
+	nameSets.Lock()
+	defer nameSets.Unlock()
+	if e, ok := nameSets.m[key]; ok {
+		if e.seq > seq {
+			return
+		}
+		nameSets.bytes -= e.set.bytes
+	}
+	nameSets.tick++
+	nameSets.m[key] = &nameEntry{seq: seq, set: s, used: nameSets.tick}
+	nameSets.bytes += s.bytes
+	for nameSets.bytes > maxNameBytes {
+		var oldest nameKey
+		var least uint64
+		for k, e := range nameSets.m {
+			if k != key && (least == 0 || e.used < least) {
+				oldest, least = k, e.used
+			}
+		}
+		if least == 0 {
+			return
+		}
+		nameSets.bytes -= nameSets.m[oldest].set.bytes
+		delete(nameSets.m, oldest)
+	}
+}
+
+// names returns the names at positions of s (ascending) that the packet
+// may use, in that order: not a focus record's, and of a record story
+// time lets the packet see.
+func (g *gatherer) names(s *nameSet, positions []int, isFocus func(string) bool) []mention.Name {
+	seen := map[int32]bool{}
+	var out []mention.Name
+	for _, i := range positions {
+		o := s.owner[i]
+		ok, decided := seen[o]
+		if !decided {
+			h := s.heads[o]
+			ok = !isFocus(h.id)
+			if ok {
+				w := len(g.warns)
+				_, ok = g.storyTime(store.Record{ID: h.id, Kind: h.kind, Order: h.order, Meta: h.meta})
+				g.warns = g.warns[:w] // a bad meta.from is warned about if the record becomes a candidate, not for lending a name
+			}
+			seen[o] = ok
+		}
+		if ok {
+			out = append(out, s.index.Name(i))
+		}
+	}
+	return out
+}
