@@ -110,6 +110,10 @@ type latency struct {
 	Refused  int     `json:"refused,omitempty"`  // packets whose protected content did not fit (exit 3)
 	Hits     float64 `json:"mean_hits,omitempty"`
 	Tokens   float64 `json:"mean_tokens,omitempty"`
+	// Packets whose names came from the process's cache (packet.NameStats)
+	// and packets that read them from the store, over the timed packets.
+	NameHits   int64 `json:"name_hits,omitempty"`
+	NameMisses int64 `json:"name_misses,omitempty"`
 }
 
 func summarize(d []time.Duration) latency {
@@ -307,6 +311,7 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		}
 		ds := make([]time.Duration, 0, len(qs))
 		var lat latency
+		hits, misses := packet.NameStats()
 		var outTokens int
 		for _, q := range qs {
 			t := time.Now()
@@ -327,6 +332,8 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		}
 		s := summarize(ds)
 		s.Deferred, s.Refused = lat.Deferred, lat.Refused
+		h, m := packet.NameStats()
+		s.NameHits, s.NameMisses = h-hits, m-misses
 		if len(qs) > 0 {
 			s.Tokens = float64(outTokens) / float64(len(qs))
 		}

@@ -194,7 +194,7 @@ func (rep *report) print(w io.Writer) {
 	tw.Flush()
 
 	fmt.Fprintln(w, "\nPACKETS (warm, in process; ms) vs bleve search alone (default mapping, top 50)")
-	row("N", "budget", "lore p50", "p95", "p99", "bleve p50", "p95", "p99", "p50 ratio", "deferred", "refused", "bleve hits", "lore RSS MiB", "bleve RSS MiB")
+	row("N", "budget", "lore p50", "p95", "p99", "bleve p50", "p95", "p99", "p50 ratio", "deferred", "refused", "bleve hits", "lore RSS MiB", "bleve RSS MiB", "names kept")
 	for _, r := range rep.Runs {
 		base := r.SearchBleve.Latency["top50"]
 		for _, b := range packetBudgets {
@@ -205,7 +205,7 @@ func (rep *report) print(w io.Writer) {
 			}
 			row(fmt.Sprint(r.N), fmt.Sprintf("%s %d", b.scope, b.tokens), f2(l.P50ms), f2(l.P95ms), f2(l.P99ms),
 				f2(base.P50ms), f2(base.P95ms), f2(base.P99ms), f2(ratio),
-				fmt.Sprint(l.Deferred), fmt.Sprint(l.Refused), f1(base.Hits), rss(r.Packets), rss(r.SearchBleve))
+				fmt.Sprint(l.Deferred), fmt.Sprint(l.Refused), f1(base.Hits), rss(r.Packets), rss(r.SearchBleve), keptShare(l))
 		}
 	}
 	tw.Flush()
@@ -242,4 +242,13 @@ func (rep *report) print(w io.Writer) {
 		fmt.Fprintf(w, "SCALE %d -> %d: per-record ingest time %+.0f%% (cpu %+.0f%%), packet p50 x%.2f (scene), x%.2f (chapter)\n",
 			s.From, s.To, 100*s.IngestCostGrowth, 100*s.IngestCPUCostGrowth, s.SceneP50Growth, s.ChapterP50Growth)
 	}
+}
+
+// keptShare is the share of a budget's packets whose names came from the
+// process's cache, "-" when none read names.
+func keptShare(l latency) string {
+	if l.NameHits+l.NameMisses == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(l.NameHits)/float64(l.NameHits+l.NameMisses))
 }
