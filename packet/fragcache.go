@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 
@@ -15,30 +16,75 @@ import (
 // is a function of the text and the encoding alone, so nothing kept can go
 // stale, whatever the store does; only the budget package's own BPE
 // counters are trusted to be that (a caller's counter may count as it
-// likes). When the texts kept pass maxFragmentBytes the cache starts
-// again empty: the cost is a recount, never a wrong count.
+// likes).
+//
+// A text is kept by two 64-bit hashes of it under seeds drawn at start,
+// not by itself, so an entry costs the same whatever the text's length
+// (a false match needs 128 bits to collide by chance). The counts live in
+// two generations of maxFragments each: when the newer fills, it becomes
+// the older and the older is dropped, and a count met in the older is
+// carried into the newer. The cost of the bound is a recount, never a
+// wrong count.
 
-// maxFragmentBytes bounds the text kept, and maxSharedChunk the length
-// of a chunk of a whole render (memoCounter) that is kept with it:
-// headings, notes and frame lines, not bodies.
+// maxFragments bounds the counts kept per generation (two generations:
+// about 40 MB at most), and maxSharedChunk the length of a chunk of a
+// whole render (memoCounter) that is kept: headings, notes, frame lines
+// and the paragraphs of bodies.
 const (
-	maxFragmentBytes = 16 << 20
-	maxSharedChunk   = 256
+	maxFragments   = 1 << 18
+	maxSharedChunk = 4096
 )
 
-type fragmentKey struct{ encoding, text string }
+type fragmentKey struct {
+	encoding string
+	h1, h2   uint64
+}
+
+var fragmentSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func keyOf(encoding, text string) fragmentKey {
+	return fragmentKey{encoding, maphash.String(fragmentSeeds[0], text), maphash.String(fragmentSeeds[1], text)}
+}
 
 var fragments = struct {
 	sync.Mutex
-	counts       map[fragmentKey]int
-	bytes        int // of the texts in counts
-	hits, misses atomic.Int64
+	counts, older map[fragmentKey]int // the newer generation, the older
+	hits, misses  atomic.Int64
 }{counts: map[fragmentKey]int{}}
 
 // FragmentStats reports how often a fragment's count came from the
 // process's cache (hits) and how often it was counted (misses).
 func FragmentStats() (hits, misses int64) {
 	return fragments.hits.Load(), fragments.misses.Load()
+}
+
+// lookupFragment returns the kept count of k, carrying one from the
+// older generation into the newer.
+func lookupFragment(k fragmentKey) (int, bool) {
+	fragments.Lock()
+	defer fragments.Unlock()
+	if n, ok := fragments.counts[k]; ok {
+		return n, true
+	}
+	n, ok := fragments.older[k]
+	if ok {
+		keepFragmentLocked(k, n)
+	}
+	return n, ok
+}
+
+func keepFragmentLocked(k fragmentKey, n int) {
+	if len(fragments.counts) >= maxFragments {
+		fragments.older, fragments.counts = fragments.counts, make(map[fragmentKey]int, maxFragments/4)
+	}
+	fragments.counts[k] = n
+}
+
+// resetFragments empties the cache (tests).
+func resetFragments() {
+	fragments.Lock()
+	fragments.counts, fragments.older = map[fragmentKey]int{}, nil
+	fragments.Unlock()
 }
 
 // fragmentCounter counts fragments for one build: through the process's
@@ -57,25 +103,15 @@ func (f fragmentCounter) Count(s string) int {
 	if !f.shared {
 		return f.c.Count(s)
 	}
-	k := fragmentKey{f.c.Name(), s}
-	fragments.Lock()
-	n, ok := fragments.counts[k]
-	fragments.Unlock()
-	if ok {
+	k := keyOf(f.c.Name(), s)
+	if n, ok := lookupFragment(k); ok {
 		fragments.hits.Add(1)
 		return n
 	}
 	fragments.misses.Add(1)
-	n = f.c.Count(s)
+	n := f.c.Count(s)
 	fragments.Lock()
-	if fragments.bytes+len(s) > maxFragmentBytes {
-		clear(fragments.counts)
-		fragments.bytes = 0
-	}
-	if _, ok := fragments.counts[k]; !ok {
-		fragments.counts[k] = n
-		fragments.bytes += len(s)
-	}
+	keepFragmentLocked(k, n)
 	fragments.Unlock()
 	return n
 }

@@ -39,11 +39,41 @@ func TestFragmentCacheSharedAcrossPackets(t *testing.T) {
 	if misses2 != misses {
 		t.Errorf("the second build counted %d fragments again; want every one from the cache", misses2-misses)
 	}
-	fragments.Lock()
-	clear(fragments.counts)
-	fragments.bytes = 0
-	fragments.Unlock()
+	resetFragments()
 	if _, third := fxBuild(t, env, req); !bytes.Equal(first, third) {
 		t.Errorf("a build after the cache was emptied differs from the first")
+	}
+}
+
+// When the newer generation fills it becomes the older: a count kept
+// before is still served (and carried forward), one kept two fillings
+// ago is gone, and the cache never holds more than two generations.
+func TestFragmentGenerations(t *testing.T) {
+	resetFragments()
+	defer resetFragments()
+	first := keyOf("o200k_base", "the first text")
+	fragments.Lock()
+	keepFragmentLocked(first, 3)
+	for i := range maxFragments {
+		keepFragmentLocked(keyOf("o200k_base", fmt.Sprint("filler ", i)), i)
+	}
+	fragments.Unlock()
+	if n, ok := lookupFragment(first); !ok || n != 3 {
+		t.Fatalf("after one filling: %d, %v; want 3 from the older generation", n, ok)
+	}
+	fragments.Lock()
+	for i := range 2 * maxFragments {
+		keepFragmentLocked(keyOf("o200k_base", fmt.Sprint("more ", i)), i)
+	}
+	total := len(fragments.counts) + len(fragments.older)
+	fragments.Unlock()
+	if _, ok := lookupFragment(first); ok {
+		t.Error("a count kept two fillings ago is still served")
+	}
+	if total > 2*maxFragments {
+		t.Errorf("%d counts kept; want at most %d", total, 2*maxFragments)
+	}
+	if keyOf("o200k_base", "a") == keyOf("cl100k_base", "a") || keyOf("o200k_base", "a") == keyOf("o200k_base", "b") {
+		t.Error("keys of different encodings or texts are equal")
 	}
 }

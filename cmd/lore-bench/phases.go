@@ -114,6 +114,10 @@ type latency struct {
 	// and packets that read them from the store, over the timed packets.
 	NameHits   int64 `json:"name_hits,omitempty"`
 	NameMisses int64 `json:"name_misses,omitempty"`
+	// Fragment counts from the process's cache and counted
+	// (packet.FragmentStats), over the timed packets.
+	FragmentHits   int64 `json:"fragment_hits,omitempty"`
+	FragmentMisses int64 `json:"fragment_misses,omitempty"`
 }
 
 func summarize(d []time.Duration) latency {
@@ -312,6 +316,7 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		ds := make([]time.Duration, 0, len(qs))
 		var lat latency
 		hits, misses := packet.NameStats()
+		fhits, fmisses := packet.FragmentStats()
 		var outTokens int
 		for _, q := range qs {
 			t := time.Now()
@@ -334,6 +339,8 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		s.Deferred, s.Refused = lat.Deferred, lat.Refused
 		h, m := packet.NameStats()
 		s.NameHits, s.NameMisses = h-hits, m-misses
+		h, m = packet.FragmentStats()
+		s.FragmentHits, s.FragmentMisses = h-fhits, m-fmisses
 		if len(qs) > 0 {
 			s.Tokens = float64(outTokens) / float64(len(qs))
 		}

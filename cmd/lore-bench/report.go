@@ -194,7 +194,7 @@ func (rep *report) print(w io.Writer) {
 	tw.Flush()
 
 	fmt.Fprintln(w, "\nPACKETS (warm, in process; ms) vs bleve search alone (default mapping, top 50)")
-	row("N", "budget", "lore p50", "p95", "p99", "bleve p50", "p95", "p99", "p50 ratio", "deferred", "refused", "bleve hits", "lore RSS MiB", "bleve RSS MiB", "names kept")
+	row("N", "budget", "lore p50", "p95", "p99", "bleve p50", "p95", "p99", "p50 ratio", "deferred", "refused", "bleve hits", "lore RSS MiB", "bleve RSS MiB", "names kept", "fragments kept")
 	for _, r := range rep.Runs {
 		base := r.SearchBleve.Latency["top50"]
 		for _, b := range packetBudgets {
@@ -205,7 +205,7 @@ func (rep *report) print(w io.Writer) {
 			}
 			row(fmt.Sprint(r.N), fmt.Sprintf("%s %d", b.scope, b.tokens), f2(l.P50ms), f2(l.P95ms), f2(l.P99ms),
 				f2(base.P50ms), f2(base.P95ms), f2(base.P99ms), f2(ratio),
-				fmt.Sprint(l.Deferred), fmt.Sprint(l.Refused), f1(base.Hits), rss(r.Packets), rss(r.SearchBleve), keptShare(l))
+				fmt.Sprint(l.Deferred), fmt.Sprint(l.Refused), f1(base.Hits), rss(r.Packets), rss(r.SearchBleve), share(l.NameHits, l.NameMisses), share(l.FragmentHits, l.FragmentMisses))
 		}
 	}
 	tw.Flush()
@@ -244,11 +244,11 @@ func (rep *report) print(w io.Writer) {
 	}
 }
 
-// keptShare is the share of a budget's packets whose names came from the
-// process's cache, "-" when none read names.
-func keptShare(l latency) string {
-	if l.NameHits+l.NameMisses == 0 {
+// share is hits as a share of hits and misses (the timed packets' names
+// or fragments that came from the process's caches), "-" for neither.
+func share(hits, misses int64) string {
+	if hits+misses == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f%%", 100*float64(l.NameHits)/float64(l.NameHits+l.NameMisses))
+	return fmt.Sprintf("%.1f%%", 100*float64(hits)/float64(hits+misses))
 }
