@@ -91,6 +91,12 @@ type Profile struct {
 	// restored whole only in the room left after it (see arrange). Not
 	// held for a kind whose overflow action truncates.
 	Monotone bool `json:"monotone,omitempty"`
+	// NoteShare replaces Config.NoteShare for this profile's packets; -1
+	// lists no note one by one (every deferred record is counted in a
+	// group line). The agent profile's is -1: a note without its
+	// record's text tells a model little that the group line and its
+	// handle do not, and saves it the tokens.
+	NoteShare int `json:"note_share,omitempty"`
 }
 
 // Config is the packet part of lore.json. Its zero value means defaults;
@@ -202,6 +208,7 @@ func DefaultConfig() Config {
 		Protected: []int{1, 2},
 		Recent:    defaultRecentSize,
 		Monotone:  true,
+		NoteShare: -1,
 		Rules: []Rule{
 			{Rank: 1, Match: MatchFocus},
 			{Rank: 1, Match: MatchPinned},
@@ -318,6 +325,9 @@ func (c Config) Validate() error {
 func validateProfile(name string, p Profile) error {
 	if len(p.Rules) == 0 {
 		return configf("profile %q has no rules: give at least one rank rule", name)
+	}
+	if p.NoteShare < -1 || p.NoteShare > 100 {
+		return configf("profile %q note_share %d: want a percentage from 1 to 100, -1 for none listed, or 0 for the packet's note_share", name, p.NoteShare)
 	}
 	for i, r := range p.Rules {
 		if r.Rank < 1 {
@@ -465,6 +475,18 @@ func describeWhen(w string) string {
 // neighborShare is the percentage of hit's score a neighbour reached
 // through via gets: NextShare for what follows the hit, PreviousShare for
 // what precedes it, NeighborShare for any other link.
+// noteShare is the percentage of the budget the notes of a packet of
+// profile may take one by one (Profile.NoteShare, else NoteShare).
+func (c Config) noteShare(profile string) int {
+	switch ps := c.Profiles[profile].NoteShare; {
+	case ps < 0:
+		return 0
+	case ps > 0:
+		return ps
+	}
+	return c.NoteShare
+}
+
 func (c Config) neighborShare(hit string, via store.Link) int {
 	switch sequenceSide(hit, via) {
 	case 1:

@@ -34,7 +34,7 @@ func (b *builder) measure() error {
 	for i := range b.cands {
 		sum += b.note[i]
 	}
-	b.noteShare = b.req.Budget * b.cfg.NoteShare / 100
+	b.noteShare = b.req.Budget * b.cfg.noteShare(b.req.Profile) / 100
 	if sum > b.noteShare {
 		b.priceGroups(sum)
 	}

@@ -365,3 +365,47 @@ func TestHitNeighboursNextBeforePrevious(t *testing.T) {
 		t.Errorf("no budget from 100 to 600 holds the reply t4 without t2")
 	}
 }
+
+// TestAgentNotesGrouped: an agent packet lists no deferral note one by
+// one, even with room left for some: every deferred record is counted in
+// a group line with its handle. A profile given a note share lists the
+// most important notes in that room, as the novel profile does.
+func TestAgentNotesGrouped(t *testing.T) {
+	ns := "mem"
+	var recs []store.Record
+	for i := range 40 {
+		recs = append(recs, store.Record{NS: ns, ID: fmt.Sprintf("m%02d", i), Kind: "memory",
+			Body: fmt.Sprintf("Memory %d: the lighthouse keeper %s.", i, fxProse(uint64(i), 150+i%5*60))})
+	}
+	env := fxOpen(t, recs, nil, true)
+	req := Request{NS: ns, Query: "lighthouse keeper", Budget: 3000, Profile: "agent"}
+	p, out := fxBuild(t, env, req)
+	if len(p.Deferred) == 0 || len(p.listed) != 0 || len(p.Grouped) != 1 || p.Grouped[0].Count != len(p.Deferred) {
+		t.Fatalf("agent: %d deferred, %d listed, groups %+v; want every deferred record in one group\n%s", len(p.Deferred), len(p.listed), p.Grouped, out)
+	}
+	if bytes.Contains(out, []byte("lore get")) {
+		t.Errorf("agent packet lists a note's fetch handle:\n%s", out)
+	}
+
+	cfg := DefaultConfig()
+	agent := cfg.Profiles["agent"]
+	agent.NoteShare = 25
+	cfg.Profiles["agent"] = agent
+	req.Config = &cfg
+	q, out2 := fxBuild(t, env, req)
+	if len(q.listed) == 0 || !bytes.Contains(out2, []byte("lore get --ns mem")) {
+		t.Errorf("agent with note_share 25: %d listed; want the most important notes listed\n%s", len(q.listed), out2)
+	}
+	if !slices.Equal(entryIDs(p), entryIDs(q)) {
+		t.Errorf("listing notes changed the records: %v, then %v", entryIDs(p), entryIDs(q))
+	}
+	if got := fxCounter(t).Count(string(out2)); got > req.Budget {
+		t.Errorf("%d tokens over the budget %d", got, req.Budget)
+	}
+
+	agent.NoteShare = -2
+	cfg.Profiles["agent"] = agent
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "note_share -2") {
+		t.Errorf("Validate with note_share -2: %v; want an error naming it", err)
+	}
+}
