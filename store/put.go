@@ -147,66 +147,15 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 	if s.opts.ReadOnly {
 		return nil, fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
-	ps := make([]pending, len(recs))
-	var errs, raw []error
-	for i := range recs {
-		r := normalize(recs[i])
-		if err := validRecord(&r, s.opts.MaxBodyBytes); err != nil {
-			errs = append(errs, fmt.Errorf("record %d (ns %q, id %q): %w", i, r.NS, r.ID, err))
-			raw = append(raw, err)
-			continue
-		}
-		r.SHA256 = contentHash(&r)
-		ps[i] = pending{rec: r}
-		if restore {
-			given := recs[i]
-			if given.Version < 0 {
-				err := fmt.Errorf("%w: version %d of record %q; versions start at 1", ErrInvalid, given.Version, r.ID)
-				errs = append(errs, fmt.Errorf("record %d (ns %q, id %q): %w", i, r.NS, r.ID, err))
-				raw = append(raw, err)
-			}
-			ps[i].given = &given
-		}
-	}
-	if restore {
-		last := map[[2]string]int{}
-		for i := range ps {
-			last[[2]string{ps[i].rec.NS, ps[i].rec.ID}] = i
-		}
-		for i := range ps {
-			ps[i].earlier = last[[2]string{ps[i].rec.NS, ps[i].rec.ID}] != i
-		}
-	}
-	for i := range links {
-		l := links[i]
-		if err := validLink(l); err != nil {
-			errs = append(errs, fmt.Errorf("link %d (ns %q: %q -%s-> %q): %w", i, l.NS, l.From, l.Rel, l.To, err))
-			raw = append(raw, err)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, &putError{total: len(recs) + len(links), errs: errs, raw: raw}
+	ps, err := preparePending(recs, links, restore, s.opts.MaxBodyBytes)
+	if err != nil {
+		return nil, err
 	}
 	if len(recs) == 0 && len(links) == 0 {
 		return nil, nil
 	}
-
-	// Count tokens before the write transaction, so slow counting does not
-	// hold up other writers; skip records whose content is already stored.
-	if len(s.opts.Counters) > 0 {
-		stored := make([]bool, len(ps))
-		err := s.view(func(tx kvTx) error {
-			prefetchPending(tx, ps, bucketHeads)
-			heads := tx.Bucket(bucketHeads)
-			for i := range ps {
-				stored[i] = sameSum(heads.Get(key(ps[i].rec.NS, ps[i].rec.ID)), ps[i].rec.SHA256)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		s.countAll(ctx, ps, stored, ProgressFrom(ctx))
+	if err := s.countPending(ctx, ps); err != nil {
+		return nil, err
 	}
 	cancelled := func() error {
 		if ctx.Err() != nil {
@@ -217,7 +166,100 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 	if err := cancelled(); err != nil {
 		return nil, err
 	}
+	results, rev, err := s.writePending(ctx, ps, links, restore, cancelled)
+	if err != nil {
+		return nil, err
+	}
+	if rev != 0 {
+		for i := range results {
+			if results[i].Status != StatusUnchanged {
+				results[i].Seq = rev // one etcd transaction, one revision
+			}
+		}
+	}
+	return results, nil
+}
 
+// preparePending normalizes and validates every record and link of a
+// write before anything is read or written: one bad one refuses the
+// whole write, with every problem named.
+func preparePending(recs []Record, links []Link, restore bool, maxBody int) ([]pending, error) {
+	ps := make([]pending, len(recs))
+	var errs, raw []error
+	bad := func(what string, err error) {
+		errs = append(errs, fmt.Errorf("%s: %w", what, err))
+		raw = append(raw, err)
+	}
+	for i := range recs {
+		r := normalize(recs[i])
+		what := fmt.Sprintf("record %d (ns %q, id %q)", i, r.NS, r.ID)
+		if err := validRecord(&r, maxBody); err != nil {
+			bad(what, err)
+			continue
+		}
+		r.SHA256 = contentHash(&r)
+		ps[i] = pending{rec: r}
+		if restore {
+			given := recs[i]
+			if given.Version < 0 {
+				bad(what, fmt.Errorf("%w: version %d of record %q; versions start at 1", ErrInvalid, given.Version, r.ID))
+			}
+			ps[i].given = &given
+		}
+	}
+	if restore {
+		markEarlier(ps)
+	}
+	for i, l := range links {
+		if err := validLink(l); err != nil {
+			bad(fmt.Sprintf("link %d (ns %q: %q -%s-> %q)", i, l.NS, l.From, l.Rel, l.To), err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, &putError{total: len(recs) + len(links), errs: errs, raw: raw}
+	}
+	return ps, nil
+}
+
+// markEarlier marks the records of a restore that a later record of the
+// same write replaces (same namespace and id).
+func markEarlier(ps []pending) {
+	last := map[[2]string]int{}
+	for i := range ps {
+		last[[2]string{ps[i].rec.NS, ps[i].rec.ID}] = i
+	}
+	for i := range ps {
+		ps[i].earlier = last[[2]string{ps[i].rec.NS, ps[i].rec.ID}] != i
+	}
+}
+
+// countPending counts tokens before the write transaction, so that slow
+// counting does not hold up other writers; records whose content is
+// already stored are skipped.
+func (s *Store) countPending(ctx context.Context, ps []pending) error {
+	if len(s.opts.Counters) == 0 {
+		return nil
+	}
+	stored := make([]bool, len(ps))
+	err := s.view(func(tx kvTx) error {
+		prefetchPending(tx, ps, bucketHeads)
+		heads := tx.Bucket(bucketHeads)
+		for i := range ps {
+			stored[i] = sameSum(heads.Get(key(ps[i].rec.NS, ps[i].rec.ID)), ps[i].rec.SHA256)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.countAll(ctx, ps, stored, ProgressFrom(ctx))
+	return nil
+}
+
+// writePending writes the records (in key order), then the links, in one
+// transaction, telling progress and checking for cancellation as it goes;
+// rev is the write's etcd revision (0 on bbolt).
+func (s *Store) writePending(ctx context.Context, ps []pending, links []Link, restore bool, cancelled func() error) ([]PutResult, uint64, error) {
 	results := make([]PutResult, len(ps))
 	rev, err := s.updateRev(func(tx kvTx) error {
 		now := s.opts.Now()
@@ -255,17 +297,7 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 		progress("committing", 0, 1)
 		return cancelled()
 	})
-	if err != nil {
-		return nil, err
-	}
-	if rev != 0 {
-		for i := range results {
-			if results[i].Status != StatusUnchanged {
-				results[i].Seq = rev // one etcd transaction, one revision
-			}
-		}
-	}
-	return results, nil
+	return results, rev, err
 }
 
 // putTx writes one record inside tx. restored is nil for a put; for a
@@ -304,36 +336,17 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string
 			res.Status, res.Version = StatusUnchanged, prev.Version
 			return res, nil
 		}
-		prevHead = &prev
-		if s.opts.HistoryCap == 0 {
-			if err := deletePrefix(tx.Bucket(bucketHistory), prefix(r.NS, r.ID)); err != nil {
-				return res, err
-			}
-		} else {
-			if b := bodies.Get(k); b != nil {
-				if prev.Body, err = decodeBody(b); err != nil {
-					return res, fmt.Errorf("record %q in namespace %q: %w", r.ID, r.NS, err)
-				}
-			}
-			if err := s.keepVersion(tx, &prev); err != nil {
-				return res, err
-			}
+		if err := s.retire(tx, &prev, bodies.Get(k)); err != nil {
+			return res, err
 		}
+		prevHead = &prev
 		r.Created = prev.Created
 		r.Version = prev.Version + 1
 		res.Status = StatusUpdated
 	}
 	r.Updated = now
 	if keep {
-		if !p.given.Created.IsZero() && res.Status == StatusAdded {
-			r.Created = p.given.Created
-		}
-		if !p.given.Updated.IsZero() {
-			r.Updated = p.given.Updated
-		}
-		if p.given.Version != 0 {
-			r.Version = p.given.Version
-		}
+		applyGiven(&r, p.given, res.Status == StatusAdded)
 		restored[rk] = r.Version
 	}
 	r.BodyBytes = len(r.Body)
@@ -363,6 +376,36 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string
 
 // keepVersion moves prev into history and evicts the oldest versions
 // beyond HistoryCap.
+// retire moves the version a put replaces into history (body is its
+// stored body, nil for none), or with no history kept, drops the
+// record's history.
+func (s *Store) retire(tx kvTx, prev *Record, body []byte) error {
+	if s.opts.HistoryCap == 0 {
+		return deletePrefix(tx.Bucket(bucketHistory), prefix(prev.NS, prev.ID))
+	}
+	if body != nil {
+		var err error
+		if prev.Body, err = decodeBody(body); err != nil {
+			return fmt.Errorf("record %q in namespace %q: %w", prev.ID, prev.NS, err)
+		}
+	}
+	return s.keepVersion(tx, prev)
+}
+
+// applyGiven gives a restored record the times and version its dump
+// gave: the creation time only where the record is new to the store.
+func applyGiven(r *Record, given *Record, added bool) {
+	if !given.Created.IsZero() && added {
+		r.Created = given.Created
+	}
+	if !given.Updated.IsZero() {
+		r.Updated = given.Updated
+	}
+	if given.Version != 0 {
+		r.Version = given.Version
+	}
+}
+
 func (s *Store) keepVersion(tx kvTx, prev *Record) error {
 	hist := tx.Bucket(bucketHistory)
 	pre := prefix(prev.NS, prev.ID)

@@ -439,6 +439,22 @@ func conformNames(t *testing.T, open Opener) {
 // through adds, updates that change kind, pinning, order and time, and
 // deletes; and Check finds the keys consistent.
 func conformSecondary(t *testing.T, open Opener) {
+	s := seedSecondary(t, open)
+	all, _ := must2(s.List(store.ListOptions{NS: "n"}))
+	checkKindLists(t, s, all)
+	checkPinnedAndRecent(t, s, all)
+	for _, kind := range []string{"timeline", "scene"} {
+		checkOrdered(t, s, all, kind)
+	}
+	if probs := must(s.Check()); len(probs) != 0 {
+		t.Errorf("check: %+v", probs)
+	}
+}
+
+// seedSecondary fills namespaces n and m with records whose kind, pin
+// and order the secondary keys index, several sharing an update time,
+// then changes some and deletes others.
+func seedSecondary(t *testing.T, open Opener) *store.Store {
 	tick := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := func() time.Time { tick = tick.Add(time.Second); return tick }
 	same := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
@@ -464,14 +480,21 @@ func conformSecondary(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 	}
-	all, _ := must2(s.List(store.ListOptions{NS: "n"}))
-	ids := func(rs []store.Record) []string {
-		var out []string
-		for _, r := range rs {
-			out = append(out, r.ID)
-		}
-		return out
+	return s
+}
+
+func recordIDs(rs []store.Record) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.ID)
 	}
+	return out
+}
+
+// checkKindLists: listing by kind, whole and in pages, gives what a
+// filter over all records gives.
+func checkKindLists(t *testing.T, s *store.Store, all []store.Record) {
+	t.Helper()
 	for _, kind := range []string{"obligation", "timeline", "scene", "none"} {
 		var want []store.Record
 		for _, r := range all {
@@ -480,23 +503,29 @@ func conformSecondary(t *testing.T, open Opener) {
 			}
 		}
 		got, _ := must2(s.List(store.ListOptions{NS: "n", Kind: kind}))
-		if !slices.Equal(ids(got), ids(want)) {
-			t.Errorf("kind %s: %v; want %v", kind, ids(got), ids(want))
+		if !slices.Equal(recordIDs(got), recordIDs(want)) {
+			t.Errorf("kind %s: %v; want %v", kind, recordIDs(got), recordIDs(want))
 		}
 		p1, next := must2(s.List(store.ListOptions{NS: "n", Kind: kind, Limit: 2}))
 		p2, _ := must2(s.List(store.ListOptions{NS: "n", Kind: kind, After: next}))
-		if len(want) > 2 && !slices.Equal(ids(append(p1, p2...)), ids(want)) {
-			t.Errorf("kind %s paged: %v + %v; want %v", kind, ids(p1), ids(p2), ids(want))
+		if len(want) > 2 && !slices.Equal(recordIDs(append(p1, p2...)), recordIDs(want)) {
+			t.Errorf("kind %s paged: %v + %v; want %v", kind, recordIDs(p1), recordIDs(p2), recordIDs(want))
 		}
 	}
+}
+
+// checkPinnedAndRecent: the pinned records, and the n most recent (by
+// update time, then order, then id), as a walk over all would find them.
+func checkPinnedAndRecent(t *testing.T, s *store.Store, all []store.Record) {
+	t.Helper()
 	var pinned []store.Record
 	for _, r := range all {
 		if r.Pinned {
 			pinned = append(pinned, r)
 		}
 	}
-	if got, _ := must2(s.List(store.ListOptions{NS: "n", Pinned: true})); !slices.Equal(ids(got), ids(pinned)) {
-		t.Errorf("pinned: %v; want %v", ids(got), ids(pinned))
+	if got, _ := must2(s.List(store.ListOptions{NS: "n", Pinned: true})); !slices.Equal(recordIDs(got), recordIDs(pinned)) {
+		t.Errorf("pinned: %v; want %v", recordIDs(got), recordIDs(pinned))
 	}
 	newest := slices.Clone(all)
 	slices.SortStableFunc(newest, func(a, b store.Record) int {
@@ -510,37 +539,38 @@ func conformSecondary(t *testing.T, open Opener) {
 	})
 	for _, n := range []int{1, 5, len(all), len(all) + 3} {
 		want := newest[:min(n, len(newest))]
-		if got := must(s.Recent("n", n)); !slices.Equal(ids(got), ids(want)) {
-			t.Errorf("recent %d: %v; want %v", n, ids(got), ids(want))
+		if got := must(s.Recent("n", n)); !slices.Equal(recordIDs(got), recordIDs(want)) {
+			t.Errorf("recent %d: %v; want %v", n, recordIDs(got), recordIDs(want))
 		}
 	}
-	for _, kind := range []string{"timeline", "scene"} {
-		for from := int64(-1); from <= 18; from++ {
-			for _, back := range []bool{false, true} {
-				var want []store.Record
-				for _, r := range all {
-					if r.Kind == kind && r.Order > 0 && (back && r.Order <= from || !back && r.Order >= from) {
-						want = append(want, r)
-					}
-				}
-				slices.SortStableFunc(want, func(a, b store.Record) int {
-					if back {
-						return cmp.Or(cmp.Compare(b.Order, a.Order), cmp.Compare(a.ID, b.ID))
-					}
-					return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID))
-				})
-				var got []store.Record
-				ok := must(s.Ordered("n", kind, from, back, func(r store.Record) bool {
-					got = append(got, r)
-					return len(got) < 3 // stopping early is honoured
-				}))
-				if !ok || !slices.Equal(ids(got), ids(want[:min(3, len(want))])) {
-					t.Errorf("Ordered(%s, %d, backward %v) = %v, %v; want %v", kind, from, back, ok, ids(got), ids(want[:min(3, len(want))]))
+}
+
+// checkOrdered: the records of kind by order from each position, both
+// ways, stopping after three, as a sort of all would give them.
+func checkOrdered(t *testing.T, s *store.Store, all []store.Record, kind string) {
+	t.Helper()
+	for from := int64(-1); from <= 18; from++ {
+		for _, back := range []bool{false, true} {
+			var want []store.Record
+			for _, r := range all {
+				if r.Kind == kind && r.Order > 0 && (back && r.Order <= from || !back && r.Order >= from) {
+					want = append(want, r)
 				}
 			}
+			slices.SortStableFunc(want, func(a, b store.Record) int {
+				if back {
+					return cmp.Or(cmp.Compare(b.Order, a.Order), cmp.Compare(a.ID, b.ID))
+				}
+				return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID))
+			})
+			var got []store.Record
+			ok := must(s.Ordered("n", kind, from, back, func(r store.Record) bool {
+				got = append(got, r)
+				return len(got) < 3 // stopping early is honoured
+			}))
+			if !ok || !slices.Equal(recordIDs(got), recordIDs(want[:min(3, len(want))])) {
+				t.Errorf("Ordered(%s, %d, backward %v) = %v, %v; want %v", kind, from, back, ok, recordIDs(got), recordIDs(want[:min(3, len(want))]))
+			}
 		}
-	}
-	if probs := must(s.Check()); len(probs) != 0 {
-		t.Errorf("check: %+v", probs)
 	}
 }
