@@ -80,8 +80,9 @@ func (l *Lore) searcher() packet.Searcher {
 func (l *Lore) Stale() bool { return l.stale }
 
 // Check verifies the store (bbolt's own consistency, link directions, the
-// change log, dangling links, cached token counts) and the index's
-// watermark, and says in words what is wrong.
+// change log, dangling links, cached token counts) and the index (its
+// watermark, and then that it holds exactly the store's records), and
+// says in words what is wrong.
 //
 // On an etcd store, where other hosts write meanwhile, the check is at
 // one revision: the store's last when the check starts. The store is
@@ -114,6 +115,14 @@ func (l *Lore) Check() ([]store.Problem, error) {
 		probs = append(probs, store.Problem{What: fmt.Sprintf("the index watermark cannot be read (%v); `lore reindex` rebuilds the index", err)})
 	} else if wm != last && !(l.shared && wm > last) {
 		probs = append(probs, store.Problem{What: fmt.Sprintf("the index holds changes up to %d but the store is at %d; a writable open (any write, or `lore reindex`) catches it up", wm, last)})
+	} else if wm == last {
+		// Only an index at the store's revision can be compared with it
+		// record by record.
+		keyProbs, err := indexKeyProblems(l.ix, src)
+		if err != nil {
+			return nil, err
+		}
+		probs = append(probs, keyProbs...)
 	}
 	return probs, nil
 }

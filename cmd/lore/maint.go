@@ -93,8 +93,9 @@ func newCheckCommand(a *app) *cobra.Command {
 		Use:   "check [--strict] [--salvage NEWDIR]",
 		Short: "Verify the store and its index; say in words what is wrong",
 		Long: `Check bbolt's own consistency, that both directions of every link agree,
-that the change log has no gaps, dangling links, cached token counts, and
-the index's watermark. Exit 1 when something is wrong. A link to a record
+that the change log has no gaps, dangling links, cached token counts, the
+index's watermark, and that the index holds exactly the store's records
+(each one it lacks or holds beyond them is named). Exit 1 when something is wrong. A link to a record
 that does not exist (yet) is legal: it is reported as a warning (exit 0)
 unless --strict makes warnings errors. With --json each problem carries
 "severity": "error" or "warning".
