@@ -161,7 +161,8 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 
 // openIndex opens the derived index and catches it up with the store. A
 // missing or unreadable index is rebuilt from the store (writable opens);
-// a read-only open works without one, flagging results as unchecked.
+// a read-only open works without one, flagging results as unchecked,
+// also when the index turns unreadable as it is caught up.
 func (l *Lore) openIndex(readOnly bool) error {
 	dir := filepath.Join(l.dir, IndexDir)
 	ix, err := index.Open(dir, &index.Options{ReadOnly: readOnly, LockTimeout: l.lockTimeout})
@@ -229,6 +230,12 @@ func (l *Lore) catchUpReadOnly(dir string, last uint64) error {
 		}
 	}
 	ix, err := index.Open(dir, &index.Options{ReadOnly: true, LockTimeout: l.lockTimeout})
+	if errors.Is(err, index.ErrCorrupt) || errors.Is(err, index.ErrNotFound) {
+		// As when the first open fails: reads work without an index, and
+		// search and queries say so.
+		l.stale = true
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,5 +168,22 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	out, _, _ = runCLI(t, "", "--store", dir, "ls")
 	if !strings.Contains(out, "good-1") {
 		t.Fatalf("after --skip-bad, ls = %q, want good-1", out)
+	}
+}
+
+// TestLibraryLog: a message a library logs reaches stderr once, as a
+// warning, with the repair for a damaged index snapshot.
+func TestLibraryLog(t *testing.T) {
+	var b strings.Builder
+	l := &libraryLog{w: &b}
+	logger := log.New(l, "", 0)
+	for range 3 {
+		logger.Printf("unable to load snapshot, failed to load segment: bad, continuing")
+	}
+	logger.Printf("something else")
+	want := "warning: index: unable to load snapshot, failed to load segment: bad, continuing (the index is damaged; it is derived from the store: `lore reindex` rebuilds it)\n" +
+		"warning: index: something else\n"
+	if b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
 	}
 }

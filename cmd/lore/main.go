@@ -6,14 +6,52 @@ package main
 import (
 	"cmp"
 	"context"
+	"fmt"
+	"io"
+	"log"
 	"os"
 	"os/signal"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
 
 func main() {
+	log.SetFlags(0)
+	log.SetOutput(&libraryLog{w: os.Stderr})
 	os.Exit(run(os.Args[1:]))
+}
+
+// libraryLog takes what the libraries under Lore write to the standard
+// logger (bleve logs a damaged index snapshot it skips, once per snapshot
+// and open) and writes each message once, as one of Lore's warnings,
+// with the repair where Lore knows it.
+type libraryLog struct {
+	mu   sync.Mutex
+	w    io.Writer
+	seen map[string]bool
+}
+
+func (l *libraryLog) Write(p []byte) (int, error) {
+	msg := strings.TrimSpace(string(p))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen[msg] {
+		return len(p), nil
+	}
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	l.seen[msg] = true
+	hint := ""
+	if strings.Contains(msg, "unable to load snapshot") {
+		hint = " (the index is damaged; it is derived from the store: `lore reindex` rebuilds it)"
+	}
+	if _, err := fmt.Fprintf(l.w, "warning: index: %s%s\n", msg, hint); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // interruptGrace bounds how long a command may take to stop after SIGINT
