@@ -308,6 +308,18 @@ func (l *Lore) syncIndexContext(ctx context.Context) error {
 	if l.ix == nil {
 		return nil
 	}
+	err := l.applyChanges(ctx)
+	if errors.Is(err, index.ErrCorrupt) && !l.st.ReadOnly() {
+		// The index is derived: one that can no longer be read (a damaged
+		// segment) is rebuilt from the store, which holds every write.
+		return l.rebuildIndexContext(ctx)
+	}
+	return err
+}
+
+// applyChanges applies the change log past the index's watermark to the
+// index, in batches; l.mu is held.
+func (l *Lore) applyChanges(ctx context.Context) error {
 	const batch = 2000
 	progress := store.ProgressFrom(ctx)
 	var from, last uint64

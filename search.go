@@ -2,6 +2,7 @@ package lore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -61,18 +62,51 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 	return out, nil
 }
 
-// searcher is what searches run on: the index, or for a lagging
-// read-only open its stand-in (lag.go); nil without an index.
+// searcher is what searches run on: the index (in a writable open, one
+// that heals: see healing), or for a lagging read-only open its stand-in
+// (lag.go); nil without an index.
 func (l *Lore) searcher() packet.Searcher {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
 	case l.lag != nil:
 		return l.lag
+	case l.ix != nil && !l.st.ReadOnly():
+		return healing{l: l, ix: l.ix}
 	case l.ix != nil:
 		return l.ix
 	}
 	return nil
+}
+
+// healing searches ix and, when ix turns out damaged (ErrCorrupt: a
+// segment bleve cannot read), rebuilds the index from the store and
+// searches again, once. A writable open holds the store's lock, so a
+// server could not otherwise get its index back: `lore reindex` would
+// wait for that lock.
+type healing struct {
+	l  *Lore
+	ix *index.Index
+}
+
+func (h healing) Search(ctx context.Context, q index.Query) ([]index.Hit, error) {
+	hits, err := h.ix.Search(ctx, q)
+	if !errors.Is(err, index.ErrCorrupt) {
+		return hits, err
+	}
+	h.l.mu.Lock()
+	if h.l.ix == h.ix { // not rebuilt meanwhile by another search
+		if rerr := h.l.rebuildIndexContext(ctx); rerr != nil {
+			h.l.mu.Unlock()
+			return nil, fmt.Errorf("%w; rebuilding it from the store failed: %v", err, rerr)
+		}
+	}
+	ix := h.l.ix
+	h.l.mu.Unlock()
+	if ix == nil {
+		return nil, err
+	}
+	return ix.Search(ctx, q)
 }
 
 // Stale reports whether the index lags the store (possible only in a

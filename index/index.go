@@ -125,7 +125,8 @@ func dirEmpty(dir string) (bool, error) {
 
 // openExisting opens the scorch index in dir and checks it is a Lore index
 // of this format.
-func openExisting(dir string, o Options) (*Index, error) {
+func openExisting(dir string, o Options) (_ *Index, err error) {
+	defer recoverCorrupt(dir, &err)
 	// Scorch runtime configuration (not saved in index_meta.json).
 	//
 	// unsafe_batch stays off: in safe mode Batch returns once its snapshot
@@ -169,6 +170,16 @@ func openExisting(dir string, o Options) (*Index, error) {
 	return &Index{dir: dir, readOnly: o.ReadOnly, b: b, bi: bi}, nil
 }
 
+// recoverCorrupt, deferred by each call that reads the index through
+// bleve, turns a panic there into ErrCorrupt: a damaged segment makes zap
+// read out of bounds, a damaged root.bolt makes bbolt assert, and no
+// panic may reach a user.
+func recoverCorrupt(dir string, err *error) {
+	if r := recover(); r != nil {
+		*err = corrupt(dir, fmt.Errorf("damaged: reading it failed (%v)", r))
+	}
+}
+
 func corrupt(dir string, cause error) error {
 	return fmt.Errorf("index %s: %w: %w (the index is derived from the store: `lore reindex` rebuilds it)", dir, ErrCorrupt, cause)
 }
@@ -183,7 +194,8 @@ func create(dir string) error {
 // Close waits for running calls to finish and releases the index and its
 // lock. It has nothing to flush: every Apply that returned nil is already
 // on disk. Close is idempotent; other calls after it fail with ErrClosed.
-func (ix *Index) Close() error {
+func (ix *Index) Close() (err error) {
+	defer recoverCorrupt(ix.dir, &err)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.closed {
@@ -212,7 +224,8 @@ func (ix *Index) acquire() (release func(), err error) {
 
 // Watermark returns the sequence number of the last store change the index
 // holds: 0 on a fresh index.
-func (ix *Index) Watermark() (uint64, error) {
+func (ix *Index) Watermark() (_ uint64, err error) {
+	defer recoverCorrupt(ix.dir, &err)
 	release, err := ix.acquire()
 	if err != nil {
 		return 0, err
@@ -240,7 +253,8 @@ func encodeWatermark(seq uint64) []byte {
 }
 
 // Count returns the number of records in the index, over all namespaces.
-func (ix *Index) Count() (uint64, error) {
+func (ix *Index) Count() (_ uint64, err error) {
+	defer recoverCorrupt(ix.dir, &err)
 	release, err := ix.acquire()
 	if err != nil {
 		return 0, err
@@ -266,7 +280,8 @@ func (ix *Index) Count() (uint64, error) {
 //
 // seq must not be below the current watermark (ErrInvalid): that would mean
 // the caller applies an old change over a newer one.
-func (ix *Index) Apply(put []store.Record, del []Key, seq uint64) error {
+func (ix *Index) Apply(put []store.Record, del []Key, seq uint64) (err error) {
+	defer recoverCorrupt(ix.dir, &err)
 	release, err := ix.acquire()
 	if err != nil {
 		return err

@@ -2,6 +2,8 @@ package index
 
 import (
 	"fmt"
+
+	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 // ForEachKey calls fn with the key of every record the index holds, in
@@ -14,38 +16,69 @@ func (ix *Index) ForEachKey(fn func(Key) error) error {
 		return err
 	}
 	defer release()
-	adv, err := ix.bi.Advanced()
+	keys, err := ix.openKeys()
 	if err != nil {
-		return fmt.Errorf("index %s: %w", ix.dir, err)
+		return err
 	}
-	r, err := adv.Reader()
-	if err != nil {
-		return fmt.Errorf("index %s: open a reader: %w", ix.dir, err)
-	}
-	defer r.Close()
-	ids, err := r.DocIDReaderAll()
-	if err != nil {
-		return fmt.Errorf("index %s: list documents: %w", ix.dir, err)
-	}
-	defer ids.Close()
+	defer keys.close()
 	for {
-		internal, err := ids.Next()
-		if err != nil {
-			return fmt.Errorf("index %s: list documents: %w", ix.dir, err)
+		k, ok, err := keys.next()
+		if err != nil || !ok {
+			return err
 		}
-		if internal == nil {
-			return nil
-		}
-		ext, err := r.ExternalID(internal)
-		if err != nil {
-			return fmt.Errorf("index %s: read a document id: %w", ix.dir, err)
-		}
-		ns, id, ok := parseDocID(ext)
-		if !ok {
-			return corrupt(ix.dir, fmt.Errorf("document id %q is not a record key (namespace, separator, id)", ext))
-		}
-		if err := fn(Key{NS: ns, ID: id}); err != nil {
+		if err := fn(k); err != nil {
 			return err
 		}
 	}
+}
+
+// keyReader walks the ids of the index's documents.
+type keyReader struct {
+	dir string
+	r   bindex.IndexReader
+	ids bindex.DocIDReader
+}
+
+func (ix *Index) openKeys() (_ *keyReader, err error) {
+	defer recoverCorrupt(ix.dir, &err)
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("index %s: open a reader: %w", ix.dir, err)
+	}
+	ids, err := r.DocIDReaderAll()
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("index %s: list documents: %w", ix.dir, err)
+	}
+	return &keyReader{dir: ix.dir, r: r, ids: ids}, nil
+}
+
+// next is the next document's key; ok is false after the last.
+func (k *keyReader) next() (_ Key, ok bool, err error) {
+	defer recoverCorrupt(k.dir, &err)
+	internal, err := k.ids.Next()
+	if err != nil {
+		return Key{}, false, corrupt(k.dir, fmt.Errorf("list documents: %w", err))
+	}
+	if internal == nil {
+		return Key{}, false, nil
+	}
+	ext, err := k.r.ExternalID(internal)
+	if err != nil {
+		return Key{}, false, corrupt(k.dir, fmt.Errorf("read a document id: %w", err))
+	}
+	ns, id, found := parseDocID(ext)
+	if !found {
+		return Key{}, false, corrupt(k.dir, fmt.Errorf("document id %q is not a record key (namespace, separator, id)", ext))
+	}
+	return Key{NS: ns, ID: id}, true, nil
+}
+
+func (k *keyReader) close() {
+	k.ids.Close()
+	k.r.Close()
 }

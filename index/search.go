@@ -61,7 +61,8 @@ type Hit struct {
 
 // Search returns the best matches of q, sorted by score (highest first),
 // then namespace and id (ascending), so ties come out in a fixed order.
-func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+func (ix *Index) Search(ctx context.Context, q Query) (_ []Hit, err error) {
+	defer recoverCorrupt(ix.dir, &err)
 	release, err := ix.acquire()
 	if err != nil {
 		return nil, err
@@ -77,8 +78,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, err
 	}
 	found, err := ix.topN(ctx, bq, limit, q.Text == "")
-	if err != nil {
+	if ctx.Err() != nil && err != nil {
 		return nil, fmt.Errorf("index %s: search %q in %q: %w", ix.dir, q.Text, q.NS, err)
+	}
+	if err != nil {
+		// Lore builds every query itself, so bleve failing to run one
+		// means it failed to read the index (a damaged segment reads EOF).
+		return nil, corrupt(ix.dir, fmt.Errorf("search %q in %q: %w", q.Text, q.NS, err))
 	}
 	hits := make([]Hit, 0, len(found))
 	for _, h := range found {
