@@ -432,9 +432,9 @@ func (l *Lore) rebuildIndex() error { return l.rebuildIndexContext(context.Backg
 func (l *Lore) rebuildIndexContext(ctx context.Context) error {
 	dir := filepath.Join(l.dir, IndexDir)
 	if l.ix != nil {
-		if err := l.ix.Close(); err != nil {
-			return err
-		}
+		// A close that fails (a damaged index can) does not stop the
+		// rebuild: the new index replaces the old one's folder whole.
+		_ = l.ix.Close()
 		l.ix = nil
 	}
 	seq, err := l.st.LastSeq()
