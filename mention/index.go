@@ -4,24 +4,42 @@ import "slices"
 
 // Index selects, among many names, those a text can match without a pass
 // over every name: NewFor's selection, for a list of names kept across
-// many texts (a server's packets over one namespace). Each name is filed
-// under its first word, folded as NewFor folds it; a text's words then
-// reach only the names that start with one of them. It is safe for
-// concurrent use once built.
+// many texts (a server's packets over one namespace). A name can match
+// only a text that holds all its words, so each name is filed under one
+// of them, folded as NewFor folds it: the one the fewest names share, so
+// that a text's common words ("the") reach few names through it. It is
+// safe for concurrent use once built.
 type Index struct {
 	names []Name
-	first map[string][]int32 // first word -> positions in names, ascending
+	by    map[string][]int32 // word -> positions in names, ascending
 }
 
-// NewIndex files names by their first word. A name without a word is
+// NewIndex files names by their rarest word. A name without a word is
 // left out: it never matches.
 func NewIndex(names []Name) *Index {
-	x := &Index{names: names, first: map[string][]int32{}}
+	x := &Index{names: names, by: map[string][]int32{}}
 	var buf []byte
+	words := make([][]string, len(names))
+	shared := map[string]int{} // names per word
 	for i, n := range names {
-		if w, ok := firstWord(n.Text, &buf); ok {
-			x.first[w] = append(x.first[w], int32(i))
+		words[i] = foldedWords(n.Text, &buf)
+		for k, w := range words[i] {
+			if !slices.Contains(words[i][:k], w) {
+				shared[w]++
+			}
 		}
+	}
+	for i, ws := range words {
+		if len(ws) == 0 {
+			continue
+		}
+		rarest := ws[0]
+		for _, w := range ws[1:] {
+			if shared[w] < shared[rarest] {
+				rarest = w
+			}
+		}
+		x.by[rarest] = append(x.by[rarest], int32(i))
 	}
 	return x
 }
@@ -40,7 +58,7 @@ func (x *Index) For(texts ...string) []int {
 	var out []int
 	var buf []byte
 	for w := range have {
-		for _, i := range x.first[w] {
+		for _, i := range x.by[w] {
 			if allIn(x.names[i].Text, have, &buf) {
 				out = append(out, int(i))
 			}
@@ -61,11 +79,10 @@ func wordSet(texts []string) map[string]struct{} {
 	return have
 }
 
-// firstWord is the first word of name folded as allIn folds it, and
-// false when name has no word.
-func firstWord(name string, buf *[]byte) (string, bool) {
+// foldedWords are the words of name folded as allIn folds them.
+func foldedWords(name string, buf *[]byte) []string {
+	var out []string
 	start := -1
-	end := len(name)
 	for i, r := range name {
 		if isWordRune(r) {
 			if start < 0 {
@@ -74,12 +91,12 @@ func firstWord(name string, buf *[]byte) (string, bool) {
 			continue
 		}
 		if start >= 0 {
-			end = i
-			break
+			out = append(out, string(lowerWord(name[start:i], buf)))
+			start = -1
 		}
 	}
-	if start < 0 {
-		return "", false
+	if start >= 0 {
+		out = append(out, string(lowerWord(name[start:], buf)))
 	}
-	return string(lowerWord(name[start:end], buf)), true
+	return out
 }

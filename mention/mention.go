@@ -118,15 +118,27 @@ func New(names []Name) *Matcher {
 // name word instead of a trie node, which is what makes a cold packet
 // over a large namespace cheap.
 func NewFor(names []Name, texts ...string) *Matcher {
-	have := wordSet(texts)
-	var keep []Name
-	var buf []byte
-	for _, n := range names {
-		if allIn(n.Text, have, &buf) {
-			keep = append(keep, n)
-		}
+	pos := Select(names, texts...)
+	keep := make([]Name, 0, len(pos))
+	for _, i := range pos {
+		keep = append(keep, names[i])
 	}
 	return New(keep)
+}
+
+// Select returns, ascending, the positions of the names all of whose
+// words the texts hold, whatever their case: the names NewFor keeps, by
+// one pass over them (Index.For finds the same without the pass).
+func Select(names []Name, texts ...string) []int {
+	have := wordSet(texts)
+	var out []int
+	var buf []byte
+	for i, n := range names {
+		if allIn(n.Text, have, &buf) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // allIn reports whether every word of name, folded, is in have; buf is

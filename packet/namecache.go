@@ -50,9 +50,24 @@ type namedHead struct {
 // filed for selection by the words of a text. Read-only once made.
 type nameSet struct {
 	heads []namedHead
-	owner []int32 // per name of index: its head in heads
+	names []mention.Name
+	owner []int32 // per name: its head in heads
+	bytes int     // roughly, of the whole set with its index
+	// index is built when the set is first served from the cache: a
+	// process that builds one packet (the CLI) selects by a pass over the
+	// names instead, which costs less than filing them.
+	once  sync.Once
 	index *mention.Index
-	bytes int // roughly, of the whole set
+}
+
+// positions returns, ascending, the positions of the names texts can
+// match: through the index once the set is shared (hit), else by a pass.
+func (s *nameSet) positions(hit bool, texts []string) []int {
+	if !hit {
+		return mention.Select(s.names, texts...)
+	}
+	s.once.Do(func() { s.index = mention.NewIndex(s.names) })
+	return s.index.For(texts...)
 }
 
 // newNameSet files the names of heads (sorted by id) in the order the
@@ -60,7 +75,6 @@ type nameSet struct {
 // naming kind), its aliases, its keys.
 func newNameSet(heads []store.Record, naming func(kind string) bool) *nameSet {
 	s := &nameSet{}
-	var names []mention.Name
 	for _, h := range heads {
 		if len(h.Aliases)+len(h.Keys) == 0 && !naming(h.Kind) {
 			continue
@@ -79,9 +93,9 @@ func newNameSet(heads []store.Record, naming func(kind string) bool) *nameSet {
 		s.heads = append(s.heads, nh)
 		s.bytes += int(unsafe.Sizeof(nh)) + len(h.ID) + len(h.Kind)
 		add := func(text, via string) {
-			names = append(names, mention.Name{Text: text, ID: h.ID, Via: via})
+			s.names = append(s.names, mention.Name{Text: text, ID: h.ID, Via: via})
 			s.owner = append(s.owner, o)
-			s.bytes += int(unsafe.Sizeof(mention.Name{})) + 4 + 2*len(text) + 24 // the name, its owner, its filing
+			s.bytes += int(unsafe.Sizeof(mention.Name{})) + 4 + 3*len(text) + 48 // the name, its owner, its filing and words
 		}
 		if h.Title != "" && naming(h.Kind) {
 			add(h.Title, "title")
@@ -93,7 +107,6 @@ func newNameSet(heads []store.Record, naming func(kind string) bool) *nameSet {
 			add(k, "key")
 		}
 	}
-	s.index = mention.NewIndex(names)
 	return s
 }
 
@@ -124,39 +137,39 @@ func NameStats() (hits, misses int64) {
 }
 
 // nameSet returns the names the mention rules read: kept for the store
-// at its current sequence, else read and, when no write came between,
-// kept.
-func (g *gatherer) nameSet() (*nameSet, error) {
+// at its current sequence (hit), else read and, when no write came
+// between, kept.
+func (g *gatherer) nameSet() (s *nameSet, hit bool, err error) {
 	kinds := g.namingKinds()
 	v, ok := g.src.(Versioned)
 	if _, namer := g.src.(Namer); !ok || !namer || !reflect.ValueOf(v.Identity()).Comparable() {
 		heads, err := g.namedHeads()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return newNameSet(heads, g.naming), nil
+		return newNameSet(heads, g.naming), false, nil
 	}
 	key := nameKey{v.Identity(), g.req.NS, strings.Join(kinds, "\x00")}
 	seq, err := v.LastSeq()
 	if err != nil {
-		return nil, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
+		return nil, false, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
 	}
 	if s := lookupNames(key, seq); s != nil {
 		nameSets.hits.Add(1)
-		return s, nil
+		return s, true, nil
 	}
 	nameSets.misses.Add(1)
 	heads, err := g.namedHeads()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	s := newNameSet(heads, g.naming)
+	s = newNameSet(heads, g.naming)
 	// Kept only when the heads are those of seq: no write between the two
 	// reads of the sequence.
 	if after, err := v.LastSeq(); err == nil && after == seq {
 		keepNames(key, seq, s)
 	}
-	return s, nil
+	return s, false, nil
 }
 
 func lookupNames(key nameKey, seq uint64) *nameSet {
@@ -224,7 +237,7 @@ func (g *gatherer) names(s *nameSet, positions []int, isFocus func(string) bool)
 			seen[o] = ok
 		}
 		if ok {
-			out = append(out, s.index.Name(i))
+			out = append(out, s.names[i])
 		}
 	}
 	return out
