@@ -17,9 +17,10 @@ import (
 // goes by a name, and at 100,000 records that read was a tenth of a novel
 // packet's CPU. The names change only when the store does, so they are
 // kept for the process under the store's identity, the namespace, the
-// naming kinds and the store's last sequence number, which every write
-// advances: a packet reads the sequence from the store itself (one small
-// read), and a set made at another sequence is never served. What a
+// naming kinds and the store's last sequence number, which every change
+// of a record advances (SetTokens, which caches token counts, does not;
+// the names hold none): a packet reads the sequence from the store itself
+// (one small read), and a set made at another sequence is never served. What a
 // packet's request decides (the focus, story time) is applied to the
 // names it meets, not kept.
 
