@@ -107,6 +107,7 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	if err != nil {
 		return nil, err
 	}
+	srch = memoized(srch) // shared with the builds of a split's proposals
 	g := &gatherer{ctx: ctx, src: src, srch: srch, req: req, cfg: cfg, prof: cfg.Profiles[req.Profile],
 		cands: map[string]*candidate{}, heads: map[string]store.Record{}}
 	if err := g.gather(); err != nil {
