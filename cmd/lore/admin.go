@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
 
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/store"
@@ -73,7 +74,11 @@ func newStatsCommand(a *app) *cobra.Command {
 			a.printf("links:      %d\n", st.Links)
 			a.printf("versions:   %d\n", st.Versions)
 			a.printf("last seq:   %d\n", st.LastSeq)
-			a.printf("file bytes: %d\n", st.FileBytes)
+			if strings.HasPrefix(l.Store().Path(), "etcd://") {
+				a.printf("etcd bytes: %d (the member's whole database: every prefix, not only this store's)\n", st.FileBytes)
+			} else {
+				a.printf("file bytes: %d\n", st.FileBytes)
+			}
 			printCounts := func(title string, m map[string]int) {
 				if len(m) == 0 {
 					return

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/store/storetest"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -68,5 +69,19 @@ func TestOldStoreUpgradesOnce(t *testing.T) {
 	}
 	if out, stderr, code := runCLI(t, "", "--store", dir, "check"); code != 0 {
 		t.Errorf("check after the upgrade: exit %d: %s%s", code, out, stderr)
+	}
+}
+
+// TestStatsEtcdSays: on an etcd store, stats names the size it shows for
+// what it is, the member's whole database, not the store's own bytes.
+func TestStatsEtcdSays(t *testing.T) {
+	t.Setenv(lore.EnvLocal, t.TempDir())
+	url := storetest.EtcdURL(t)
+	if _, stderr, code := runCLI(t, "", "--store", url, "init"); code != 0 {
+		t.Fatalf("init %s: exit %d: %s", url, code, stderr)
+	}
+	out, stderr, code := runCLI(t, "", "--store", url, "stats")
+	if code != 0 || !strings.Contains(out, "etcd bytes: ") || !strings.Contains(out, "whole database") || strings.Contains(out, "file bytes") {
+		t.Errorf("stats on etcd: exit %d, %q, %s; want the etcd database size named as such", code, out, stderr)
 	}
 }
