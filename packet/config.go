@@ -472,9 +472,6 @@ func describeWhen(w string) string {
 	return fmt.Sprintf("needs %s", strings.Join(parts, " or "))
 }
 
-// neighborShare is the percentage of hit's score a neighbour reached
-// through via gets: NextShare for what follows the hit, PreviousShare for
-// what precedes it, NeighborShare for any other link.
 // noteShare is the percentage of the budget the notes of a packet of
 // profile may take one by one (Profile.NoteShare, else NoteShare).
 func (c Config) noteShare(profile string) int {
@@ -487,6 +484,9 @@ func (c Config) noteShare(profile string) int {
 	return c.NoteShare
 }
 
+// neighborShare is the percentage of hit's score a neighbour reached
+// through via gets: NextShare for what follows the hit, PreviousShare for
+// what precedes it, NeighborShare for any other link.
 func (c Config) neighborShare(hit string, via store.Link) int {
 	switch sequenceSide(hit, via) {
 	case 1:
