@@ -82,21 +82,9 @@ func wordSet(texts []string) map[string]struct{} {
 // foldedWords are the words of name folded as allIn folds them.
 func foldedWords(name string, buf *[]byte) []string {
 	var out []string
-	start := -1
-	for i, r := range name {
-		if isWordRune(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			out = append(out, string(lowerWord(name[start:i], buf)))
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, string(lowerWord(name[start:], buf)))
-	}
+	eachWord(name, func(start, end int) bool {
+		out = append(out, string(lowerWord(name[start:end], buf)))
+		return true
+	})
 	return out
 }

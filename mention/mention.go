@@ -145,32 +145,12 @@ func Select(names []Name, texts ...string) []int {
 // scratch space so the common case does not allocate.
 func allIn(name string, have map[string]struct{}, buf *[]byte) bool {
 	any := false
-	start := -1
-	check := func(w string) bool {
-		_, ok := have[string(lowerWord(w, buf))]
-		return ok
-	}
-	for i, r := range name {
-		if isWordRune(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			if !check(name[start:i]) {
-				return false
-			}
-			any, start = true, -1
-		}
-	}
-	if start >= 0 {
-		if !check(name[start:]) {
-			return false
-		}
+	all := eachWord(name, func(start, end int) bool {
 		any = true
-	}
-	return any
+		_, ok := have[string(lowerWord(name[start:end], buf))]
+		return ok
+	})
+	return any && all
 }
 
 // lowerWord lower-cases w rune by rune into buf and returns buf's bytes:
@@ -278,9 +258,11 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || unicode.Is(unicode.Pc, r)
 }
 
-// wordsOf splits text into words with their folded forms.
-func wordsOf(text string) []word {
-	out := make([]word, 0, len(text)/6+1) // prose averages more than 5 bytes a word with its space
+// eachWord calls fn with the byte span of each word of text (a run of
+// word runes), in order, until fn returns false; it reports whether fn
+// never did. Every split of a text or name into words goes through it,
+// so names and texts agree on where words are.
+func eachWord(text string, fn func(start, end int) bool) bool {
 	start := -1
 	for i, r := range text {
 		if isWordRune(r) {
@@ -290,13 +272,22 @@ func wordsOf(text string) []word {
 			continue
 		}
 		if start >= 0 {
-			out = append(out, word{start, i, fold(text[start:i])})
+			if !fn(start, i) {
+				return false
+			}
 			start = -1
 		}
 	}
-	if start >= 0 {
-		out = append(out, word{start, len(text), fold(text[start:])})
-	}
+	return start < 0 || fn(start, len(text))
+}
+
+// wordsOf splits text into words with their folded forms.
+func wordsOf(text string) []word {
+	out := make([]word, 0, len(text)/6+1) // prose averages more than 5 bytes a word with its space
+	eachWord(text, func(start, end int) bool {
+		out = append(out, word{start, end, fold(text[start:end])})
+		return true
+	})
 	return out
 }
 
