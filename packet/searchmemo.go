@@ -59,8 +59,11 @@ func (m *searchMemo) Search(ctx context.Context, q index.Query) ([]index.Hit, er
 		return nil, err
 	}
 	m.mu.Lock()
+	// Kept as returned, not copied: a packet only reads its hits, and the
+	// copy each search would make is wasted on the packets (most) that
+	// are not refused. What the memo serves again is a copy.
 	if cur, ok := m.found[key]; !ok || cur.limit < limit {
-		m.found[key] = memoHits{limit: limit, hits: slices.Clone(hits)}
+		m.found[key] = memoHits{limit: limit, hits: hits}
 	}
 	m.mu.Unlock()
 	return hits, nil
