@@ -16,14 +16,7 @@ import (
 // lost a record, or holds one the store does not, fails `lore check`
 // with the record named; after a reindex the check is clean.
 func TestCheckComparesIndexWithStore(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), ".lore")
-	if err := lore.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	l, err := lore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, dir := openFresh(t)
 	ctx := context.Background()
 	var recs []store.Record
 	for i := range 30 {
@@ -62,10 +55,7 @@ func TestCheckComparesIndexWithStore(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ro, err := lore.Open(dir, &lore.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ro := openAt(t, dir, &lore.Options{ReadOnly: true})
 	probs, err := ro.Check()
 	ro.Close()
 	if err != nil {
@@ -94,20 +84,14 @@ func TestCheckComparesIndexWithStore(t *testing.T) {
 		t.Errorf("check named %d missing, %d extra, %d counted lines; want 20 named and 6 more missing, 1 extra:\n%+v", lacks, holds, more, probs)
 	}
 
-	rw, err := lore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rw := openAt(t, dir, nil)
 	if err := rw.Reindex(); err != nil {
 		t.Fatal(err)
 	}
 	if err := rw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ro, err = lore.Open(dir, &lore.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ro = openAt(t, dir, &lore.Options{ReadOnly: true})
 	defer ro.Close()
 	if probs, err := ro.Check(); err != nil || len(probs) != 0 {
 		t.Errorf("check after reindex: %v, %+v", err, probs)

@@ -19,14 +19,7 @@ import (
 // search that finds the index damaged rebuilds it from the store and
 // answers: every record is found again and check is clean.
 func TestWriteRebuildsDamagedIndex(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), ".lore")
-	if err := lore.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	l, err := lore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, dir := openFresh(t)
 	ctx := context.Background()
 	var recs []store.Record
 	for i := range 300 {
@@ -40,19 +33,13 @@ func TestWriteRebuildsDamagedIndex(t *testing.T) {
 	}
 	scribbleSegment(t, filepath.Join(dir, lore.IndexDir, "store"))
 
-	ro, err := lore.Open(dir, &lore.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ro := openAt(t, dir, &lore.Options{ReadOnly: true})
 	if _, err := ro.Search(ctx, index.Query{NS: "n", Text: "lamp harbour", Limit: 50}); err == nil {
 		t.Errorf("search on a damaged index: no error")
 	}
 	ro.Close()
 
-	rw, err := lore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rw := openAt(t, dir, nil)
 	defer rw.Close()
 	if _, err := rw.Put(ctx, store.Record{NS: "n", ID: "new", Body: "a new lamp"}); err != nil {
 		t.Fatalf("put on a damaged index: %v; want the index rebuilt", err)

@@ -16,18 +16,32 @@ import (
 	"github.com/lorekeep/lore/store"
 )
 
-// openTemp opens a fresh store in a temporary directory and checks it on
-// cleanup: the store's invariants and the index watermark.
-func openTemp(t *testing.T) (*lore.Lore, string) {
+// openFresh makes a store in a temporary directory and opens it; the
+// caller closes it (tests that reopen it their own way).
+func openFresh(t *testing.T) (*lore.Lore, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), ".lore")
 	if err := lore.Init(dir); err != nil {
 		t.Fatal(err)
 	}
-	l, err := lore.Open(dir, nil)
+	return openAt(t, dir, nil), dir
+}
+
+// openAt opens the store in dir with opts.
+func openAt(t *testing.T, dir string, opts *lore.Options) *lore.Lore {
+	t.Helper()
+	l, err := lore.Open(dir, opts)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("open %s: %v", dir, err)
 	}
+	return l
+}
+
+// openTemp opens a fresh store in a temporary directory and checks it on
+// cleanup: the store's invariants and the index watermark.
+func openTemp(t *testing.T) (*lore.Lore, string) {
+	t.Helper()
+	l, dir := openFresh(t)
 	t.Cleanup(func() {
 		if err := l.Close(); err != nil {
 			t.Errorf("close: %v", err)

@@ -95,10 +95,7 @@ func recordIDs(t testing.TB, env fxEnv, req Request) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
-	for _, e := range p.Records {
-		ids = append(ids, e.ID)
-	}
+	ids := entryIDs(p)
 	slices.Sort(ids)
 	return ids
 }
