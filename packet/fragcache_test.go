@@ -45,33 +45,39 @@ func TestFragmentCacheSharedAcrossPackets(t *testing.T) {
 	}
 }
 
-// When the newer generation fills it becomes the older: a count kept
-// before is still served (and carried forward), one kept two fillings
-// ago is gone, and the cache never holds more than two generations.
+// When the newer generation of a shard fills it becomes the older: a
+// count kept before is still served (and carried forward), one kept two
+// fillings ago is gone, and the shard never holds more than two
+// generations.
 func TestFragmentGenerations(t *testing.T) {
 	resetFragments()
 	defer resetFragments()
 	first := keyOf("o200k_base", "the first text")
-	fragments.Lock()
-	keepFragmentLocked(first, 3)
-	for i := range maxFragments {
-		keepFragmentLocked(keyOf("o200k_base", fmt.Sprint("filler ", i)), i)
+	sh := shardOf(first)
+	// fill keeps n counts of new texts in first's shard.
+	filled := 0
+	fill := func(n int) {
+		for kept := 0; kept < n; filled++ {
+			if k := keyOf("o200k_base", fmt.Sprint("filler ", filled)); shardOf(k) == sh {
+				keepFragment(k, filled)
+				kept++
+			}
+		}
 	}
-	fragments.Unlock()
+	keepFragment(first, 3)
+	fill(shardFragments)
 	if n, ok := lookupFragment(first); !ok || n != 3 {
 		t.Fatalf("after one filling: %d, %v; want 3 from the older generation", n, ok)
 	}
-	fragments.Lock()
-	for i := range 2 * maxFragments {
-		keepFragmentLocked(keyOf("o200k_base", fmt.Sprint("more ", i)), i)
-	}
-	total := len(fragments.counts) + len(fragments.older)
-	fragments.Unlock()
+	fill(2 * shardFragments)
+	sh.Lock()
+	total := len(sh.counts) + len(sh.older)
+	sh.Unlock()
 	if _, ok := lookupFragment(first); ok {
 		t.Error("a count kept two fillings ago is still served")
 	}
-	if total > 2*maxFragments {
-		t.Errorf("%d counts kept; want at most %d", total, 2*maxFragments)
+	if total > 2*shardFragments {
+		t.Errorf("%d counts kept in a shard; want at most %d", total, 2*shardFragments)
 	}
 	if keyOf("o200k_base", "a") == keyOf("cl100k_base", "a") || keyOf("o200k_base", "a") == keyOf("o200k_base", "b") {
 		t.Error("keys of different encodings or texts are equal")

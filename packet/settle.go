@@ -188,11 +188,16 @@ func (p *Packet) settleWhole(format string) (string, int) {
 type memoCounter struct {
 	budget.Counter
 	split  bool
+	shared fragmentCounter // the process's cache, for short chunks
 	counts map[string]int
 }
 
 func newMemoCounter(c budget.Counter) *memoCounter {
-	return &memoCounter{Counter: c, split: exactBPE(c), counts: map[string]int{}}
+	m := &memoCounter{Counter: c, split: exactBPE(c), counts: map[string]int{}}
+	if m.split {
+		m.shared = sharedFragmentCounter(c)
+	}
+	return m
 }
 
 // Count returns the tokens of s, as the wrapped counter would.
@@ -208,7 +213,7 @@ func (m *memoCounter) Count(s string) int {
 			if k <= maxSharedChunk {
 				// A short chunk (a heading, a note, a line of the frame)
 				// recurs across packets: the process's cache counts it.
-				n = fragmentCounter{c: m.Counter, shared: true}.Count(s[:k]) // m.split: a budget BPE counter
+				n = m.shared.Count(s[:k])
 			} else {
 				n = m.Counter.Count(s[:k])
 			}
