@@ -3,13 +3,12 @@ package lore_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/internal/damage"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -55,25 +54,11 @@ func TestWriteRebuildsDamagedIndex(t *testing.T) {
 // bleve read out of bounds.
 func scribbleSegment(t *testing.T, dir string) {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "*.zap"))
-	var largest string
-	var size int64 = -1
-	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil && fi.Size() > size {
-			largest, size = f, fi.Size()
-		}
+	seg, err := damage.Largest(dir, "*.zap")
+	if err == nil {
+		err = damage.Scribble(seg, 1000, damage.Noise(2, 2000))
 	}
-	r := rand.New(rand.NewPCG(2, 1))
-	b := make([]byte, 2000)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	f, err := os.OpenFile(largest, os.O_WRONLY, 0)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteAt(b, 1000); err != nil {
 		t.Fatal(err)
 	}
 }

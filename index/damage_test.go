@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/lorekeep/lore/internal/damage"
 )
 
 // TestDamagedFilesNeverPanic: bytes scribbled over a segment, or a
@@ -18,18 +19,13 @@ func TestDamagedFilesNeverPanic(t *testing.T) {
 	scribble := func(seed uint64, b []byte) func(t *testing.T, store string) {
 		return func(t *testing.T, store string) {
 			if b == nil {
-				r := rand.New(rand.NewPCG(seed, 1))
-				b = make([]byte, 2000)
-				for i := range b {
-					b[i] = byte(r.Uint32())
-				}
+				b = damage.Noise(seed, 2000)
 			}
-			f, err := os.OpenFile(largestFile(t, store, "*.zap"), os.O_WRONLY, 0)
+			seg, err := damage.Largest(store, "*.zap")
+			if err == nil {
+				err = damage.Scribble(seg, 1000, b)
+			}
 			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if _, err := f.WriteAt(b, 1000); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -72,21 +68,4 @@ func wantCorrupt(t *testing.T, call string, err error, dir string) {
 	if !errors.Is(err, ErrCorrupt) || !bytes.Contains([]byte(err.Error()), []byte(dir)) || !bytes.Contains([]byte(err.Error()), []byte("lore reindex")) {
 		t.Errorf("%s on a damaged index: %v; want ErrCorrupt naming %s and lore reindex", call, err, dir)
 	}
-}
-
-// largestFile is the largest file in dir matching pattern.
-func largestFile(t *testing.T, dir, pattern string) string {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, pattern))
-	var largest string
-	var size int64 = -1
-	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil && fi.Size() > size {
-			largest, size = f, fi.Size()
-		}
-	}
-	if largest == "" {
-		t.Fatalf("no %s in %s", pattern, dir)
-	}
-	return largest
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/internal/damage"
 )
 
 // Every command on a store whose lore.bolt is cut short (to 0 bytes, to
@@ -152,18 +153,11 @@ func TestDamagedIndexSegment(t *testing.T) {
 // half its size.
 func cutLargestSegment(t *testing.T, dir string) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.zap"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no segment in %s: %v", dir, err)
+	seg, err := damage.Largest(dir, "*.zap")
+	if err == nil {
+		err = damage.CutHalf(seg)
 	}
-	var largest string
-	var size int64
-	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil && fi.Size() > size {
-			largest, size = f, fi.Size()
-		}
-	}
-	if err := os.Truncate(largest, size/2); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
 }
