@@ -304,6 +304,7 @@ func subprocess(ctx context.Context, self string, c config, phase string, n int,
 func coldCLI(ctx context.Context, bin string, c corpus, store string, runs int) (coldFigures, error) {
 	qs := c.queries(runs)
 	ds := make([]time.Duration, 0, runs)
+	var focus, agent []time.Duration
 	for i := range runs {
 		q := qs[i%len(qs)]
 		args := []string{"--store", store, "--quiet", "packet", "--ns", q.NS, "--scope", "scene", "--profile", q.Profile}
@@ -322,9 +323,14 @@ func coldCLI(ctx context.Context, bin string, c corpus, store string, runs int) 
 			return coldFigures{}, fmt.Errorf("cold CLI %s %s: %w: %v: %s", bin, strings.Join(args, " "), errPhase, err, strings.TrimSpace(stderr.String()))
 		}
 		ds = append(ds, d)
+		if q.Focus != "" {
+			focus = append(focus, d)
+		} else {
+			agent = append(agent, d)
+		}
 	}
-	s := summarize(ds)
-	return coldFigures{Runs: runs, Medianms: s.P50ms, Maxms: ms(slices.Max(ds))}, nil
+	return coldFigures{Runs: runs, Medianms: summarize(ds).P50ms, Maxms: ms(slices.Max(ds)),
+		FocusMedianms: summarize(focus).P50ms, AgentMedianms: summarize(agent).P50ms}, nil
 }
 
 // machine describes where the figures were taken.

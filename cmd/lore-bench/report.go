@@ -48,6 +48,11 @@ type coldFigures struct {
 	Runs     int     `json:"runs"`
 	Medianms float64 `json:"median_ms"`
 	Maxms    float64 `json:"max_ms"`
+	// The runs split by what they ask: a novel packet with its scene as
+	// focus (mentions, neighbours, story time) and an agent packet of
+	// words alone.
+	FocusMedianms float64 `json:"focus_median_ms,omitempty"`
+	AgentMedianms float64 `json:"agent_median_ms,omitempty"`
 }
 
 // derived are the figures computed from a sizeRun's measurements.
@@ -223,10 +228,10 @@ func (rep *report) print(w io.Writer) {
 	tw.Flush()
 
 	fmt.Fprintln(w, "\nCOLD CLI (`lore packet --scope scene`, fresh process; ms) and DISK")
-	row("N", "cold median", "cold max", "runs", "lore bytes/rec", "bleve bytes/rec", "lore MiB", "bleve MiB", "text bytes/rec")
+	row("N", "cold median", "cold max", "runs", "novel+focus median", "agent median", "lore bytes/rec", "bleve bytes/rec", "lore MiB", "bleve MiB", "text bytes/rec")
 	for _, r := range rep.Runs {
 		d := r.Derived
-		row(fmt.Sprint(r.N), f1(r.ColdCLI.Medianms), f1(r.ColdCLI.Maxms), fmt.Sprint(r.ColdCLI.Runs),
+		row(fmt.Sprint(r.N), f1(r.ColdCLI.Medianms), f1(r.ColdCLI.Maxms), fmt.Sprint(r.ColdCLI.Runs), f1(r.ColdCLI.FocusMedianms), f1(r.ColdCLI.AgentMedianms),
 			n0(d.LoreBytesPerRec), n0(d.BleveBytesPerRec), mb(r.DiskLore), mb(r.DiskBleve), n0(d.AvgRecordTextByte))
 	}
 	tw.Flush()
