@@ -3,6 +3,8 @@ package lore_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -262,5 +264,32 @@ func TestMentionsKeepTheWall(t *testing.T) {
 		if _, ok := entry(p, id); ok {
 			t.Errorf("%s of tidewater-lamp crossed into a glass-orchard packet", id)
 		}
+	}
+}
+
+// A name many records share lists a few of them and counts the rest, in
+// each one's why and in the warning: five records by one alias would
+// otherwise put four ids in each of five headings.
+func TestMentionsWidelySharedNameCounted(t *testing.T) {
+	l := demoStore(t)
+	ctx := context.Background()
+	for i := range 5 {
+		if _, err := l.Put(ctx, store.Record{NS: demoNS, ID: fmt.Sprintf("shoal-%d", i), Kind: "canon", Title: fmt.Sprintf("Shoal marker %d", i),
+			Aliases: []string{"the grey shoal"}, Body: "A marker on the sands."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	putScene(t, l, "scene-new", 4, "The boat ran onto the grey shoal at dusk.")
+	p := buildPacket(t, l, packet.Request{Focus: []string{"scene-new"}, Budget: 8000, Task: "draft"})
+	for i := range 5 {
+		id := fmt.Sprintf("shoal-%d", i)
+		e, ok := entry(p, id)
+		if !ok || !strings.Contains(e.Why, "(ambiguous: also ") || !strings.HasSuffix(e.Why, " and 1 more)") {
+			t.Errorf("%s = %+v, %v; want it a candidate, its why naming three of the other four and counting one more", id, e, ok)
+		}
+	}
+	want := `ambiguous mention: "the grey shoal" in scene-new names shoal-0, shoal-1, shoal-2 and 2 more; all are candidates`
+	if !slices.Contains(p.Warnings, want) {
+		t.Errorf("warnings %q; want %q", p.Warnings, want)
 	}
 }

@@ -136,7 +136,7 @@ func (g *gatherer) scan(m *mention.Matcher, src string, hops int, via, from stri
 			byName = slices.Compact(byName)
 			if len(byName) > 1 {
 				g.warns = append(g.warns, fmt.Sprintf("ambiguous mention: %q in %s names %s; all are candidates",
-					said, src, strings.Join(byName, " and ")))
+					said, src, someIDs(byName, " and ")))
 			}
 			for _, id := range named {
 				if id == src || seen[id] || slices.Contains(g.req.Focus, id) {
@@ -145,7 +145,7 @@ func (g *gatherer) scan(m *mention.Matcher, src string, hops int, via, from stri
 				seen[id] = true
 				why := fmt.Sprintf("mentioned as %q in %s", said, src)
 				if len(byName) > 1 && slices.Contains(byName, id) {
-					why += fmt.Sprintf(" (ambiguous: also %s)", strings.Join(slices.DeleteFunc(slices.Clone(byName), func(o string) bool { return o == id }), ", "))
+					why += fmt.Sprintf(" (ambiguous: also %s)", someIDs(slices.DeleteFunc(slices.Clone(byName), func(o string) bool { return o == id }), ", "))
 				}
 				g.add(id, relation{match: MatchMention, hops: hops, from: from, via: via, why: why})
 				ids = append(ids, id)
@@ -153,6 +153,20 @@ func (g *gatherer) scan(m *mention.Matcher, src string, hops int, via, from stri
 		}
 	}
 	return ids
+}
+
+// maxNamedIDs is how many of the records an ambiguous name names a why or
+// a warning lists: a name shared by hundreds would otherwise put all
+// their ids in every one of their headings.
+const maxNamedIDs = 3
+
+// someIDs joins ids with sep, or, past maxNamedIDs of them, the first
+// ones and how many more.
+func someIDs(ids []string, sep string) string {
+	if len(ids) <= maxNamedIDs {
+		return strings.Join(ids, sep)
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:maxNamedIDs], ", "), len(ids)-maxNamedIDs)
 }
 
 // mentionsDeeper scans the records the focus mentions for the names they
