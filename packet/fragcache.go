@@ -18,13 +18,13 @@ import (
 // counters are trusted to be that (a caller's counter may count as it
 // likes).
 //
-// A text is kept by two 64-bit hashes of it under seeds drawn at start,
-// not by itself, so an entry costs the same whatever the text's length
-// (a false match needs 128 bits to collide by chance). The counts live in
-// two generations of maxFragments each: when the newer fills, it becomes
-// the older and the older is dropped, and a count met in the older is
-// carried into the newer. The cost of the bound is a recount, never a
-// wrong count.
+// A text is kept by two 64-bit hashes of it under its encoding's two
+// seeds, drawn in the process, not by itself, so an entry costs the same
+// whatever the text's length (a false match needs 128 bits to collide by
+// chance). Each shard keeps its counts in two generations: when the
+// newer fills, it becomes the older and the older is dropped, and a
+// count met in the older is carried into the newer. The cost of the
+// bound is a recount, never a wrong count.
 
 // maxFragments bounds the counts kept per generation (two generations:
 // about 25 MB at most), and maxSharedChunk the length of a chunk of a
