@@ -19,21 +19,20 @@ func (s *Store) NamedHeads(ns string, kinds []string) ([]Record, error) {
 	err := s.view(func(tx kvTx) error {
 		pre := prefix(ns)
 		c := tx.Bucket(bucketHeads).Cursor()
-		// Count first (a peek per head): a Record is large, and growing
-		// the slice by doubling would copy it over and over.
-		n := 0
+		// One walk finds them (a peek per head), keeping the key and
+		// value, which stay valid while tx is open; then the Records are
+		// made at their exact number: a Record is large, and growing the
+		// slice by doubling would copy it over and over.
+		type named struct{ k, v []byte }
+		var found []named
 		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
 			if namedHead(v, kinds) {
-				n++
+				found = append(found, named{k, v})
 			}
 		}
-		out = make([]Record, 0, n)
-		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
-			if !namedHead(v, kinds) {
-				continue
-			}
-			id := string(k[len(pre):])
-			r, err := decodeNames(ns, id, v)
+		out = make([]Record, 0, len(found))
+		for _, f := range found {
+			r, err := decodeNames(ns, string(f.k[len(pre):]), f.v)
 			if err != nil {
 				return err
 			}
