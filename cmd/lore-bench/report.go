@@ -178,6 +178,12 @@ func (rep *report) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
 	f1 := func(x float64) string { return fmt.Sprintf("%.1f", x) }
+	orDash := func(x float64) string { // a figure an older report lacks
+		if x == 0 {
+			return "-"
+		}
+		return f1(x)
+	}
 	f2 := func(x float64) string { return fmt.Sprintf("%.2f", x) }
 	n0 := func(x float64) string { return fmt.Sprintf("%.0f", x) }
 	mb := func(x int64) string { return fmt.Sprintf("%.0f", float64(x)/mib) }
@@ -231,7 +237,7 @@ func (rep *report) print(w io.Writer) {
 	row("N", "cold median", "cold max", "runs", "novel+focus median", "agent median", "lore bytes/rec", "bleve bytes/rec", "lore MiB", "bleve MiB", "text bytes/rec")
 	for _, r := range rep.Runs {
 		d := r.Derived
-		row(fmt.Sprint(r.N), f1(r.ColdCLI.Medianms), f1(r.ColdCLI.Maxms), fmt.Sprint(r.ColdCLI.Runs), f1(r.ColdCLI.FocusMedianms), f1(r.ColdCLI.AgentMedianms),
+		row(fmt.Sprint(r.N), f1(r.ColdCLI.Medianms), f1(r.ColdCLI.Maxms), fmt.Sprint(r.ColdCLI.Runs), orDash(r.ColdCLI.FocusMedianms), orDash(r.ColdCLI.AgentMedianms),
 			n0(d.LoreBytesPerRec), n0(d.BleveBytesPerRec), mb(r.DiskLore), mb(r.DiskBleve), n0(d.AvgRecordTextByte))
 	}
 	tw.Flush()
