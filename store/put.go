@@ -374,8 +374,6 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string
 	return res, err
 }
 
-// keepVersion moves prev into history and evicts the oldest versions
-// beyond HistoryCap.
 // retire moves the version a put replaces into history (body is its
 // stored body, nil for none), or with no history kept, drops the
 // record's history.
@@ -406,6 +404,8 @@ func applyGiven(r *Record, given *Record, added bool) {
 	}
 }
 
+// keepVersion moves prev into history and evicts the oldest versions
+// beyond HistoryCap.
 func (s *Store) keepVersion(tx kvTx, prev *Record) error {
 	hist := tx.Bucket(bucketHistory)
 	pre := prefix(prev.NS, prev.ID)

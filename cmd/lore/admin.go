@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strings"
 
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/store"
@@ -74,7 +73,7 @@ func newStatsCommand(a *app) *cobra.Command {
 			a.printf("links:      %d\n", st.Links)
 			a.printf("versions:   %d\n", st.Versions)
 			a.printf("last seq:   %d\n", st.LastSeq)
-			if strings.HasPrefix(l.Store().Path(), "etcd://") {
+			if store.IsEtcdURL(l.Store().Path()) {
 				a.printf("etcd bytes: %d (the member's whole database: every prefix, not only this store's)\n", st.FileBytes)
 			} else {
 				a.printf("file bytes: %d\n", st.FileBytes)
