@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,20 +33,7 @@ func TestReaderAfterCrashCatchesUp(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	run := func(args ...string) (string, string, int) {
-		cmd := exec.Command(bin, append([]string{"--store", dir}, args...)...)
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		code := 0
-		if err := cmd.Run(); err != nil {
-			ee, ok := err.(*exec.ExitError)
-			if !ok {
-				t.Fatal(err)
-			}
-			code = ee.ExitCode()
-		}
-		return out.String(), errb.String(), code
-	}
+	run := func(args ...string) (string, string, int) { return runBinary(t, bin, dir, args...) }
 	out, errs, code := run("search", "--ns", "crash", "--limit", "5000", "breakwater")
 	if n := strings.Count(out, "\n"); code != 0 || n != len(recs) {
 		t.Fatalf("search after the crash: exit %d, %d hits; want 0 and %d\nstderr: %s", code, n, len(recs), errs)

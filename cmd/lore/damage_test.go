@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,13 +23,7 @@ func TestDamagedStoreEveryCommand(t *testing.T) {
 		fmt.Fprintf(&b, `{"ns":"n","id":"r%03d","kind":"canon","title":"Record %d","body":"%s","links":[{"rel":"mentions","to":"r%03d"}]}`+"\n",
 			i, i, strings.Repeat(fmt.Sprintf("the lamp burns %d nights. ", i), 20), (i+1)%300)
 	}
-	in := filepath.Join(t.TempDir(), "recs.jsonl")
-	if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, errs, code := runCLI(t, "", "--store", dir, "import", in); code != 0 {
-		t.Fatalf("import: exit %d: %s", code, errs)
-	}
+	in := importJSONL(t, dir, b.String())
 	bolt := filepath.Join(dir, lore.BoltFile)
 	full, err := os.ReadFile(bolt)
 	if err != nil {
@@ -95,33 +87,14 @@ func TestDamagedIndexSegment(t *testing.T) {
 	for i := range 200 {
 		fmt.Fprintf(&b, `{"ns":"n","id":"r%03d","kind":"canon","title":"Record %d","body":"the lamp burns %d nights"}`+"\n", i, i, i)
 	}
-	in := filepath.Join(t.TempDir(), "recs.jsonl")
-	if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, errs, code := runCLI(t, "", "--store", dir, "import", in); code != 0 {
-		t.Fatalf("import: exit %d: %s", code, errs)
-	}
+	importJSONL(t, dir, b.String())
 	ixDir := filepath.Join(dir, lore.IndexDir)
 	pristine := filepath.Join(t.TempDir(), "index")
 	if err := os.CopyFS(pristine, os.DirFS(ixDir)); err != nil {
 		t.Fatal(err)
 	}
 	bin := loreBinary(t) // fresh processes: the failures this guards against came and went between them
-	runBin := func(args ...string) (string, string, int) {
-		cmd := exec.Command(bin, append([]string{"--store", dir}, args...)...)
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return out.String(), errb.String(), ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), errb.String(), 0
-	}
+	runBin := func(args ...string) (string, string, int) { return runBinary(t, bin, dir, args...) }
 	for round := range 8 {
 		if err := os.RemoveAll(ixDir); err != nil {
 			t.Fatal(err)
@@ -147,6 +120,20 @@ func TestDamagedIndexSegment(t *testing.T) {
 	if _, errs, code := runCLI(t, "", "--store", dir, "check"); code != 0 {
 		t.Errorf("check after reindex: exit %d: %s", code, errs)
 	}
+}
+
+// importJSONL writes jsonl to a file, imports its records into the store
+// dir, and returns the file's path.
+func importJSONL(t *testing.T, dir, jsonl string) string {
+	t.Helper()
+	in := filepath.Join(t.TempDir(), "recs.jsonl")
+	if err := os.WriteFile(in, []byte(jsonl), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := runCLI(t, "", "--store", dir, "import", in); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errs)
+	}
+	return in
 }
 
 // cutLargestSegment truncates the largest bleve segment file in dir to

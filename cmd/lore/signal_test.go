@@ -12,6 +12,24 @@ import (
 	"testing"
 )
 
+// runBinary runs bin (from loreBinary) on the store dir as a fresh
+// process and returns its stdout, stderr and exit code.
+func runBinary(t *testing.T, bin, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"--store", dir}, args...)...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out.String(), errb.String(), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), 0
+}
+
 // loreBinary links the test binary as "lore" in a temporary folder:
 // testscript.Main runs the command when argv[0] is named so.
 func loreBinary(t *testing.T) string {
