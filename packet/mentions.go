@@ -34,7 +34,7 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	if len(g.req.Focus) == 0 && !scanQuery {
 		return nil
 	}
-	set, hit, err := g.nameSet()
+	set, err := g.nameSet()
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	}
 	// Only the names whose words these texts hold: the build stays small
 	// however large the namespace.
-	m := mention.New(g.names(set, set.positions(hit, all), isFocus))
+	m := mention.New(g.names(set, set.positions(all), isFocus))
 	first := map[string]bool{}
 	for _, f := range g.req.Focus {
 		for _, id := range g.scan(m, f, 1, "", f, texts[f]...) {
@@ -77,7 +77,7 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	if g.req.MentionsDepth < 2 || len(first) == 0 {
 		return nil
 	}
-	return g.mentionsDeeper(set, hit, isFocus, sortedKeys(first), first)
+	return g.mentionsDeeper(set, isFocus, sortedKeys(first), first)
 }
 
 // Namer is implemented by a Source that can list the heads that go by a
@@ -174,7 +174,7 @@ func someIDs(ids []string, sep string) string {
 // Config.MentionShare of the budget, by their cached sizes, in the order
 // met (mentioning records by id, then text order); the rest are skipped
 // with the reason. Records already candidates cost nothing more.
-func (g *gatherer) mentionsDeeper(set *nameSet, hit bool, isFocus func(string) bool, ids []string, first map[string]bool) error {
+func (g *gatherer) mentionsDeeper(set *nameSet, isFocus func(string) bool, ids []string, first map[string]bool) error {
 	bodies, err := g.src.Bodies(g.req.NS, ids)
 	if err != nil {
 		return fmt.Errorf("read mentioned records in ns %q: %w", g.req.NS, err)
@@ -184,7 +184,7 @@ func (g *gatherer) mentionsDeeper(set *nameSet, hit bool, isFocus func(string) b
 		h := g.heads[id]
 		all = append(all, h.Title, h.Summary, bodies[id])
 	}
-	m := mention.New(g.names(set, set.positions(hit, all), isFocus))
+	m := mention.New(g.names(set, set.positions(all), isFocus))
 	before := make(map[string]bool, len(g.cands))
 	for id := range g.cands {
 		before[id] = true

@@ -54,17 +54,19 @@ type nameSet struct {
 	names []mention.Name
 	owner []int32 // per name: its head in heads
 	bytes int     // roughly, of the whole set with its index
-	// index is built when the set is first served from the cache: a
-	// process that builds one packet (the CLI) selects by a pass over the
-	// names instead, which costs less than filing them.
-	once  sync.Once
-	index *mention.Index
+	// index is built when the set is first served from the cache
+	// (served): a process that builds one packet (the CLI) selects by a
+	// pass over the names instead, which costs less than filing them.
+	served atomic.Bool
+	once   sync.Once
+	index  *mention.Index
 }
 
 // positions returns, ascending, the positions of the names texts can
-// match: through the index once the set is shared (hit), else by a pass.
-func (s *nameSet) positions(hit bool, texts []string) []int {
-	if !hit {
+// match: through the index once the set has been served from the cache,
+// else by a pass (both select the same names).
+func (s *nameSet) positions(texts []string) []int {
+	if !s.served.Load() {
 		return mention.Select(s.names, texts...)
 	}
 	s.once.Do(func() { s.index = mention.NewIndex(s.names) })
@@ -138,39 +140,40 @@ func NameStats() (hits, misses int64) {
 }
 
 // nameSet returns the names the mention rules read: kept for the store
-// at its current sequence (hit), else read and, when no write came
-// between, kept.
-func (g *gatherer) nameSet() (s *nameSet, hit bool, err error) {
+// at its current sequence, else read and, when no write came between,
+// kept.
+func (g *gatherer) nameSet() (*nameSet, error) {
 	kinds := g.namingKinds()
 	v, ok := g.src.(Versioned)
 	if _, namer := g.src.(Namer); !ok || !namer || !reflect.ValueOf(v.Identity()).Comparable() {
 		heads, err := g.namedHeads()
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
-		return newNameSet(heads, g.naming), false, nil
+		return newNameSet(heads, g.naming), nil
 	}
 	key := nameKey{v.Identity(), g.req.NS, strings.Join(kinds, "\x00")}
 	seq, err := v.LastSeq()
 	if err != nil {
-		return nil, false, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
+		return nil, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
 	}
 	if s := lookupNames(key, seq); s != nil {
 		nameSets.hits.Add(1)
-		return s, true, nil
+		s.served.Store(true)
+		return s, nil
 	}
 	nameSets.misses.Add(1)
 	heads, err := g.namedHeads()
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	s = newNameSet(heads, g.naming)
+	s := newNameSet(heads, g.naming)
 	// Kept only when the heads are those of seq: no write between the two
 	// reads of the sequence.
 	if after, err := v.LastSeq(); err == nil && after == seq {
 		keepNames(key, seq, s)
 	}
-	return s, false, nil
+	return s, nil
 }
 
 func lookupNames(key nameKey, seq uint64) *nameSet {
