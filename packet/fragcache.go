@@ -60,8 +60,6 @@ func keyWith(seeds *[2]maphash.Seed, text string) fragmentKey {
 	return fragmentKey{maphash.String(seeds[0], text), maphash.String(seeds[1], text)}
 }
 
-func keyOf(encoding, text string) fragmentKey { return keyWith(seedsOf(encoding), text) }
-
 type fragmentShard struct {
 	sync.Mutex
 	counts, older map[fragmentKey]int // the newer generation, the older

@@ -83,3 +83,7 @@ func TestFragmentGenerations(t *testing.T) {
 		t.Error("keys of different encodings or texts are equal")
 	}
 }
+
+// keyOf is the cache key of text under encoding, as a counter of that
+// encoding makes it.
+func keyOf(encoding, text string) fragmentKey { return keyWith(seedsOf(encoding), text) }
