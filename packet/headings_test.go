@@ -13,3 +13,29 @@ func TestDemoteHeadings(t *testing.T) {
 		t.Errorf("plain text changed: %q", got)
 	}
 }
+
+// A record's heading line in md: notes share the id's bracket; a titled
+// record without notes opens with its id bare when the id reads as one
+// word, and keeps the bracket otherwise.
+func TestMDEntryHeading(t *testing.T) {
+	for _, c := range []struct {
+		e        Entry
+		withKind bool
+		want     string
+	}{
+		{Entry{ID: "D4:1", Kind: "turn", Title: "Caroline, 8 May", Text: "Hi!", hit: true}, false, "D4:1 Caroline, 8 May\nHi!\n"},
+		{Entry{ID: "D4:2", Kind: "turn", Title: "Mel", Text: "Yes.", beside: true}, false, "D4:2 Mel\nYes.\n"},
+		{Entry{ID: "D4:1", Kind: "turn", Title: "Caroline", Text: "Hi!", hit: true}, true, "[D4:1 turn] Caroline\nHi!\n"},
+		{Entry{ID: "mara", Kind: "character", Why: "pov of scene-12", Title: "Mara Voss", Text: "x"}, true, "[mara character, pov of scene-12] Mara Voss\nx\n"},
+		{Entry{ID: "t5", Kind: "turn", Text: "See you soon.", hit: true}, false, "[t5]\nSee you soon.\n"},
+		{Entry{ID: "my note", Title: "A note", Text: "x", hit: true}, false, "[my note] A note\nx\n"},
+		{Entry{ID: "1.", Title: "One", Text: "x", hit: true}, false, "[1.] One\nx\n"},
+		{Entry{ID: "-x", Title: "Dash", Text: "x", hit: true}, false, "[-x] Dash\nx\n"},
+		{Entry{ID: "#tag", Title: "Hash", Text: "x", hit: true}, false, "[#tag] Hash\nx\n"},
+		{Entry{ID: "docs/a.md", Title: "A", Text: "x", hit: true}, false, "docs/a.md A\nx\n"},
+	} {
+		if got := mdEntry(c.e, c.withKind); got != c.want {
+			t.Errorf("mdEntry(%q): %q, want %q", c.e.ID, got, c.want)
+		}
+	}
+}

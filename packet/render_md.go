@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/lorekeep/lore/internal/numfmt"
 )
@@ -191,22 +192,32 @@ func mdSection(section []Entry, kind string) string {
 // omit "hit N".
 const hitsLabel = "hits, best first"
 
-// mdEntry is one record: a bracketed id with its kind (unless the section
-// names it) and why, the title on the same line, then its text.
+// mdEntry is one record: a heading line of id, its kind (unless the
+// section names it) and why, and title, then its text. The id and its
+// notes share a bracket ("[mara character, pov of scene-12] Mara"). A
+// titled record with no notes (a hit, or a neighbour beside its hit)
+// opens with its id bare where that reads as one word ("D4:1 Caroline"):
+// a token less than "[D4:1]", and the heading is most of a short
+// record's overhead. With no title the bracket stays, to mark the line.
 func mdEntry(e Entry, withKind bool) string {
 	var b strings.Builder
-	b.WriteString("[")
-	b.WriteString(e.ID)
-	sep := " "
+	var notes []string
 	if withKind && e.Kind != "" {
-		b.WriteString(sep + e.Kind)
-		sep = ", "
+		notes = append(notes, e.Kind)
 	}
 	if e.Why != "" && !e.hit && !e.beside {
-		b.WriteString(sep + e.Why)
+		notes = append(notes, e.Why)
 	}
-	b.WriteString("]")
-	if e.Title != "" && e.Title != e.ID {
+	titled := e.Title != "" && e.Title != e.ID
+	switch {
+	case len(notes) > 0:
+		b.WriteString("[" + e.ID + " " + strings.Join(notes, ", ") + "]")
+	case titled && bareID(e.ID):
+		b.WriteString(e.ID)
+	default:
+		b.WriteString("[" + e.ID + "]")
+	}
+	if titled {
 		b.WriteString(" " + oneLine(e.Title))
 	}
 	b.WriteByte('\n')
@@ -225,6 +236,24 @@ func mdEntry(e Entry, withKind bool) string {
 		}
 	}
 	return b.String()
+}
+
+// bareID reports whether id can open a heading line unmarked: letters, digits
+// and "-_.:/@" only, starting with a letter or digit and not ending in
+// "." (so "1." is not a list item).
+func bareID(id string) bool {
+	if id == "" || strings.HasSuffix(id, ".") {
+		return false
+	}
+	for i, r := range id {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+		case i > 0 && strings.ContainsRune("-_.:/@", r):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func mdNote(n Note) string {
