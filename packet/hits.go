@@ -184,8 +184,8 @@ func (g *gatherer) hitNeighbors(hits []tieredHit) (hitNeighbors, error) {
 // hit per hitPoolTokens of budget (at least firstPool) and looks four
 // times as deep while the hits found cost less than three quarters of the budget
 // (their neighbours come on top) and more exist, up to maxHitPool or
-// Config.HitLimit. The hits' heads are read
-// here (the candidates need them anyway) for their cached sizes.
+// Config.HitLimit. The best hits' heads are read here (the candidates
+// need them anyway) for their cached sizes, as far as the decision needs.
 func (g *gatherer) search() ([]index.Hit, error) {
 	ceiling := maxHitPool
 	if g.cfg.HitLimit > 0 {
@@ -206,11 +206,11 @@ func (g *gatherer) search() ([]index.Hit, error) {
 		if len(hits) < limit || limit >= ceiling {
 			return hits, nil
 		}
-		size, err := g.hitsSize(hits)
+		full, err := g.hitsHold(hits, (3*g.req.Budget+3)/4)
 		if err != nil {
 			return nil, err
 		}
-		if 4*size >= 3*g.req.Budget {
+		if full {
 			return hits, nil
 		}
 		limit = min(ceiling, 4*limit)
@@ -226,6 +226,24 @@ func (g *gatherer) firstPool() int {
 		return sequencePool
 	}
 	return minHitPool
+}
+
+// hitsHold reports whether the hits' cached sizes (hitsSize) add up to
+// at least need tokens. It reads heads in growing batches, best hits
+// first, and stops once they do: a sum only grows, so the answer is the
+// one a read of every head would give, and a small budget reads the
+// heads of the hits it can use, not of the whole pool.
+func (g *gatherer) hitsHold(hits []index.Hit, need int) (bool, error) {
+	size, batch := 0, minHitPool
+	for len(hits) > 0 && size < need {
+		n := min(batch, len(hits))
+		more, err := g.hitsSize(hits[:n])
+		if err != nil {
+			return false, err
+		}
+		size, hits, batch = size+more, hits[n:], 2*batch
+	}
+	return size >= need, nil
 }
 
 // hitsSize reads the heads of hits not read yet and sums the cached
