@@ -1,6 +1,9 @@
 package packet
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A record's own headings sit below the packet's "## Rank N" in md.
 func TestDemoteHeadings(t *testing.T) {
@@ -38,4 +41,23 @@ func TestMDEntryHeading(t *testing.T) {
 			t.Errorf("mdEntry(%q): %q, want %q", c.e.ID, got, c.want)
 		}
 	}
+}
+
+// oneLine's fast path returns exactly what joining the fields gives.
+func TestOneLine(t *testing.T) {
+	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\nb", "a\tb", "a\u00a0b", "a\u2003b", "Scene 12: The Fire", "é ü", "a\u0085b", "\xff b"} {
+		want := strings.Join(strings.Fields(s), " ")
+		if got := oneLine(s); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func FuzzOneLine(f *testing.F) {
+	f.Add("a  b\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := oneLine(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

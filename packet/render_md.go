@@ -284,8 +284,29 @@ func mdGroup(g NoteGroup) string {
 	return fmt.Sprintf("- %d more %s · rank %s · %s tokens\n", g.Count, g.what(), g.ranks(), numfmt.Thousands(g.Tokens))
 }
 
+// oneLine is s on one line: its runs of white space as one space, none
+// at either end. Most titles are one line already, and are returned as
+// they are without the copy (a packet renders its titles on every
+// re-count).
 func oneLine(s string) string {
+	if isOneLine(s) {
+		return s
+	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// isOneLine reports whether oneLine would leave s as it is: no white
+// space but single spaces between words.
+func isOneLine(s string) bool {
+	prevSpace := true // so that a leading space fails
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if space && (r != ' ' || prevSpace) {
+			return false
+		}
+		prevSpace = space
+	}
+	return !prevSpace || s == ""
 }
 
 // demoteHeadings moves a record's own markdown headings below the
