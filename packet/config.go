@@ -31,6 +31,7 @@ const (
 	defaultNeighbor   = 60              // percent of its hit's score a hit's neighbour gets
 	defaultNext       = 40              // ... the record that follows the hit in a sequence
 	defaultPrevious   = 30              // ... the record that precedes it
+	defaultAfterNext  = 80              // ... the record two after it
 	defaultContext    = 20              // percent of the adjacent hits' scores a hit gains
 	defaultWindow     = 50              // percent of the best hit within two steps a hit gains
 	defaultLongProse  = 120             // body tokens above which prose counts as long
@@ -132,6 +133,12 @@ type Config struct {
 	// question-answer data (BENCHMARKS.md).
 	NextShare     int `json:"next_share,omitempty"`
 	PreviousShare int `json:"previous_share,omitempty"`
+	// AfterNextShare is the percentage of a hit's score that the record
+	// two "next" links after it gets: in a conversation of two, the hit's
+	// speaker's next turn, which often says what the hit began while the
+	// reply between them asks or reacts. Default 80, measured on
+	// question-answer data (BENCHMARKS.md); -1 turns it off.
+	AfterNextShare int `json:"after_next_share,omitempty"`
 	// ContextShare and WindowShare raise a hit's score by the hits around
 	// it in its sequence (records chained by "next" links): ContextShare
 	// percent of the scores of the hits just before and after it, plus
@@ -227,6 +234,7 @@ func DefaultConfig() Config {
 		NeighborShare:     defaultNeighbor,
 		NextShare:         defaultNext,
 		PreviousShare:     defaultPrevious,
+		AfterNextShare:    defaultAfterNext,
 		ContextShare:      defaultContext,
 		WindowShare:       defaultWindow,
 		LongProse:         defaultLongProse,
@@ -276,6 +284,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PreviousShare == 0 {
 		c.PreviousShare = d.PreviousShare
+	}
+	if c.AfterNextShare == 0 {
+		c.AfterNextShare = d.AfterNextShare
 	}
 	if c.LongProse == 0 {
 		c.LongProse = d.LongProse
@@ -398,7 +409,7 @@ func (c Config) validateShares() error {
 	for _, s := range []struct {
 		name string
 		v    int
-	}{{"context_share", c.ContextShare}, {"window_share", c.WindowShare}} {
+	}{{"context_share", c.ContextShare}, {"window_share", c.WindowShare}, {"after_next_share", c.AfterNextShare}} {
 		if s.v < -1 || s.v > 100 {
 			return configf("%s %d: want 1 to 100 (percent of the hits' scores), or -1 for none", s.name, s.v)
 		}

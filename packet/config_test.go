@@ -64,6 +64,7 @@ func TestConfigValidate(t *testing.T) {
 		{"hit limit", Config{HitLimit: -3}, "-3"},
 		{"context share", Config{ContextShare: -2}, "context_share -2: want 1 to 100"},
 		{"window share", Config{WindowShare: 101}, "window_share 101"},
+		{"after next share", Config{AfterNextShare: -2}, "after_next_share -2: want 1 to 100"},
 		{"overflow message", Config{Overflow: map[string]budget.Action{"scene": "explode"}}, `overflow action "explode" for kind "scene": want drop, truncate or fail`},
 		{"scope named like a budget", Config{Scopes: map[string]int{"8k": 5000}}, `scope name "8k" reads as a budget number`},
 		{"scope named a number", Config{Scopes: map[string]int{"100": 5000}}, `"100"`},

@@ -96,10 +96,11 @@
 // step whose hits and their neighbours hold the budget by their cached counts
 // (a lower bound of what they cost, so the packet, a prefix, could not
 // use a deeper hit). A hit's one-hop neighbours get Config.NeighborShare
-// of its score (NextShare and PreviousShare along a sequence), so that
-// within their rank they follow the hit that brought them; in the packet,
-// a neighbour along the sequence sits beside its hit (the turn before
-// just before it, the reply just after), and markdown's heading then
+// of its score (NextShare and PreviousShare along a sequence, and
+// AfterNextShare for the record two after it), so that within their rank
+// they follow the hit that brought them; in the packet, a neighbour along
+// the sequence sits beside its hit (the turn before just before it, the
+// reply and the turn after that just after), and markdown's heading then
 // needs no why. A Profile.Monotone profile (agent and novel)
 // keeps its packet a prefix of the packet order: once a record does not
 // fit, nothing less important is put back, so a bigger budget holds every

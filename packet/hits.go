@@ -46,6 +46,10 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 	if own, err = g.candidateHits(own, nbs, step); err != nil {
 		return err
 	}
+	later, err := g.afterNext(own, nbs.nbs)
+	if err != nil {
+		return err
+	}
 	span, tiers := tierSpan(own), hitTier(len(own), step)
 	for n, h := range own {
 		// Scores are tie-breaks within a rank: the hits of a shallower
@@ -57,6 +61,14 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 			if !isFocus(nb.ID) {
 				g.add(nb.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID, side: sequenceSide(h.ID, nb.Via),
 					score: base + h.score*float64(g.cfg.neighborShare(h.ID, nb.Via))/100, why: linkedWhy(h.ID, nb.Via)})
+			}
+		}
+		for _, id := range later[h.ID] {
+			if !isFocus(id) {
+				// hops 1: a hit's sequence context, not the graph walk
+				// from a focus that ladder step 3 narrows.
+				g.add(id, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID, side: 2,
+					score: base + h.score*float64(g.cfg.AfterNextShare)/100, why: "two after " + h.ID})
 			}
 		}
 	}
@@ -153,6 +165,47 @@ func (g *gatherer) sequenceStep(nbs *neighbourReader) (int, error) {
 		}
 	}
 	return minHitPool, nil
+}
+
+// afterNext lists, for each hit, the records two "next" links after it
+// (Config.AfterNextShare): in a conversation of two, the hit's speaker
+// again, whose next turn often carries what the hit began while the reply
+// between them only reacts ("Where did you go?"). One read for all the
+// hits, of the neighbours of the records just after them; none when the
+// share is off or the source cannot list neighbours in one read.
+func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]string, error) {
+	nl, ok := g.src.(NeighborLister)
+	if !ok || g.cfg.AfterNextShare <= 0 {
+		return nil, nil
+	}
+	next := map[string][]string{} // hit -> the records just after it
+	var ids []string
+	for _, h := range own {
+		for _, nb := range nbs[h.ID] {
+			if sequenceSide(h.ID, nb.Via) == 1 {
+				next[h.ID] = append(next[h.ID], nb.ID)
+				ids = append(ids, nb.ID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	more, err := nl.NeighborsOf(g.req.NS, ids, nil)
+	if err != nil {
+		return nil, fmt.Errorf("records two after the hits: %w", err)
+	}
+	out := make(map[string][]string, len(next))
+	for _, h := range own {
+		for _, n := range next[h.ID] {
+			for _, nb := range more[n] {
+				if sequenceSide(n, nb.Via) == 1 && nb.ID != h.ID {
+					out[h.ID] = append(out[h.ID], nb.ID)
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // hitNeighbors reads the one-hop neighbours of every hit, in one read

@@ -409,3 +409,51 @@ func TestAgentNotesGrouped(t *testing.T) {
 		t.Errorf("Validate with note_share -2: %v; want an error naming it", err)
 	}
 }
+
+// In a conversation of two, the turn two after a hit (its speaker's next
+// turn) often answers what the reply between them asked, with none of
+// the question's words: it comes in after the hit and its reply, and
+// after_next_share -1 leaves it out.
+func TestHitTwoAfter(t *testing.T) {
+	ns := "talk"
+	texts := []string{
+		"I baked something special for the harvest party!",
+		"Oh nice, tell me more!",
+		"A lemon tart with thyme, my grandmother's way.",
+	}
+	for i := range 12 { // later turns, so the early ones are not the most recent
+		texts = append(texts, fmt.Sprintf("The weather turned cold on day %d.", i))
+	}
+	var recs []store.Record
+	var links []store.Link
+	for i, text := range texts {
+		id := fmt.Sprintf("t%d", i+1)
+		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "turn", Title: []string{"Ana", "Ben"}[i%2], Order: int64(i + 1), Body: text})
+		if i+1 < len(texts) {
+			links = append(links, store.Link{NS: ns, From: id, Rel: "next", To: fmt.Sprintf("t%d", i+2)})
+		}
+	}
+	env := fxOpen(t, recs, links, true)
+	req := Request{NS: ns, Query: "What was baked for the harvest party?", Budget: 2000, Profile: "agent"}
+	p, _ := fxBuild(t, env, req)
+	if ids := strings.Join(entryIDs(p), " "); !strings.Contains(ids, "t1 t2 t3") {
+		t.Fatalf("packet order %s; want the hit t1, its reply t2 and t3 two after it in a row", ids)
+	}
+	if e, _ := findEntry(p, "t3"); e.Why != "two after t1" {
+		t.Errorf("t3: why %q, want %q", e.Why, "two after t1")
+	}
+	md, err := p.Render("md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "\nt3 Ana\n") {
+		t.Errorf("t3 beside its hit should open with its id alone in markdown:\n%s", md)
+	}
+	cfg := DefaultConfig()
+	cfg.AfterNextShare = -1
+	req.Config = &cfg
+	p, _ = fxBuild(t, env, req)
+	if _, ok := findEntry(p, "t3"); ok {
+		t.Errorf("after_next_share -1: t3 still in the packet: %v", entryIDs(p))
+	}
+}

@@ -342,7 +342,8 @@ func jsonFragment(x any) string {
 
 // placeBeside moves each neighbour of a hit along a sequence next to its
 // hit, when the hit is in the packet in the same section: the turn before
-// a hit just before it, the turn after just after it, so that a
+// a hit just before it, the turns after (one, then two steps on) just
+// after it, so that a
 // conversation reads in its own order around each hit. The others keep
 // their place.
 func placeBeside(es []Entry) []Entry {
@@ -368,6 +369,11 @@ func placeBeside(es []Entry) []Entry {
 	}
 	if !moved {
 		return es
+	}
+	for _, a := range after {
+		// The turn just after a hit, then the one after it, whatever
+		// their scores made of their order.
+		slices.SortStableFunc(a, func(x, y Entry) int { return x.side - y.side })
 	}
 	out := make([]Entry, 0, len(es))
 	for _, e := range es {
