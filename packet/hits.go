@@ -179,26 +179,35 @@ func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]st
 		return nil, nil
 	}
 	next := map[string][]string{} // hit -> the records just after it
-	var ids []string
+	var ids []string              // those whose neighbours are not read yet
 	for _, h := range own {
 		for _, nb := range nbs[h.ID] {
 			if sequenceSide(h.ID, nb.Via) == 1 {
 				next[h.ID] = append(next[h.ID], nb.ID)
-				ids = append(ids, nb.ID)
+				if _, read := nbs[nb.ID]; !read {
+					ids = append(ids, nb.ID)
+				}
 			}
 		}
 	}
-	if len(ids) == 0 {
+	if len(next) == 0 {
 		return nil, nil
 	}
-	more, err := nl.NeighborsOf(g.req.NS, ids, nil)
-	if err != nil {
-		return nil, fmt.Errorf("records two after the hits: %w", err)
+	more := hitNeighbors{}
+	if len(ids) > 0 {
+		var err error
+		if more, err = nl.NeighborsOf(g.req.NS, ids, nil); err != nil {
+			return nil, fmt.Errorf("records two after the hits: %w", err)
+		}
 	}
 	out := make(map[string][]string, len(next))
 	for _, h := range own {
 		for _, n := range next[h.ID] {
-			for _, nb := range more[n] {
+			after, read := nbs[n] // n is a hit too
+			if !read {
+				after = more[n]
+			}
+			for _, nb := range after {
 				if sequenceSide(n, nb.Via) == 1 && nb.ID != h.ID {
 					out[h.ID] = append(out[h.ID], nb.ID)
 				}
