@@ -26,6 +26,11 @@ func renderMD(v view) string {
 		fmt.Fprintf(&b, "> Warning: %s\n", w)
 	}
 	if len(p.Records) > 0 {
+		size := 0
+		for _, e := range p.Records {
+			size += len(e.ID) + len(e.Title) + len(e.Text) + 8
+		}
+		b.Grow(b.Len() + size + 256)
 		fmt.Fprintf(&b, "Inside: %s\n", inside(p.Records))
 		shared := "" // the kind the section heading names, if any
 		for i, e := range p.Records {
@@ -35,7 +40,7 @@ func renderMD(v view) string {
 				shared = sectionKind(section)
 				b.WriteString(mdSection(section, shared))
 			}
-			b.WriteString(mdEntry(e, shared == ""))
+			writeMDEntry(&b, e, shared == "")
 		}
 	}
 	if len(p.Deferred) > 0 {
@@ -193,49 +198,61 @@ func mdSection(section []Entry, kind string) string {
 const hitsLabel = "hits, best first"
 
 // mdEntry is one record: a heading line of id, its kind (unless the
-// section names it) and why, and title, then its text. The id and its
+// section names it) and why, and title, then its text (writeMDEntry).
+func mdEntry(e Entry, withKind bool) string {
+	var b strings.Builder
+	writeMDEntry(&b, e, withKind)
+	return b.String()
+}
+
+// writeMDEntry writes record e to b, for mdEntry and renderMD, which
+// renders every record of a packet on each re-count. The id and its
 // notes share a bracket ("[mara character, pov of scene-12] Mara"). A
 // titled record with no notes (a hit, or a neighbour beside its hit)
 // opens with its id bare where that reads as one word ("D4:1 Caroline"):
 // a token less than "[D4:1]", and the heading is most of a short
 // record's overhead. With no title the bracket stays, to mark the line.
-func mdEntry(e Entry, withKind bool) string {
-	var b strings.Builder
-	var notes []string
-	if withKind && e.Kind != "" {
-		notes = append(notes, e.Kind)
-	}
-	if e.Why != "" && !e.hit && !e.beside {
-		notes = append(notes, e.Why)
-	}
+func writeMDEntry(b *strings.Builder, e Entry, withKind bool) {
+	kind := withKind && e.Kind != ""
+	why := e.Why != "" && !e.hit && !e.beside
 	titled := e.Title != "" && e.Title != e.ID
 	switch {
-	case len(notes) > 0:
-		b.WriteString("[" + e.ID + " " + strings.Join(notes, ", ") + "]")
+	case kind || why:
+		b.WriteString("[" + e.ID)
+		if kind {
+			b.WriteString(" " + e.Kind)
+		}
+		if kind && why {
+			b.WriteString(",")
+		}
+		if why {
+			b.WriteString(" " + e.Why)
+		}
+		b.WriteString("]")
 	case titled && bareID(e.ID):
 		b.WriteString(e.ID)
 	default:
 		b.WriteString("[" + e.ID + "]")
 	}
 	if titled {
-		b.WriteString(" " + oneLine(e.Title))
+		b.WriteByte(' ')
+		b.WriteString(oneLine(e.Title))
 	}
 	b.WriteByte('\n')
 	switch e.Form {
 	case "summary":
-		fmt.Fprintf(&b, "Summary: %s\nFull text: %s\n", strings.TrimRight(e.Text, "\n"), code(e.Fetch))
+		fmt.Fprintf(b, "Summary: %s\nFull text: %s\n", strings.TrimRight(e.Text, "\n"), code(e.Fetch))
 	case "title":
-		fmt.Fprintf(&b, "Collapsed; full text: %s\n", code(e.Fetch))
+		fmt.Fprintf(b, "Collapsed; full text: %s\n", code(e.Fetch))
 	default:
 		if t := strings.TrimRight(e.Text, "\n"); t != "" {
 			b.WriteString(demoteHeadings(t))
 			b.WriteByte('\n')
 		}
 		if e.Truncated > 0 {
-			fmt.Fprintf(&b, "Full text: %s\n", code(e.Fetch))
+			fmt.Fprintf(b, "Full text: %s\n", code(e.Fetch))
 		}
 	}
-	return b.String()
 }
 
 // bareID reports whether id can open a heading line unmarked: letters, digits
