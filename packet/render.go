@@ -343,9 +343,8 @@ func jsonFragment(x any) string {
 // placeBeside moves each neighbour of a hit along a sequence next to its
 // hit, when the hit is in the packet in the same section: the turn before
 // a hit just before it, the turns after (one, then two steps on) just
-// after it, so that a
-// conversation reads in its own order around each hit. The others keep
-// their place.
+// after it, so that a conversation reads in its own order around each
+// hit. The others keep their place.
 func placeBeside(es []Entry) []Entry {
 	hits := map[string]int{} // hit id -> rank
 	for _, e := range es {

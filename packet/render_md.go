@@ -30,7 +30,7 @@ func renderMD(v view) string {
 		for _, e := range p.Records {
 			size += len(e.ID) + len(e.Title) + len(e.Text) + 8
 		}
-		b.Grow(b.Len() + size + 256)
+		b.Grow(size + 256) // the frame and headings on top of the records
 		fmt.Fprintf(&b, "Inside: %s\n", inside(p.Records))
 		shared := "" // the kind the section heading names, if any
 		for i, e := range p.Records {
