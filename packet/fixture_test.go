@@ -217,3 +217,23 @@ func findNote(p *Packet, id string) (Note, bool) {
 func describe(p *Packet) string {
 	return fmt.Sprintf("records %v\n%s", entryIDs(p), p.Report())
 }
+
+// fxTurns is a conversation in ns: one "turn" record per body, with ids
+// idFormat of 1, 2, ... (fmt verb %d), orders 1, 2, ..., and a "next"
+// link from each to the one after; titles, when given, go round in turn
+// (the speakers).
+func fxTurns(ns, idFormat string, bodies []string, titles ...string) ([]store.Record, []store.Link) {
+	var recs []store.Record
+	var links []store.Link
+	for i, body := range bodies {
+		r := store.Record{NS: ns, ID: fmt.Sprintf(idFormat, i+1), Kind: "turn", Order: int64(i + 1), Body: body}
+		if len(titles) > 0 {
+			r.Title = titles[i%len(titles)]
+		}
+		if i > 0 {
+			links = append(links, store.Link{NS: ns, From: recs[i-1].ID, Rel: "next", To: r.ID})
+		}
+		recs = append(recs, r)
+	}
+	return recs, links
+}

@@ -321,15 +321,7 @@ func TestHitNeighboursNextBeforePrevious(t *testing.T) {
 	// of them without the other.
 	filler := strings.Repeat(" It was a long morning on the water.", 6)
 	texts := []string{"Good morning.", "How was the lake trip?" + filler, "We saw an otter by the reeds.", "An otter! Lucky you." + filler, "See you soon."}
-	var recs []store.Record
-	var links []store.Link
-	for i, text := range texts {
-		id := fmt.Sprintf("t%d", i+1)
-		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "turn", Order: int64(i + 1), Body: text})
-		if i+1 < len(texts) {
-			links = append(links, store.Link{NS: ns, From: id, Rel: "next", To: fmt.Sprintf("t%d", i+2)})
-		}
-	}
+	recs, links := fxTurns(ns, "t%d", texts)
 	env := fxOpen(t, recs, links, true)
 	req := Request{NS: ns, Query: "where did they see the reeds", Budget: 2000, Profile: "agent"}
 	p, _ := fxBuild(t, env, req)
@@ -424,15 +416,7 @@ func TestHitTwoAfter(t *testing.T) {
 	for i := range 12 { // later turns, so the early ones are not the most recent
 		texts = append(texts, fmt.Sprintf("The weather turned cold on day %d.", i))
 	}
-	var recs []store.Record
-	var links []store.Link
-	for i, text := range texts {
-		id := fmt.Sprintf("t%d", i+1)
-		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "turn", Title: []string{"Ana", "Ben"}[i%2], Order: int64(i + 1), Body: text})
-		if i+1 < len(texts) {
-			links = append(links, store.Link{NS: ns, From: id, Rel: "next", To: fmt.Sprintf("t%d", i+2)})
-		}
-	}
+	recs, links := fxTurns(ns, "t%d", texts, "Ana", "Ben")
 	env := fxOpen(t, recs, links, true)
 	req := Request{NS: ns, Query: "What was baked for the harvest party?", Budget: 2000, Profile: "agent"}
 	p, _ := fxBuild(t, env, req)

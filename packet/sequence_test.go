@@ -104,15 +104,7 @@ func TestAgentPacketPrefersTheReplyBesideTheBestHit(t *testing.T) {
 		"Ben: My sister moved to the city in spring.",
 		"Ana: Did she like her new flat?",
 	}
-	var recs []store.Record
-	var links []store.Link
-	for i, b := range bodies {
-		id := fmt.Sprintf("D1:%d", i+1)
-		recs = append(recs, store.Record{NS: ns, ID: id, Kind: "turn", Order: int64(i + 1), Body: b})
-		if i > 0 {
-			links = append(links, store.Link{NS: ns, From: recs[i-1].ID, Rel: "next", To: id})
-		}
-	}
+	recs, links := fxTurns(ns, "D1:%d", bodies)
 	// A turn far away in another session that shares "sister" too.
 	recs = append(recs, store.Record{NS: ns, ID: "D9:1", Kind: "turn", Order: 90, Body: "Ana: My sister says hi."})
 	env := fxOpen(t, recs, links, true)
