@@ -90,13 +90,10 @@ func (b *builder) price(i int) {
 		}
 		e := b.entry(c, f, "")
 		text := 0
-		switch f {
-		case formFull:
-			text = c.tc.Body
-		case formSummary:
-			text = c.tc.Summary
+		if f == formFull {
+			text = c.tc.Body // the body is not read yet: its cached count
 		}
-		b.cost[i][f] = count(b.fragment(e)) + text
+		b.cost[i][f] = count(b.fragment(e)) + text // a summary is in its entry already
 	}
 	full := b.cost[i][formFull]
 	reasons := []string{"dropped: over budget on re-count", fmt.Sprintf("replaced by summary: saves %s", numfmt.Thousands(full))}
