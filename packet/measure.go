@@ -34,6 +34,11 @@ func (b *builder) measure() error {
 	for i := range b.cands {
 		sum += b.note[i]
 	}
+	if !b.listsNotes() {
+		for i := range b.cands {
+			sum += b.cost[i][formFull] // a bound of the notes' widest figures
+		}
+	}
 	b.noteShare = b.req.Budget * b.cfg.noteShare(b.req.Profile) / 100
 	if sum > b.noteShare {
 		b.priceGroups(sum)
@@ -88,6 +93,10 @@ func (b *builder) price(i int) {
 		if f == formSummary && c.rec.Summary == "" {
 			continue // no summary: the form is never used (priced below as the whole)
 		}
+		if f == formTitle && c.rec.Summary != "" {
+			b.cost[i][f] = b.cost[i][formFull] // never used: the summary is the shorter form
+			continue
+		}
 		e := b.entry(c, f, "")
 		text := 0
 		if f == formFull {
@@ -96,6 +105,9 @@ func (b *builder) price(i int) {
 		b.cost[i][f] = count(b.fragment(e)) + text // a summary is in its entry already
 	}
 	full := b.cost[i][formFull]
+	if !b.listsNotes() {
+		return
+	}
 	reasons := []string{"dropped: over budget on re-count", fmt.Sprintf("replaced by summary: saves %s", numfmt.Thousands(full))}
 	if c.rec.Summary == "" {
 		b.cost[i][formSummary] = full // saves nothing: no step shows it
@@ -108,6 +120,11 @@ func (b *builder) price(i int) {
 	}
 	b.note[i] = worst
 }
+
+// listsNotes reports whether the packet may list notes one by one: not
+// where the profile's note share is -1 (agent), whose notes are grouped
+// from the start, so their one-by-one prices would go unread.
+func (b *builder) listsNotes() bool { return b.cfg.noteShare(b.req.Profile) > 0 }
 
 // priceGroups prices grouped notes, for when the notes one a record
 // (sum) would take more than their share: one line per kind, at most
