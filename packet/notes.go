@@ -40,13 +40,10 @@ func (b *builder) group(p *Packet) {
 	listed := make([]bool, len(p.Deferred))
 	used := 0
 	for _, k := range order {
-		if !b.listsNotes() {
-			break // not priced one by one: grouped, every one
-		}
 		i := p.Deferred[k].cand
 		cost := b.note[i]
-		if cost*noteWorth > b.cost[i][formFull] {
-			continue
+		if cost == 0 || cost*noteWorth > b.cost[i][formFull] {
+			continue // unpriced (a profile that lists no note), or too dear
 		}
 		if used+cost > b.listRoom {
 			break
