@@ -11,7 +11,7 @@ import (
 // use (Config.HitLimit caps it when set), and, when the profile ranks
 // them, each hit's one-hop neighbours, scored just below the hit that
 // brought them (a share of its score, Config.neighborShare) so that they
-// follow it.
+// follow it, and along a sequence the record two after it (afterNext).
 func (g *gatherer) hits(isFocus func(string) bool) error {
 	if g.srch == nil {
 		return invalidf("query %q needs a search index, and none was given", g.req.Query)
