@@ -170,12 +170,11 @@ func (g *gatherer) sequenceStep(nbs *neighbourReader) (int, error) {
 // afterNext lists, for each hit, the records two "next" links after it
 // (Config.AfterNextShare): in a conversation of two, the hit's speaker
 // again, whose next turn often carries what the hit began while the reply
-// between them only reacts ("Where did you go?"). One read for all the
-// hits, of the neighbours of the records just after them; none when the
-// share is off or the source cannot list neighbours in one read.
+// between them only reacts ("Where did you go?"). It reads the
+// neighbours of the records just after the hits that are not hits
+// themselves (those are read already); nothing when the share is off.
 func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]string, error) {
-	nl, ok := g.src.(NeighborLister)
-	if !ok || g.cfg.AfterNextShare <= 0 {
+	if g.cfg.AfterNextShare <= 0 {
 		return nil, nil
 	}
 	next := map[string][]string{} // hit -> the records just after it
@@ -196,7 +195,7 @@ func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]st
 	more := hitNeighbors{}
 	if len(ids) > 0 {
 		var err error
-		if more, err = nl.NeighborsOf(g.req.NS, ids, nil); err != nil {
+		if more, err = g.neighboursOf(ids); err != nil {
 			return nil, fmt.Errorf("records two after the hits: %w", err)
 		}
 	}
@@ -217,25 +216,30 @@ func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]st
 	return out, nil
 }
 
-// hitNeighbors reads the one-hop neighbours of every hit, in one read
-// where the source can.
+// hitNeighbors reads the one-hop neighbours of every hit.
 func (g *gatherer) hitNeighbors(hits []tieredHit) (hitNeighbors, error) {
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID
 	}
+	nbs, err := g.neighboursOf(ids)
+	if err != nil {
+		return nil, fmt.Errorf("neighbours of the hits: %w", err)
+	}
+	return nbs, nil
+}
+
+// neighboursOf reads the one-hop neighbours of ids, in one read where
+// the source can, else one read each.
+func (g *gatherer) neighboursOf(ids []string) (hitNeighbors, error) {
 	if nl, ok := g.src.(NeighborLister); ok {
-		nbs, err := nl.NeighborsOf(g.req.NS, ids, nil)
-		if err != nil {
-			return nil, fmt.Errorf("neighbours of the hits: %w", err)
-		}
-		return nbs, nil
+		return nl.NeighborsOf(g.req.NS, ids, nil)
 	}
 	nbs := hitNeighbors{}
 	for _, id := range ids {
 		ns, err := g.src.Neighbors(g.req.NS, id, 1, nil)
 		if err != nil {
-			return nil, fmt.Errorf("neighbours of hit %q: %w", id, err)
+			return nil, fmt.Errorf("record %q: %w", id, err)
 		}
 		nbs[id] = ns
 	}

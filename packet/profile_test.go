@@ -433,6 +433,15 @@ func TestHitTwoAfter(t *testing.T) {
 	if !strings.Contains(string(md), "\nt3 Ana\n") {
 		t.Errorf("t3 beside its hit should open with its id alone in markdown:\n%s", md)
 	}
+	// A source that reads neighbours one record at a time (no
+	// NeighborsOf) gives the same packet.
+	plain, err := Build(t.Context(), struct{ Source }{env.st}, env.ix, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(entryIDs(plain), " "), strings.Join(entryIDs(p), " "); got != want {
+		t.Errorf("source without NeighborsOf: %s, want %s", got, want)
+	}
 	cfg := DefaultConfig()
 	cfg.AfterNextShare = -1
 	req.Config = &cfg
