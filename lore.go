@@ -149,7 +149,7 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 		return nil, err
 	}
 	l := &Lore{dir: dir, name: dir, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout}
-	if err := l.openIndex(opts.ReadOnly); err != nil {
+	if err := l.openIndex(opts.ReadOnly, opts.Progress); err != nil {
 		if l.ix != nil {
 			l.ix.Close()
 		}
@@ -160,13 +160,24 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 }
 
 // openIndex opens the derived index and catches it up with the store. A
-// missing or unreadable index is rebuilt from the store (writable opens);
-// a read-only open works without one, flagging results as unchecked,
-// also when the index turns unreadable as it is caught up.
-func (l *Lore) openIndex(readOnly bool) error {
+// missing or unreadable index is rebuilt from the store (writable opens),
+// and so is one of an older format, once, telling progress; a read-only
+// open works without an index, flagging results as unchecked, also when
+// the index turns unreadable as it is caught up, and searches an index of
+// an older format as it is.
+func (l *Lore) openIndex(readOnly bool, progress store.Progress) error {
 	dir := filepath.Join(l.dir, IndexDir)
+	rebuild := func() error {
+		return l.rebuildIndexContext(store.WithProgress(context.Background(), progress))
+	}
 	ix, err := index.Open(dir, &index.Options{ReadOnly: readOnly, LockTimeout: l.lockTimeout})
 	switch {
+	case err == nil && !readOnly && ix.Outdated():
+		l.ix = ix
+		if rerr := rebuild(); rerr != nil {
+			return fmt.Errorf("index %s is of an older format and could not be rebuilt: %w", dir, rerr)
+		}
+		return nil
 	case err == nil:
 	case errors.Is(err, index.ErrLocked):
 		return err
@@ -175,7 +186,7 @@ func (l *Lore) openIndex(readOnly bool) error {
 		l.stale = true
 		return nil
 	case errors.Is(err, index.ErrNotFound), errors.Is(err, index.ErrCorrupt):
-		if rerr := l.rebuildIndex(); rerr != nil {
+		if rerr := rebuild(); rerr != nil {
 			return fmt.Errorf("index %s could not be opened (%v) nor rebuilt: %w", dir, err, rerr)
 		}
 		return nil

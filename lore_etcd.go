@@ -77,12 +77,12 @@ func openEtcd(url string, opts *Options, create bool) (*Lore, error) {
 		return nil, err
 	}
 	l := &Lore{dir: local, name: url, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout, shared: true}
-	err = l.openIndex(false)
+	err = l.openIndex(false, opts.Progress)
 	if errors.Is(err, index.ErrLocked) {
 		l.dir, err = os.MkdirTemp(filepath.Dir(local), filepath.Base(local)+"-own-")
 		if err == nil {
 			l.ownDir = l.dir
-			err = l.openIndex(false)
+			err = l.openIndex(false, opts.Progress)
 		}
 	}
 	if err != nil {

@@ -158,11 +158,11 @@ func openExisting(dir string, o Options) (_ *Index, err error) {
 		bi.Close()
 		return nil, corrupt(dir, err)
 	}
-	if string(format) != formatVersion {
+	if f := string(format); f != formatVersion && f != formatBareTerm {
 		bi.Close()
 		return nil, corrupt(dir, fmt.Errorf("format %q, want %q", format, formatVersion))
 	}
-	b, err := newBuilder(bi.Mapping())
+	b, err := newBuilder(bi.Mapping(), string(format))
 	if err != nil {
 		bi.Close()
 		return nil, corrupt(dir, err)
@@ -210,6 +210,12 @@ func (ix *Index) Close() (err error) {
 
 // Dir returns the directory the index lives in.
 func (ix *Index) Dir() string { return ix.dir }
+
+// Outdated reports whether the index is of an older format that this
+// version still reads and keeps current (format 1, whose terms are not
+// filed by namespace: a search walks every namespace's postings). A
+// writable open rebuilds such an index (Rebuild) to the current format.
+func (ix *Index) Outdated() bool { return !ix.b.byNS }
 
 // acquire read-locks the index against Close; the caller must call the
 // returned release.

@@ -27,10 +27,16 @@ const (
 	fieldBody    = "body"
 )
 
-// formatVersion names the layout of documents and the mapping. Bump it when
-// either changes: Open refuses an index of another format (ErrCorrupt), and
-// `lore reindex` rebuilds it.
-const formatVersion = "lore-index-1"
+// formatVersion names the layout of documents and the mapping that new
+// indexes get. Bump it when either changes: Open refuses an index of a
+// format it does not know (ErrCorrupt), and `lore reindex` rebuilds it.
+// Format 2 files text terms by namespace (nsterms.go). An index of format
+// 1 (bare terms) is still read and kept current, so a read-only open
+// works before a writable one rebuilds it (Index.Outdated).
+const (
+	formatVersion  = "lore-index-2"
+	formatBareTerm = "lore-index-1"
+)
 
 // Internal (non-document) keys kept in the index's own key-value space.
 var (
@@ -128,10 +134,13 @@ func newMapping() *mapping.IndexMappingImpl {
 // Its analyzers come from the mapping, so queries and documents agree.
 type builder struct {
 	text, kw analysis.Analyzer
+	// byNS files text terms by namespace (format 2); false for an index
+	// of format 1, whose terms are bare.
+	byNS bool
 }
 
-func newBuilder(m mapping.IndexMapping) (*builder, error) {
-	b := &builder{text: m.AnalyzerNamed(en.AnalyzerName), kw: m.AnalyzerNamed(keyword.Name)}
+func newBuilder(m mapping.IndexMapping, format string) (*builder, error) {
+	b := &builder{text: m.AnalyzerNamed(en.AnalyzerName), kw: m.AnalyzerNamed(keyword.Name), byNS: format != formatBareTerm}
 	if b.text == nil || b.kw == nil {
 		return nil, fmt.Errorf("index mapping lacks the %q or %q analyzer", en.AnalyzerName, keyword.Name)
 	}
@@ -175,11 +184,15 @@ func (b *builder) document(r *store.Record) *document.Document {
 			d.AddField(document.NewTextFieldCustom(fieldTags, []uint64{uint64(i)}, []byte(t), keywordOptions, b.kw))
 		}
 	}
+	var text analysis.Analyzer = b.text
+	if b.byNS {
+		text = nsAnalyzer{ns: r.NS, an: b.text}
+	}
 	for _, f := range [...]struct{ name, val string }{
 		{fieldTitle, r.Title}, {fieldSummary, r.Summary}, {fieldBody, indexedBody(r.Body)},
 	} {
 		if f.val != "" {
-			d.AddField(document.NewTextFieldCustom(f.name, nil, []byte(f.val), textOptions, b.text))
+			d.AddField(document.NewTextFieldCustom(f.name, nil, []byte(f.val), textOptions, text))
 		}
 	}
 	return d

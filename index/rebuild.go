@@ -103,7 +103,7 @@ func build(newDir string, fill func(*Index) error, seq uint64) error {
 	if err != nil {
 		return err
 	}
-	b, err := newBuilder(bi.Mapping())
+	b, err := newBuilder(bi.Mapping(), formatVersion)
 	if err != nil {
 		bi.Close()
 		return err

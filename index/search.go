@@ -69,11 +69,11 @@ func (ix *Index) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	}
 	defer release()
 
-	bq, limit, err := buildQuery(q, ix.b.text)
+	bq, limit, err := buildQuery(q, ix.b)
 	if err != nil {
 		return nil, err
 	}
-	ctx, err = withScoringStats(ctx, ix)
+	ctx, err = withScoringStats(ctx, ix, q.NS)
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +161,19 @@ var lengthPivot = map[string]int{
 }
 
 // withScoringStats puts BM25 statistics in ctx for bleve's term searchers:
-// the live document count and the fixed length pivots.
-func withScoringStats(ctx context.Context, ix *Index) (context.Context, error) {
-	n, err := ix.bi.DocCount()
+// the live document count of namespace ns (its terms' document
+// frequencies are its own too; in an index of format 1, the whole
+// index's) and the fixed length pivots.
+func withScoringStats(ctx context.Context, ix *Index, ns string) (context.Context, error) {
+	var n uint64
+	var err error
+	if ix.b.byNS {
+		n, err = ix.namespaceDocs(ctx, ns)
+	} else if n, err = ix.bi.DocCount(); err != nil {
+		err = fmt.Errorf("index %s: count: %w", ix.dir, err)
+	}
 	if err != nil {
-		return ctx, fmt.Errorf("index %s: count: %w", ix.dir, err)
+		return ctx, err
 	}
 	if n == 0 {
 		return ctx, nil
@@ -178,9 +186,12 @@ func withScoringStats(ctx context.Context, ix *Index) (context.Context, error) {
 }
 
 // buildQuery turns q into a bleve query: the text part is scored; the
-// namespace, kind and tag conditions are not (the kind and tag filters go
-// through bleve's boolean Filter, which runs with scoring off).
-func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
+// kind and tag conditions are not (they go through bleve's boolean
+// Filter, which runs with scoring off). The text's terms are filed by
+// namespace (nsterms.go), so they match records of q.NS alone; a query
+// with no text lists the namespace through its keyword, as every query
+// on an index of format 1 must.
+func buildQuery(q Query, b *builder) (query.Query, int, error) {
 	if q.NS == "" {
 		return nil, 0, fmt.Errorf("search %q: namespace is empty (a search runs in one namespace): %w", q.Text, ErrInvalid)
 	}
@@ -191,24 +202,67 @@ func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
 	if limit == 0 {
 		limit = DefaultLimit
 	}
-
-	// The namespace is a required clause, not a filter: the conjunction
-	// then walks the namespace's own postings and skips the other
-	// namespaces' matches instead of scoring them all. Its boost of 0 gives
-	// it a weight of 0, so it adds nothing to a score and leaves bleve's
-	// query norm unchanged: scores are the text's alone.
-	nsTerm := bleve.NewTermQuery(q.NS)
-	nsTerm.SetField(fieldNS)
-	nsTerm.SetBoost(0)
 	bq := bleve.NewBooleanQuery()
-	bq.AddMust(nsTerm)
+	if err := addFilters(bq, q); err != nil {
+		return nil, 0, err
+	}
+	listing := strings.TrimSpace(q.Text) == "" && !q.AnyTerm
+	if listing || !b.byNS {
+		// The namespace as a required clause: its boost of 0 gives it a
+		// weight of 0, so it adds nothing to a score and leaves bleve's
+		// query norm unchanged. (Format 1's bare terms need it; the
+		// conjunction then walks the namespace's postings beside the
+		// words'.)
+		nsTerm := bleve.NewTermQuery(q.NS)
+		nsTerm.SetField(fieldNS)
+		nsTerm.SetBoost(0)
+		bq.AddMust(nsTerm)
+	}
+	if listing {
+		return bq, limit, nil
+	}
 
+	// Text that analyses to no terms at all (only stop words or
+	// punctuation) must match nothing.
+	words, phrases := splitText(q.Text)
+	if q.AnyTerm {
+		words = strings.ReplaceAll(q.Text, `"`, " ")
+	}
+	wordTerms := b.terms(q.NS, words)
+	if q.AnyTerm {
+		return anyTermQuery(bq, b, q.NS, wordTerms, phrases), limit, nil
+	}
+	required := 0
+	for _, p := range phrases {
+		if pt := b.terms(q.NS, p); len(pt) > 0 {
+			bq.AddMust(acrossFields(phraseOf(pt)))
+			required++
+		}
+	}
+	if len(wordTerms) > 0 {
+		// Any one of the words must match, unless phrases are required:
+		// then the words only add to the score.
+		wq := acrossFields(anyOf(wordTerms))
+		if required > 0 {
+			bq.AddShould(wq)
+		} else {
+			bq.AddMust(wq)
+		}
+	}
+	if len(wordTerms) == 0 && required == 0 {
+		return bleve.NewMatchNoneQuery(), limit, nil
+	}
+	return bq, limit, nil
+}
+
+// addFilters adds q's kind and tag conditions to bq as its filter.
+func addFilters(bq *query.BooleanQuery, q Query) error {
 	var filters []query.Query
 	if len(q.Kinds) > 0 {
 		kinds := make([]query.Query, 0, len(q.Kinds))
 		for _, k := range q.Kinds {
 			if k == "" {
-				return nil, 0, fmt.Errorf("search kinds %q: a kind is empty: %w", q.Kinds, ErrInvalid)
+				return fmt.Errorf("search kinds %q: a kind is empty: %w", q.Kinds, ErrInvalid)
 			}
 			kinds = append(kinds, term(fieldKind, k))
 		}
@@ -216,87 +270,42 @@ func buildQuery(q Query, an analysis.Analyzer) (query.Query, int, error) {
 	}
 	for _, t := range q.Tags {
 		if t == "" {
-			return nil, 0, fmt.Errorf("search tags %q: a tag is empty: %w", q.Tags, ErrInvalid)
+			return fmt.Errorf("search tags %q: a tag is empty: %w", q.Tags, ErrInvalid)
 		}
 		filters = append(filters, term(fieldTags, t))
 	}
 	if len(filters) > 0 {
 		bq.AddFilter(bleve.NewConjunctionQuery(filters...))
 	}
-
-	// Text that analyses to no terms at all (only stop words or
-	// punctuation) must match nothing; bleve would drop the empty part and
-	// return every record that passes the filters.
-	words, phrases := splitText(q.Text)
-	if q.AnyTerm {
-		words = strings.ReplaceAll(q.Text, `"`, " ")
-	}
-	if words != "" && !hasTerms(an, words) {
-		words = ""
-	}
-	if q.AnyTerm {
-		return anyTermQuery(bq, an, words, phrases), limit, nil
-	}
-	required := 0
-	for _, p := range phrases {
-		if hasTerms(an, p) {
-			bq.AddMust(acrossFields(func() query.FieldableQuery { return bleve.NewMatchPhraseQuery(p) }))
-			required++
-		}
-	}
-	if words != "" {
-		// Any one of the words must match, unless phrases are required:
-		// then the words only add to the score. (Beside the required
-		// namespace clause, a should clause is optional.)
-		wq := acrossFields(func() query.FieldableQuery { return bleve.NewMatchQuery(words) })
-		if required > 0 {
-			bq.AddShould(wq)
-		} else {
-			bq.AddMust(wq)
-		}
-	}
-	if strings.TrimSpace(q.Text) != "" && words == "" && required == 0 {
-		return bleve.NewMatchNoneQuery(), limit, nil
-	}
-	return bq, limit, nil
+	return nil
 }
 
 // anyTermQuery requires one of the words and lets the phrases add to the
 // score.
-func anyTermQuery(bq *query.BooleanQuery, an analysis.Analyzer, words string, phrases []string) query.Query {
-	if words == "" {
+func anyTermQuery(bq *query.BooleanQuery, b *builder, ns string, words analysis.TokenStream, phrases []string) query.Query {
+	if len(words) == 0 {
 		return bleve.NewMatchNoneQuery()
 	}
-	bq.AddMust(acrossFields(func() query.FieldableQuery { return bleve.NewMatchQuery(words) }))
+	bq.AddMust(acrossFields(anyOf(words)))
 	// A phrase of two terms or more found whole adds its own BM25 to the
 	// words' (one term is already among the words).
 	for _, p := range phrases {
-		if len(an.Analyze([]byte(p))) > 1 {
-			bq.AddShould(acrossFields(func() query.FieldableQuery { return bleve.NewMatchPhraseQuery(p) }))
+		if pt := b.terms(ns, p); len(pt) > 1 {
+			bq.AddShould(acrossFields(phraseOf(pt)))
 		}
 	}
 	return bq
 }
 
-// hasTerms reports whether text leaves any term after analysis.
-func hasTerms(an analysis.Analyzer, text string) bool {
-	return len(an.Analyze([]byte(text))) > 0
-}
-
 // acrossFields ORs one query over title, summary and body with their
 // boosts. Scores of the fields that match add up.
-func acrossFields(mk func() query.FieldableQuery) query.Query {
+func acrossFields(mk fieldQuery) query.Query {
 	var qs []query.Query
 	for _, f := range [...]struct {
 		name  string
 		boost float64
 	}{{fieldTitle, boostTitle}, {fieldSummary, boostSummary}, {fieldBody, boostBody}} {
-		fq := mk()
-		fq.SetField(f.name)
-		if bq, ok := fq.(query.BoostableQuery); ok {
-			bq.SetBoost(f.boost)
-		}
-		qs = append(qs, fq)
+		qs = append(qs, mk(f.name, f.boost))
 	}
 	return bleve.NewDisjunctionQuery(qs...)
 }

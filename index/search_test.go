@@ -8,9 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search/query"
-
 	"github.com/lorekeep/lore/store"
 )
 
@@ -253,40 +250,6 @@ func TestSplitText(t *testing.T) {
 		w, p := splitText(tt.in)
 		if w != tt.words || !slices.Equal(p, tt.phrases) {
 			t.Errorf("splitText(%q) = %q, %q; want %q, %q", tt.in, w, p, tt.words, tt.phrases)
-		}
-	}
-}
-
-// TestNamespaceClauseAddsNoScore compares Search's scores with those of the
-// bare text query run on the same index: the namespace clause must add
-// nothing and must not change bleve's query norm.
-func TestNamespaceClauseAddsNoScore(t *testing.T) {
-	ix, _ := openTemp(t)
-	mustApply(t, ix, genRecords("n", 30), nil, 1)
-	text := "castle fire"
-	hits := search(t, ix, Query{NS: "n", Text: text, Limit: 100})
-	if len(hits) == 0 {
-		t.Fatal("no hits")
-	}
-	ctx, err := withScoringStats(context.Background(), ix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bare := acrossFields(func() query.FieldableQuery { return bleve.NewMatchQuery(text) })
-	res, err := ix.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(bare, 100, 0, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]float64{}
-	for _, h := range res.Hits {
-		want[h.ID] = h.Score
-	}
-	if len(want) != len(hits) {
-		t.Errorf("bare query found %d records, Search %d", len(want), len(hits))
-	}
-	for _, h := range hits {
-		if w := want[docID(h.NS, h.ID)]; h.Score != w {
-			t.Errorf("%s: Search score %v, bare text query %v", h.ID, h.Score, w)
 		}
 	}
 }

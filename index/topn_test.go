@@ -24,11 +24,11 @@ func TestTopNByScoreMatchesIDSort(t *testing.T) {
 	ties := 0
 	for _, text := range texts {
 		for _, limit := range []int{1, 3, 5, 12, 13, 50, 500} {
-			bq, _, err := buildQuery(Query{NS: "n", Text: text, AnyTerm: true}, ix.b.text)
+			bq, _, err := buildQuery(Query{NS: "n", Text: text, AnyTerm: true}, ix.b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, err := withScoringStats(context.Background(), ix)
+			ctx, err := withScoringStats(context.Background(), ix, "n")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -108,20 +108,27 @@ func (a *app) open(readOnly bool) (*lore.Lore, error) {
 	return l, err
 }
 
-// upgradeNote tells the user of the one-time upgrade a writable open of
-// an older store runs: on stderr what it does and for how many records,
-// then, on a terminal, a progress line.
+// upgradeNote tells the user of the one-time upgrades a writable open of
+// an older store runs (its secondary keys, then its index of an older
+// format): on stderr what each does and for how many records, then, on a
+// terminal, a progress line.
 type upgradeNote struct {
-	bar  *progress
-	seen bool
+	bar   *progress
+	phase string // the phase last told
 }
 
 func (u *upgradeNote) progress(a *app) store.Progress {
 	return func(phase string, done, total int) {
-		if !u.seen {
-			u.seen = true
-			a.note("%s: writing the secondary keys of %s, once\n", phase, plural(total, "record"))
-			u.bar = a.progressLine()
+		if phase != u.phase {
+			u.phase = phase
+			what := "writing the secondary keys of " + plural(total, "record") + ", once"
+			if phase == "reindexing" {
+				what = "rebuilding the search index from " + plural(total, "record")
+			}
+			a.note("%s: %s\n", phase, what)
+			if u.bar == nil {
+				u.bar = a.progressLine()
+			}
 		}
 		if u.bar != nil {
 			u.bar.update(phase, "records", done, total)

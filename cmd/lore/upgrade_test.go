@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,4 +85,56 @@ func TestStatsEtcdSays(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "etcd bytes: ") || !strings.Contains(out, "whole database") || strings.Contains(out, "file bytes") {
 		t.Errorf("stats on etcd: exit %d, %q, %s; want the etcd database size named as such", code, out, stderr)
 	}
+}
+
+// TestIndexFormat1Upgrades: a store whose index an older lore wrote
+// (format 1, terms not filed by namespace; testdata/index-format-1)
+// answers read-only searches from that index as it is, within their
+// namespace; the first writable open rebuilds the index, once, saying so
+// on stderr; searches then find the same records, and check is clean.
+func TestIndexFormat1Upgrades(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".lore")
+	if err := os.CopyFS(dir, os.DirFS("testdata/index-format-1")); err != nil {
+		t.Fatal(err)
+	}
+	search := func(ns string) string {
+		out, stderr, code := runCLI(t, "", "--store", dir, "search", "--ns", ns, "lantern")
+		if code != 0 || stderr != "" {
+			t.Fatalf("search --ns %s: exit %d: %s", ns, code, stderr)
+		}
+		return out
+	}
+	before := []string{search("harbour"), search("moor")}
+	if got := idsOf(before[0]) + "; " + idsOf(before[1]); got != "lantern; moor-lantern" {
+		t.Fatalf("search for lantern in harbour, then moor, on the format 1 index: %q, want each namespace's own", got)
+	}
+	_, stderr, code := runCLI(t, "", "--store", dir, "put", "--ns", "moor", "--body", "a cairn", "cairn")
+	if code != 0 {
+		t.Fatalf("put: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "reindexing: rebuilding the search index from 4 records") {
+		t.Errorf("first writable open: stderr %q; want it to say it rebuilds the index from 4 records", stderr)
+	}
+	if _, stderr, _ := runCLI(t, "", "--store", dir, "put", "--ns", "moor", "--body", "a stone", "stone"); strings.Contains(stderr, "reindexing") {
+		t.Errorf("second writable open rebuilt the index again: %s", stderr)
+	}
+	for i, ns := range []string{"harbour", "moor"} {
+		if after := search(ns); idsOf(after) != idsOf(before[i]) {
+			t.Errorf("search --ns %s after the rebuild:\n%s\nbefore:\n%s", ns, after, before[i])
+		}
+	}
+	if out, stderr, code := runCLI(t, "", "--store", dir, "check"); code != 0 {
+		t.Errorf("check after the rebuild: exit %d: %s%s", code, out, stderr)
+	}
+}
+
+// idsOf is the first column of search's lines after the score: the ids.
+func idsOf(out string) string {
+	var ids []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if f := strings.Split(line, "\t"); len(f) > 1 {
+			ids = append(ids, f[1])
+		}
+	}
+	return strings.Join(ids, " ")
 }
