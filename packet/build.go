@@ -108,6 +108,9 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 		return nil, err
 	}
 	srch = memoized(srch) // shared with the builds of a split's proposals
+	if req.work == nil {
+		req.work = &requestWork{} // and so is this
+	}
 	g := &gatherer{ctx: ctx, src: src, srch: srch, req: req, cfg: cfg, prof: cfg.Profiles[req.Profile],
 		cands: map[string]*candidate{}, heads: map[string]store.Record{}}
 	if err := g.gather(); err != nil {

@@ -57,7 +57,9 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	}
 	// Only the names whose words these texts hold: the build stays small
 	// however large the namespace.
-	m := mention.New(g.names(set, set.positions(all), isFocus))
+	m := g.req.work.matcherFor(g.mentionKey(set, scanQuery), func() *mention.Matcher {
+		return mention.New(g.names(set, set.positions(all), isFocus))
+	})
 	first := map[string]bool{}
 	for _, f := range g.req.Focus {
 		for _, id := range g.scan(m, f, 1, "", f, texts[f]...) {

@@ -75,6 +75,9 @@ type Request struct {
 	// proposing is set on the requests a split builds to check its
 	// proposals: their own splits propose nothing.
 	proposing bool
+	// work is what the builds of one request share (requestWork): set by
+	// Build, carried into the requests its split builds.
+	work *requestWork
 }
 
 // normalize validates r and returns it with defaults applied and its
