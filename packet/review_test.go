@@ -543,3 +543,47 @@ func holdsMore(p, q *Packet) bool {
 	}
 	return false
 }
+
+// TestFocusFloorRefuses: a packet whose focus is a set of records never
+// fits a budget below the floor of their bodies (bodyFloor), so a split
+// may skip building a proposal whose focus passes its budget by that
+// floor. Every kind of the demo canon, its records as one focus, each
+// record alone too, at the floor less one token.
+func TestFocusFloorRefuses(t *testing.T) {
+	env := fxDemo(t)
+	heads, _, err := env.st.List(store.ListOptions{NS: demoNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKind := map[string][]store.Record{}
+	for _, h := range heads {
+		byKind[h.Kind] = append(byKind[h.Kind], h)
+	}
+	tried := 0
+	for _, kind := range sortedKeys(byKind) {
+		sets := [][]store.Record{byKind[kind]}
+		for _, h := range byKind[kind] {
+			sets = append(sets, []store.Record{h})
+		}
+		for _, set := range sets {
+			var ids []string
+			floor := 0
+			for _, h := range set {
+				ids = append(ids, h.ID)
+				floor += bodyFloor(h.Tokens["o200k_base"])
+			}
+			if floor < 2 {
+				continue
+			}
+			req := Request{NS: demoNS, Focus: ids, Budget: floor - 1, Counter: fxCounter(t), AsOf: -1}
+			p, err := Build(context.Background(), env.st, env.ix, req)
+			tried++
+			if err == nil && !p.FrameOnly {
+				t.Errorf("focus %v (floor %d): a packet of %d tokens fits budget %d", ids, floor, p.Tokens, req.Budget)
+			}
+		}
+	}
+	if tried < 10 {
+		t.Errorf("only %d focus sets tried", tried)
+	}
+}

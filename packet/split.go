@@ -9,6 +9,7 @@ import (
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/internal/numfmt"
+	"github.com/lorekeep/lore/store"
 )
 
 // frameOnly is the packet for a limit below the frame: everything
@@ -202,6 +203,9 @@ func (b *builder) proposeKinds(e *SplitError, movable []int, limit int) {
 	if len(moved) == 0 || need > limit-limit/20 || len(b.req.Focus) == 0 || b.req.proposing {
 		return
 	}
+	if b.focusFloor(moved) > b.req.Budget {
+		return // the second packet cannot fit: no need to build either
+	}
 	slices.Sort(moved)
 	kinds := strings.Join(movedKinds, ",")
 	first, second := b.req, b.req
@@ -223,6 +227,27 @@ func (b *builder) proposeKinds(e *SplitError, movable []int, limit int) {
 		b.command(b.req.Focus, []string{"--exclude-kind", kinds}),
 		b.command(moved, []string{"--kind", kinds})))
 }
+
+// focusFloor is the least a packet holds whose focus is the records ids:
+// their bodies, whole (a focus is never summarised, truncated or
+// dropped), less a token either side of each for the way text counts
+// across a boundary.
+func (b *builder) focusFloor(ids []string) int {
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	floor := 0
+	for _, c := range b.cands {
+		if set[c.rec.ID] {
+			floor += bodyFloor(c.tc)
+		}
+	}
+	return floor
+}
+
+// bodyFloor is the least a record's body adds to a packet that holds it.
+func bodyFloor(tc store.TokenCount) int { return max(tc.Body-2, 0) }
 
 // splitMoveKinds picks the kinds to set apart, largest first, until the
 // estimate of what stays is under the target (the limit less a margin:
