@@ -213,12 +213,14 @@ func (b *builder) proposeKinds(e *SplitError, movable []int, limit int) {
 	second.Focus, second.Kinds = moved, sortedSet(movedKinds)
 	first.AsOf, second.AsOf = 0, 0 // the command lines let story time follow the focus
 	// Offered only when both packets, built, fit: the records set apart
-	// bring their own neighbours, which no estimate here sees.
-	n1, ok := b.fits(first)
+	// bring their own neighbours, which no estimate here sees. The second
+	// is built first: holding every record set apart as its focus, it is
+	// the one that fails most.
+	n2, ok := b.fits(second)
 	if !ok {
 		return
 	}
-	n2, ok := b.fits(second)
+	n1, ok := b.fits(first)
 	if !ok {
 		return
 	}
