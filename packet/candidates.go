@@ -512,8 +512,18 @@ func (g *gatherer) pinnedAndRecent(isFocus func(string) bool) error {
 // readHeads reads the heads of candidates found through links or search;
 // ids without a record (dangling links) are skipped.
 func (g *gatherer) readHeads() error {
+	// Only the candidates without a head of the namespace yet: a build
+	// calls this after each step, and sorting every candidate again each
+	// time cost more than the reads.
+	var pending []string
+	for id, c := range g.cands {
+		if c.rec.ID == "" || (c.rec.NS != "" && c.rec.NS != g.req.NS) {
+			pending = append(pending, id)
+		}
+	}
+	slices.Sort(pending)
 	var ids []string
-	for _, id := range sortedKeys(g.cands) {
+	for _, id := range pending {
 		if _, ok := g.heads[id]; !ok {
 			ids = append(ids, id)
 		}
@@ -527,7 +537,7 @@ func (g *gatherer) readHeads() error {
 			g.heads[h.ID] = h
 		}
 	}
-	for _, id := range sortedKeys(g.cands) {
+	for _, id := range pending {
 		h, ok := g.heads[id]
 		if !ok || (h.NS != "" && h.NS != g.req.NS) {
 			reason := "no such record (dangling link)"
