@@ -57,7 +57,7 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	}
 	// Only the names whose words these texts hold: the build stays small
 	// however large the namespace.
-	m := g.req.work.matcherFor(g.mentionKey(set, scanQuery), func() *mention.Matcher {
+	m := g.req.work.matcherFor(set, g.mentionKey(scanQuery), func() *mention.Matcher {
 		return mention.New(g.names(set, set.positions(all), isFocus))
 	})
 	first := map[string]bool{}

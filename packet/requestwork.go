@@ -17,39 +17,47 @@ import (
 // used by two goroutines at once; the lock is for safety, not for speed.
 type requestWork struct {
 	mu       sync.Mutex
-	matchers map[string]*mention.Matcher
+	matchers map[string]keptMatcher
 }
 
-// matcherFor returns the matcher kept under key, or builds it with mk and
-// keeps it. A nil work (a build outside Build) builds every time.
-func (w *requestWork) matcherFor(key string, mk func() *mention.Matcher) *mention.Matcher {
+// keptMatcher is a matcher and the name set it was made from: the set is
+// compared by identity, and kept so its address stays its own.
+type keptMatcher struct {
+	set *nameSet
+	m   *mention.Matcher
+}
+
+// matcherFor returns the matcher kept under key for set, or builds it
+// with mk and keeps it. A nil work (a build outside Build) builds every
+// time.
+func (w *requestWork) matcherFor(set *nameSet, key string, mk func() *mention.Matcher) *mention.Matcher {
 	if w == nil {
 		return mk()
 	}
 	w.mu.Lock()
-	m, ok := w.matchers[key]
+	k, ok := w.matchers[key]
 	w.mu.Unlock()
-	if ok {
-		return m
+	if ok && k.set == set {
+		return k.m
 	}
-	m = mk()
+	m := mk()
 	w.mu.Lock()
 	if w.matchers == nil {
-		w.matchers = map[string]*mention.Matcher{}
+		w.matchers = map[string]keptMatcher{}
 	}
-	w.matchers[key] = m
+	w.matchers[key] = keptMatcher{set: set, m: m}
 	w.mu.Unlock()
 	return m
 }
 
-// mentionKey names what decides a build's names matcher: the name set
-// (one namespace at one sequence), the texts scanned (the focus records'
-// and, with ScanQuery, the query) and what the names are filtered by
-// (the focus itself, and story time: the as-of position and the task).
-func (g *gatherer) mentionKey(set *nameSet, scanQuery bool) string {
+// mentionKey names what decides a build's names matcher beside its name
+// set: the texts scanned (the focus records' and, with ScanQuery, the
+// query) and what the names are filtered by (the focus itself, and story
+// time: the as-of position and the task).
+func (g *gatherer) mentionKey(scanQuery bool) string {
 	q := ""
 	if scanQuery {
 		q = g.req.Query
 	}
-	return fmt.Sprintf("%p\x00%s\x00%q\x00%q\x00%d\x00%q", set, g.req.NS, g.req.Focus, q, g.req.AsOf, g.req.Task)
+	return fmt.Sprintf("%s\x00%q\x00%q\x00%d\x00%q", g.req.NS, g.req.Focus, q, g.req.AsOf, g.req.Task)
 }
