@@ -209,7 +209,7 @@ func (l *Lore) openIndex(readOnly bool, progress store.Progress) error {
 			l.stale = true
 			return nil
 		}
-		return l.rebuildIndex()
+		return rebuild()
 	}
 	if readOnly {
 		if wm < last {
@@ -433,9 +433,6 @@ func (l *Lore) readTouched(keys []index.Key) (puts []store.Record, dels []index.
 	}
 	return puts, dels, nil
 }
-
-// rebuildIndex builds the index afresh from the store alone.
-func (l *Lore) rebuildIndex() error { return l.rebuildIndexContext(context.Background()) }
 
 // rebuildIndexContext builds the index in a temporary folder and swaps it
 // in; once ctx is done it stops before the swap, so the old index folder
