@@ -184,10 +184,7 @@ func (b *builder) document(r *store.Record) *document.Document {
 			d.AddField(document.NewTextFieldCustom(fieldTags, []uint64{uint64(i)}, []byte(t), keywordOptions, b.kw))
 		}
 	}
-	var text analysis.Analyzer = b.text
-	if b.byNS {
-		text = nsAnalyzer{ns: r.NS, an: b.text}
-	}
+	text := b.analyzer(r.NS)
 	for _, f := range [...]struct{ name, val string }{
 		{fieldTitle, r.Title}, {fieldSummary, r.Summary}, {fieldBody, indexedBody(r.Body)},
 	} {

@@ -55,11 +55,16 @@ func fileUnder(ns string, ts analysis.TokenStream) {
 // terms analyses text of namespace ns as the index analyses a record's
 // text: filed under ns, unless the index is of format 1.
 func (b *builder) terms(ns, text string) analysis.TokenStream {
-	ts := b.text.Analyze([]byte(text))
-	if b.byNS {
-		fileUnder(ns, ts)
+	return b.analyzer(ns).Analyze([]byte(text))
+}
+
+// analyzer is the analyzer of namespace ns's text: its terms filed under
+// ns, unless the index is of format 1.
+func (b *builder) analyzer(ns string) analysis.Analyzer {
+	if !b.byNS {
+		return b.text
 	}
-	return ts
+	return nsAnalyzer{ns: ns, an: b.text}
 }
 
 // fieldQuery builds one field's part of a query from terms filed by
@@ -107,18 +112,21 @@ func phraseOf(terms analysis.TokenStream) fieldQuery {
 
 // namespaceDocs returns how many live records of ns the index holds.
 func (ix *Index) namespaceDocs(ctx context.Context, ns string) (uint64, error) {
+	fail := func(err error) (uint64, error) {
+		return 0, fmt.Errorf("index %s: count namespace %q: %w", ix.dir, ns, err)
+	}
 	ai, err := ix.bi.Advanced()
 	if err != nil {
-		return 0, err
+		return fail(err)
 	}
 	r, err := ai.Reader()
 	if err != nil {
-		return 0, err
+		return fail(err)
 	}
 	defer r.Close()
 	tr, err := r.TermFieldReader(ctx, []byte(ns), fieldNS, false, false, false)
 	if err != nil {
-		return 0, fmt.Errorf("index %s: count namespace %q: %w", ix.dir, ns, err)
+		return fail(err)
 	}
 	defer tr.Close()
 	return tr.Count(), nil

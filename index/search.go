@@ -165,13 +165,7 @@ var lengthPivot = map[string]int{
 // frequencies are its own too; in an index of format 1, the whole
 // index's) and the fixed length pivots.
 func withScoringStats(ctx context.Context, ix *Index, ns string) (context.Context, error) {
-	var n uint64
-	var err error
-	if ix.b.byNS {
-		n, err = ix.namespaceDocs(ctx, ns)
-	} else if n, err = ix.bi.DocCount(); err != nil {
-		err = fmt.Errorf("index %s: count: %w", ix.dir, err)
-	}
+	n, err := ix.scoredDocs(ctx, ns)
 	if err != nil {
 		return ctx, err
 	}
@@ -183,6 +177,20 @@ func withScoringStats(ctx context.Context, ix *Index, ns string) (context.Contex
 		card[f] = p * int(n)
 	}
 	return context.WithValue(ctx, bsearch.BM25StatsKey, &bsearch.BM25Stats{DocCount: float64(n), FieldCardinality: card}), nil
+}
+
+// scoredDocs is the document count BM25 scores a search of ns against:
+// the namespace's live records, or in an index of format 1 the whole
+// index's.
+func (ix *Index) scoredDocs(ctx context.Context, ns string) (uint64, error) {
+	if ix.b.byNS {
+		return ix.namespaceDocs(ctx, ns)
+	}
+	n, err := ix.bi.DocCount()
+	if err != nil {
+		return 0, fmt.Errorf("index %s: count: %w", ix.dir, err)
+	}
+	return n, nil
 }
 
 // buildQuery turns q into a bleve query: the text part is scored; the
