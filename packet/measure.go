@@ -62,8 +62,13 @@ func (b *builder) countMissing() error {
 	if len(missing) == 0 {
 		return nil
 	}
-	if err := b.loadBodies(missing); err != nil {
-		return err
+	// The bodies read to be counted are not kept: trial renders stand in
+	// for bodies not loaded yet, and a packet must not depend on whether
+	// the store had its counts cached.
+	slices.Sort(missing)
+	bodies, err := b.src.Bodies(b.req.NS, missing)
+	if err != nil {
+		return fmt.Errorf("read bodies in ns %q to count them: %w", b.req.NS, err)
 	}
 	setter, _ := b.src.(TokenSetter)
 	var cacheErr error
@@ -71,7 +76,7 @@ func (b *builder) countMissing() error {
 		if _, ok := c.rec.Tokens[enc]; ok {
 			continue
 		}
-		c.tc = store.TokenCount{Title: b.req.Counter.Count(c.rec.Title), Body: b.req.Counter.Count(b.bodies[c.rec.ID]), Summary: b.req.Counter.Count(c.rec.Summary)}
+		c.tc = store.TokenCount{Title: b.req.Counter.Count(c.rec.Title), Body: b.req.Counter.Count(bodies[c.rec.ID]), Summary: b.req.Counter.Count(c.rec.Summary)}
 		if setter != nil && cacheErr == nil {
 			if err := setter.SetTokens(b.req.NS, c.rec.ID, enc, c.tc); err != nil && !errors.Is(err, store.ErrReadOnly) {
 				cacheErr = err

@@ -1,0 +1,82 @@
+package packet
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// uncountedSource is a real store whose cached token counts are hidden
+// and cannot be written: what a read-only process sees when a store was
+// never counted in the request's encoding.
+type uncountedSource struct{ st *store.Store }
+
+func (u uncountedSource) Heads(ns string, ids []string) ([]store.Record, error) {
+	recs, err := u.st.Heads(ns, ids)
+	for i := range recs {
+		recs[i].Tokens = nil
+	}
+	return recs, err
+}
+
+func (u uncountedSource) Bodies(ns string, ids []string) (map[string]string, error) {
+	return u.st.Bodies(ns, ids)
+}
+
+func (u uncountedSource) Neighbors(ns, id string, hops int, rels []string) ([]store.Neighbor, error) {
+	return u.st.Neighbors(ns, id, hops, rels)
+}
+
+func (u uncountedSource) List(opts store.ListOptions) ([]store.Record, string, error) {
+	recs, next, err := u.st.List(opts)
+	for i := range recs {
+		recs[i].Tokens = nil
+	}
+	return recs, next, err
+}
+
+// TestCachedCountsDoNotChangeThePacket: a packet is the same whether the
+// store had its token counts cached or Build counted them itself, at every
+// budget and in every format. The counts are the same either way; what
+// must not differ is how the trial renders stand in for bodies that were
+// read only to be counted.
+func TestCachedCountsDoNotChangeThePacket(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	bare := uncountedSource{env.st}
+	counter := fxCounter(t)
+	compared := 0
+	for _, format := range validFormats {
+		for b := 150; b <= 4000; b += 23 {
+			req := fxSceneRequest(b)
+			req.Format, req.Counter = format, counter
+			want, errWant := buildBytes(env, env.st, req)
+			got, errGot := buildBytes(env, bare, req)
+			var split *SplitError
+			if errors.As(errWant, &split) && errors.As(errGot, &split) {
+				continue // refused both ways
+			}
+			if errWant != nil || errGot != nil {
+				t.Fatalf("%s at %d: cached %v, counted by Build %v", format, b, errWant, errGot)
+			}
+			if !bytes.Equal(want, got) {
+				t.Errorf("%s at %d: the packet depends on cached counts:\n%s\n----\n%s", format, b, want, got)
+			}
+			compared++
+		}
+	}
+	if compared < 100 {
+		t.Fatalf("only %d packets compared; the budgets no longer reach the canon", compared)
+	}
+}
+
+func buildBytes(env fxEnv, src Source, req Request) ([]byte, error) {
+	p, err := Build(context.Background(), src, env.ix, req)
+	if err != nil {
+		return nil, err
+	}
+	return p.Render(req.Format)
+}
