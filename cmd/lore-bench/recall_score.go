@@ -1,11 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search"
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/lorekeep/lore/budget"
@@ -137,6 +141,14 @@ func (ns *evalNS) bm25Pack(question string, budget int, neighbours bool) ([]stri
 	if err != nil {
 		return nil, err
 	}
+	// Scores of tied records can differ in their last bits from one
+	// build of the index to the next (bleve sums a match's term scores in
+	// an order that varies), so ties at full precision come out in either
+	// order. Compared at float32's precision, ties are ties, and the id
+	// decides them every run.
+	slices.SortStableFunc(res.Hits, func(a, b *search.DocumentMatch) int {
+		return cmp.Or(cmp.Compare(float32(b.Score), float32(a.Score)), strings.Compare(a.ID, b.ID))
+	})
 	seen := map[string]bool{}
 	var ids []string
 	used := 0
