@@ -80,3 +80,37 @@ func buildBytes(env fxEnv, src Source, req Request) ([]byte, error) {
 	}
 	return p.Render(req.Format)
 }
+
+// TestProtectedFloorIsAFloor: a check-only build that stops at the
+// protected records' floor only ever stops a packet that, built whole,
+// would not fit; the floor is checked against the real outcome at every
+// budget of several requests on the test canon.
+func TestProtectedFloorIsAFloor(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	counter := fxCounter(t)
+	stopped := 0
+	for k, focus := range [][]string{{"scene-12"}, {"scene-12", "tomas"}, {"mara", "tl-13"}, {"scene-11", "scene-12"}, {"scene-12"}, {"tomas"}} {
+		for b := 40; b <= 3000; b += 13 {
+			req := fxSceneRequest(b)
+			req.Focus, req.Counter, req.proposing = focus, counter, true
+			if k >= 4 {
+				req.Hops = 2 // step 3 may narrow the walk
+			}
+			whole, errWhole := Build(context.Background(), env.st, env.ix, req)
+			req.checkOnly = true
+			_, errFast := Build(context.Background(), env.st, env.ix, req)
+			if !errors.Is(errFast, errOverFloor) {
+				continue
+			}
+			stopped++
+			if errWhole == nil && whole.Tokens <= b {
+				t.Errorf("focus %v at %d: the floor stopped a packet that fits (%d tokens)", focus, b, whole.Tokens)
+			}
+		}
+	}
+	if stopped == 0 {
+		t.Fatal("the floor never stopped a build: the budgets no longer test it")
+	}
+	t.Logf("the floor stopped %d builds", stopped)
+}

@@ -20,6 +20,9 @@ func (b *builder) measure() error {
 	if err := b.countMissing(); err != nil {
 		return err
 	}
+	if b.req.checkOnly && b.req.Format == "md" && b.protectedFloor() > b.req.Budget {
+		return errOverFloor
+	}
 	n := len(b.cands)
 	b.cost, b.note, b.step, b.forms = make([][3]int, n), make([]int, n), make([]int, n), make([]form, n)
 	for i, c := range b.cands {

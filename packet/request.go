@@ -75,6 +75,10 @@ type Request struct {
 	// proposing is set on the requests a split builds to check its
 	// proposals: their own splits propose nothing.
 	proposing bool
+	// checkOnly is set on the proposals a split builds only to learn
+	// whether they fit: a build whose protected records alone are over
+	// its budget stops before pricing (see builder.protectedFloor).
+	checkOnly bool
 	// work is what the builds of one request share (requestWork): set by
 	// Build, carried into the requests its split builds.
 	work *requestWork

@@ -251,6 +251,39 @@ func (b *builder) focusFloor(ids []string) int {
 // bodyFloor is the least a record's body adds to a packet that holds it.
 func bodyFloor(tc store.TokenCount) int { return max(tc.Body-2, 0) }
 
+// errOverFloor ends a check-only build (Request.checkOnly) whose
+// protected records alone pass its budget: it could only be refused.
+var errOverFloor = errors.New("the protected records alone pass the budget")
+
+// protectedFloor is the least the protected records of a markdown packet
+// hold, whatever the ladder does: what a record's text adds at the least
+// (less a token either side, as bodyFloor), in the shortest form a step
+// may give it (ladder.reducible, with either form where a step chooses
+// by price). Headings and the frame count nothing, so it is under the
+// real need. A record a narrowed walk may drop counts nothing either.
+func (b *builder) protectedFloor() int {
+	floor := 0
+	for i, c := range b.cands {
+		if !b.fixed(i) {
+			continue
+		}
+		body := bodyFloor(c.tc)
+		switch {
+		case c.pinned || c.rank == 1:
+			floor += body // never shortened
+		case c.hops >= 2:
+			// step 3 may leave it out
+		case c.rec.Summary != "":
+			floor += min(body, max(c.tc.Summary-2, 0)) // steps 2 and 4
+		case c.history:
+			// step 4 may collapse it to its title
+		default:
+			floor += body
+		}
+	}
+	return floor
+}
+
 // splitMoveKinds picks the kinds to set apart, largest first, until the
 // estimate of what stays is under the target (the limit less a margin:
 // estimates add up a little under the rendered whole). It returns the
@@ -330,7 +363,7 @@ func (b *builder) proposeLarger(e *SplitError) {
 // fits builds r, a packet a split proposes, and reports its tokens and
 // whether it fits its budget.
 func (b *builder) fits(r Request) (int, bool) {
-	r.proposing = true
+	r.proposing, r.checkOnly = true, true
 	cfg := b.cfg
 	r.Config = &cfg
 	p, err := Build(b.ctx, b.src, b.srch, r)
