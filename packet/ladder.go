@@ -36,6 +36,7 @@ type builder struct {
 	refusedFrame int
 	cands        []*candidate
 	bodies       map[string]string // loaded bodies by id
+	counted      map[string]string // bodies read only to count them (countMissing), by id
 	warns        []string
 
 	cost [][3]int // per candidate: entry cost by form (full, summary, title)

@@ -65,14 +65,16 @@ func (b *builder) countMissing() error {
 	if len(missing) == 0 {
 		return nil
 	}
-	// The bodies read to be counted are not kept: trial renders stand in
-	// for bodies not loaded yet, and a packet must not depend on whether
-	// the store had its counts cached.
+	// The bodies read to be counted are kept apart from those loaded:
+	// trial renders stand in for bodies not loaded yet, and a packet must
+	// not depend on whether the store had its counts cached. loadBodies
+	// takes them from there instead of reading them again.
 	slices.Sort(missing)
 	bodies, err := b.src.Bodies(b.req.NS, missing)
 	if err != nil {
 		return fmt.Errorf("read bodies in ns %q to count them: %w", b.req.NS, err)
 	}
+	b.counted = bodies
 	setter, _ := b.src.(TokenSetter)
 	var cacheErr error
 	for _, c := range b.cands {
@@ -290,9 +292,14 @@ func (b *builder) entry(c *candidate, f form, text string) Entry {
 func (b *builder) loadBodies(ids []string) error {
 	var need []string
 	for _, id := range ids {
-		if _, ok := b.bodies[id]; !ok {
-			need = append(need, id)
+		if _, ok := b.bodies[id]; ok {
+			continue
 		}
+		if body, ok := b.counted[id]; ok {
+			b.bodies[id] = body // read already, to be counted
+			continue
+		}
+		need = append(need, id)
 	}
 	if len(need) == 0 {
 		return nil
