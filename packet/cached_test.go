@@ -9,32 +9,43 @@ import (
 	"github.com/lorekeep/lore/store"
 )
 
-// uncountedSource is a real store whose cached token counts are hidden
-// and cannot be written: what a read-only process sees when a store was
-// never counted in the request's encoding.
-type uncountedSource struct{ st *store.Store }
+// minimalSource is a real store seen through Source alone: none of the
+// store's optional readers (Namer, OrderSeeker, ...) and no TokenSetter.
+// With hideCounts its cached token counts are hidden too: what a
+// read-only process sees when a store was never counted in the request's
+// encoding. Both sides of a comparison use it, so the counts are the only
+// difference between them.
+type minimalSource struct {
+	st         *store.Store
+	hideCounts bool
+}
 
-func (u uncountedSource) Heads(ns string, ids []string) ([]store.Record, error) {
+func (u minimalSource) Heads(ns string, ids []string) ([]store.Record, error) {
 	recs, err := u.st.Heads(ns, ids)
-	for i := range recs {
-		recs[i].Tokens = nil
-	}
+	u.strip(recs)
 	return recs, err
 }
 
-func (u uncountedSource) Bodies(ns string, ids []string) (map[string]string, error) {
-	return u.st.Bodies(ns, ids)
-}
-
-func (u uncountedSource) Neighbors(ns, id string, hops int, rels []string) ([]store.Neighbor, error) {
-	return u.st.Neighbors(ns, id, hops, rels)
-}
-
-func (u uncountedSource) List(opts store.ListOptions) ([]store.Record, string, error) {
-	recs, next, err := u.st.List(opts)
+func (u minimalSource) strip(recs []store.Record) {
+	if !u.hideCounts {
+		return
+	}
 	for i := range recs {
 		recs[i].Tokens = nil
 	}
+}
+
+func (u minimalSource) Bodies(ns string, ids []string) (map[string]string, error) {
+	return u.st.Bodies(ns, ids)
+}
+
+func (u minimalSource) Neighbors(ns, id string, hops int, rels []string) ([]store.Neighbor, error) {
+	return u.st.Neighbors(ns, id, hops, rels)
+}
+
+func (u minimalSource) List(opts store.ListOptions) ([]store.Record, string, error) {
+	recs, next, err := u.st.List(opts)
+	u.strip(recs)
 	return recs, next, err
 }
 
@@ -46,14 +57,14 @@ func (u uncountedSource) List(opts store.ListOptions) ([]store.Record, string, e
 func TestCachedCountsDoNotChangeThePacket(t *testing.T) {
 	recs, links := fxCanon()
 	env := fxOpen(t, recs, links, true)
-	bare := uncountedSource{env.st}
+	counted, bare := minimalSource{st: env.st}, minimalSource{st: env.st, hideCounts: true}
 	counter := fxCounter(t)
 	compared := 0
 	for _, format := range validFormats {
 		for b := 150; b <= 4000; b += 23 {
 			req := fxSceneRequest(b)
 			req.Format, req.Counter = format, counter
-			want, errWant := buildBytes(env, env.st, req)
+			want, errWant := buildBytes(env, counted, req)
 			got, errGot := buildBytes(env, bare, req)
 			var split *SplitError
 			if errors.As(errWant, &split) && errors.As(errGot, &split) {
