@@ -18,7 +18,7 @@
 // names reads the same in a version that knows only format 1, and a packet
 // finds the heads that go by a name without decoding the others.
 //
-//	meta       "format" -> store format (3; 2 before the due keys, 1 before the idx keys; while an upgrade runs: from, to, last head key done, see upgrade.go); "seq" -> last change-log sequence number (uint64, big-endian)
+//	meta       "format" -> store format (4; 3 before the name keys, 2 before the due keys, 1 before the idx keys; while an upgrade runs: from, to, last head key done, see upgrade.go); "seq" -> last change-log sequence number (uint64, big-endian)
 //	heads      ns 0 id -> record head: everything but the body, with body size and cached token counts
 //	bodies     ns 0 id -> format byte + body bytes (absent when the body is empty)
 //	history    ns 0 id 0 version(uint64 BE) -> a previous version, head and body

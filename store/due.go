@@ -60,7 +60,7 @@ func dueKey(r *Record) []byte {
 }
 
 // dueIndexed reports whether tx's store keeps complete due keys.
-func dueIndexed(tx kvTx) bool { return idxLevel(tx) >= formatVersion }
+func dueIndexed(tx kvTx) bool { return idxLevel(tx) >= formatDue }
 
 // Due calls fn on the heads of the open obligations of kind in ns that
 // are due by position by: those whose meta.due is a position at most by

@@ -14,7 +14,12 @@ import (
 
 // toFormat2 makes the file at path look like a store made before the due
 // keys: format 2, its other secondary keys kept.
-func toFormat2(t testing.TB, path string) {
+func toFormat2(t testing.TB, path string) { toFormat(t, path, 2, "d\x00", "n\x00") }
+
+// toFormat makes the store at path one of format f as an older lore
+// wrote it, by deleting the secondary keys under the prefixes that
+// format lacks.
+func toFormat(t testing.TB, path string, f byte, prefixes ...string) {
 	t.Helper()
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
@@ -23,17 +28,19 @@ func toFormat2(t testing.TB, path string) {
 	defer db.Close()
 	if err := db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte("idx"))
-		var due [][]byte
+		var drop [][]byte
 		c := b.Cursor()
-		for k, _ := c.Seek([]byte("d\x00")); bytes.HasPrefix(k, []byte("d\x00")); k, _ = c.Next() {
-			due = append(due, bytes.Clone(k))
+		for _, p := range prefixes {
+			for k, _ := c.Seek([]byte(p)); bytes.HasPrefix(k, []byte(p)); k, _ = c.Next() {
+				drop = append(drop, bytes.Clone(k))
+			}
 		}
-		for _, k := range due {
+		for _, k := range drop {
 			if err := b.Delete(k); err != nil {
 				return err
 			}
 		}
-		return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{2})
+		return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{f})
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +159,7 @@ func TestUpgradeProgress(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Close()
-		phase := fmt.Sprintf("upgrading store format %d to 3", from)
+		phase := fmt.Sprintf("upgrading store format %d to 4", from)
 		if len(calls) < 3 || calls[0] != (call{phase, 0, 2500}) || calls[len(calls)-1] != (call{phase, 2500, 2500}) {
 			t.Errorf("from format %d: progress %v; want %q from 0 to 2,500 of 2,500 in steps", from, calls, phase)
 		}

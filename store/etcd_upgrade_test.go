@@ -46,8 +46,8 @@ func oldEtcdStore(t *testing.T, url string, n int) (*clientv3.Client, string, *s
 func wantUpgraded(t *testing.T, s *store.Store, cli *clientv3.Client, formatKey string) {
 	t.Helper()
 	resp, err := cli.Get(context.Background(), formatKey)
-	if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "\x03" {
-		t.Fatalf("format key after the upgrade: %v %v; want 03", resp, err)
+	if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "\x04" {
+		t.Fatalf("format key after the upgrade: %v %v; want 04", resp, err)
 	}
 	probs, err := s.Check()
 	if err != nil {
@@ -81,7 +81,7 @@ func TestEtcdUpgradeInBatches(t *testing.T) {
 	cli, formatKey, _ := oldEtcdStore(t, url, 300)
 	var last, calls int
 	s, err := store.OpenEtcd(url, &store.Options{Progress: func(phase string, done, total int) {
-		if phase != "upgrading store format 1 to 3" || total != 300 || done < last {
+		if phase != "upgrading store format 1 to 4" || total != 300 || done < last {
 			t.Errorf("progress %q %d of %d after %d", phase, done, total, last)
 		}
 		last, calls = done, calls+1
@@ -119,8 +119,8 @@ func TestEtcdUpgradeResumes(t *testing.T) {
 	}()
 	<-paused
 	resp, err := cli.Get(context.Background(), formatKey)
-	if err != nil || len(resp.Kvs) != 1 || !strings.HasPrefix(string(resp.Kvs[0].Value), "\x01\x03n\x00r0") {
-		t.Fatalf("format key between batches: %q %v; want 01 03 and the last head key done", resp.Kvs, err)
+	if err != nil || len(resp.Kvs) != 1 || !strings.HasPrefix(string(resp.Kvs[0].Value), "\x01\x04n\x00r0") {
+		t.Fatalf("format key between batches: %q %v; want 01 04 and the last head key done", resp.Kvs, err)
 	}
 	for _, r := range []store.Record{
 		{NS: "n", ID: "a000", Kind: "obligation"},                                       // before the last head done
@@ -149,7 +149,7 @@ func TestEtcdUpgradeResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Close()
-	if phase != "upgrading store format 1 to 3 (resumed)" {
+	if phase != "upgrading store format 1 to 4 (resumed)" {
 		t.Errorf("second open's phase %q; want the resumed upgrade", phase)
 	}
 	close(resume)

@@ -292,10 +292,10 @@ func TestOpenErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{4}) })
+	db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{5}) })
 	db.Close()
 	_, err = store.Open(future, nil)
-	wantErr(t, err, store.ErrCorrupt, future, "store format 4", "reads formats 1 to 3")
+	wantErr(t, err, store.ErrCorrupt, future, "store format 5", "reads formats 1 to 4")
 
 	for _, o := range []store.Options{{LockTimeout: -time.Second}, {MaxBodyBytes: -1}, {Counters: []store.Counter{nil}}} {
 		_, err := store.Open(filepath.Join(dir, "x.bolt"), &o)

@@ -20,14 +20,15 @@ import (
 //	o sep ns sep kind sep asc(order) id  records with an order above 0,
 //	q sep ns sep kind sep desc(order) id   both ways (Ordered)
 //	d sep ns sep kind sep ...            open obligations by due (due.go)
+//	n sep ns sep word sep id             names by their filing word (namekeys.go)
 //
 // asc(x) is x as 8 big-endian bytes with its sign bit flipped, so byte
 // order is numeric order; desc(x) is its complement. The keys are
 // written in the transaction of every write that changes a head. The
 // store's format says which keys are complete: none in format 1, all
-// but the due keys in format 2, all in format 3. A store made before
-// them gets them on its first writable open (buildIndex), which makes it
-// format 3; reads of an older store opened read-only walk the heads for
+// but the due and name keys in format 2, all but the name keys in format
+// 3, all in format 4. A store made before them gets them on its first
+// writable open (buildIndex), which makes it format 4; reads of an older store opened read-only walk the heads for
 // what its keys do not cover.
 var bucketIdx = []byte("idx")
 
@@ -70,8 +71,11 @@ func idxKeys(r *Record, level byte) [][]byte {
 		ks = append(ks, append(append(prefix("o", r.NS, r.Kind), asc(r.Order)...), r.ID...),
 			append(append(prefix("q", r.NS, r.Kind), desc(r.Order)...), r.ID...))
 	}
-	if dk := dueKey(r); level >= formatVersion && dk != nil {
+	if dk := dueKey(r); level >= formatDue && dk != nil {
 		ks = append(ks, dk)
+	}
+	if level >= formatNames {
+		ks = append(ks, nameKeys(r)...)
 	}
 	return ks
 }

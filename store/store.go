@@ -59,11 +59,14 @@ const DefaultHistoryCap = 20
 // formatVersion is the store layout this package writes; it is kept in
 // the meta bucket under keyFormat. Format 2 is format 1 plus complete
 // secondary keys (secondary.go), format 3 format 2 plus the due keys of
-// open obligations (due.go): this package reads all three and upgrades
-// an older store on its first writable open, and a lore older than a
-// store's keys refuses it rather than write to it without them.
+// open obligations (due.go), format 4 format 3 plus the name keys
+// (namekeys.go): this package reads all four and upgrades an older store
+// on its first writable open, and a lore older than a store's keys
+// refuses it rather than write to it without them.
 const (
-	formatVersion byte = 3
+	formatVersion byte = formatNames
+	formatNames   byte = 4
+	formatDue     byte = 3
 	formatIdx     byte = 2
 	formatNoIdx   byte = 1
 )

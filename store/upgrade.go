@@ -83,8 +83,8 @@ func (s *Store) upgradeLimits() (keys, size, heads int) {
 
 // buildIndex brings a store's secondary keys up to this package's
 // format, batch by batch: all of them for a format 1 store (after
-// clearing leftovers of a layout we no longer trust), the due keys for a
-// format 2 one. A current store is left alone. Called on every writable
+// clearing leftovers of a layout we no longer trust), the due and name
+// keys for a format 2 one, the name keys for a format 3 one. A current store is left alone. Called on every writable
 // open, so it runs once per store, resuming one cut short.
 // Options.Progress hears of it: its phase, and how many records it reads.
 func (s *Store) buildIndex() error {
@@ -219,10 +219,14 @@ func newKeys(r *Record, from byte) [][]byte {
 	if from < formatIdx {
 		return idxKeys(r, formatVersion)
 	}
-	if dk := dueKey(r); dk != nil && from < formatVersion {
-		return [][]byte{dk}
+	var ks [][]byte
+	if dk := dueKey(r); dk != nil && from < formatDue {
+		ks = append(ks, dk)
 	}
-	return nil
+	if from < formatNames {
+		ks = append(ks, nameKeys(r)...)
+	}
+	return ks
 }
 
 // countHeads is how many heads tx's store holds after head key after

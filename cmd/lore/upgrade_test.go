@@ -59,8 +59,8 @@ func TestOldStoreUpgradesOnce(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("put: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "upgrading store format 1 to 3: writing the secondary keys of 3 records, once") {
-		t.Errorf("first writable open: stderr %q; want it to say it upgrades format 1 to 3 and read 3 records", stderr)
+	if !strings.Contains(stderr, "upgrading store format 1 to 4: writing the secondary keys of 3 records, once") {
+		t.Errorf("first writable open: stderr %q; want it to say it upgrades format 1 to 4 and read 3 records", stderr)
 	}
 	if _, stderr, _ := runCLI(t, "", "--store", dir, "put", "--body", "more", "note-2"); strings.Contains(stderr, "upgrading") {
 		t.Errorf("second writable open upgraded again: %s", stderr)

@@ -34,6 +34,7 @@ func Conformance(t *testing.T, open Opener) {
 		{"Names", conformNames},
 		{"SecondaryKeys", conformSecondary},
 		{"DueKeys", conformDue},
+		{"NameKeys", conformNameKeys},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer catch(t)

@@ -1,0 +1,55 @@
+package mention
+
+import (
+	"slices"
+	"unicode/utf8"
+)
+
+// MaxFilingWord bounds, in bytes, the word FilingWord returns: a longer
+// word is cut at a rune boundary. TextWords cuts the same way, so a cut
+// word still finds its names.
+const MaxFilingWord = 64
+
+// FilingWord is the word a store files name under, so that a text's
+// words find every name the text can match without a walk of all names
+// (a name matches only a text that holds all its words): the longest of
+// its words, folded as Select folds them, the last of equally long ones,
+// cut to MaxFilingWord bytes. It is "" for a name without a word, which
+// never matches. Long words are rarer than short ones, so a text's
+// common words reach few names. Stores keep what it returns: changing
+// it changes their keys.
+func FilingWord(name string) string {
+	var buf []byte
+	best := ""
+	eachWord(name, func(start, end int) bool {
+		if w := lowerWord(name[start:end], &buf); len(w) >= len(best) {
+			best = string(w)
+		}
+		return true
+	})
+	return cut(best)
+}
+
+// TextWords returns, sorted, the distinct folded words of texts, each cut
+// as FilingWord cuts it: the words to look a text's names up by.
+func TextWords(texts ...string) []string {
+	have := wordSet(texts)
+	out := make([]string, 0, len(have))
+	for w := range have {
+		out = append(out, cut(w))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// cut shortens w to at most MaxFilingWord bytes, at a rune boundary.
+func cut(w string) string {
+	if len(w) <= MaxFilingWord {
+		return w
+	}
+	n := MaxFilingWord
+	for n > 0 && !utf8.RuneStart(w[n]) {
+		n--
+	}
+	return w[:n]
+}

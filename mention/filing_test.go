@@ -1,0 +1,63 @@
+package mention
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestFilingWord(t *testing.T) {
+	long := strings.Repeat("é", 40) // 80 bytes
+	for _, c := range []struct{ name, want string }{
+		{"Mara Voss", "voss"},           // equally long: the last
+		{"The Needle cliffs", "cliffs"}, // equally long: the last
+		{"Sefa Dunmore", "dunmore"},
+		{"O'Neill", "neill"},
+		{"ÆRØSKØBING", "ærøskøbing"},
+		{"...", ""},
+		{"", ""},
+		{long, strings.Repeat("é", 32)}, // cut at a rune boundary
+		{"a" + long, "a" + strings.Repeat("é", 31)},
+	} {
+		got := FilingWord(c.name)
+		if got != c.want {
+			t.Errorf("FilingWord(%q) = %q; want %q", c.name, got, c.want)
+		}
+		if len(got) > MaxFilingWord || !utf8.ValidString(got) {
+			t.Errorf("FilingWord(%q) = %q: over %d bytes or not UTF-8", c.name, got, MaxFilingWord)
+		}
+	}
+	if got := TextWords("The cliffs, the CLIFFS", "a"+long); !slices.Equal(got, []string{"a" + strings.Repeat("é", 31), "cliffs", "the"}) {
+		t.Errorf("TextWords = %q", got)
+	}
+}
+
+// Every name a text can match is filed under one of the text's words:
+// what a store's name keys rely on to find a text's names by its words.
+func TestFilingWordIsAWordOfEveryMatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	vocab := []string{"the", "The", "Needle", "needle", "o'neill", "O’Neill", "Ærø", "ærø", "a", "x_y", strings.Repeat("Long", 20), strings.Repeat("long", 20) + "er"}
+	pick := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = vocab[rng.IntN(len(vocab))]
+		}
+		return strings.Join(ws, []string{" ", "\n", "-", " "}[rng.IntN(4)])
+	}
+	matched := 0
+	for range 5000 {
+		name, text := pick(1+rng.IntN(3)), pick(2+rng.IntN(8))
+		if len(NewFor([]Name{{Text: name, ID: "x"}}, text).Scan(text)) == 0 {
+			continue
+		}
+		matched++
+		if w := FilingWord(name); !slices.Contains(TextWords(text), w) {
+			t.Fatalf("%q matches in %q, but its filing word %q is not among the text's words %q", name, text, w, TextWords(text))
+		}
+	}
+	if matched < 200 {
+		t.Fatalf("only %d of 5,000 names matched: the test checks too little", matched)
+	}
+}

@@ -1,0 +1,80 @@
+package store_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// A format 3 store opened read-only has no name keys (NamesByWord says
+// so, and NamedHeads still serves); its first writable open adds them,
+// NamesByWord then answers, and Check covers them: a missing key and a
+// stale one (a title changed behind the store's back) are both reported.
+func TestNameKeysUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lore.bolt")
+	s, err := store.Open(path, &store.Options{Now: clock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, s, store.Record{NS: "n", ID: "mara", Kind: "character", Title: "Mara Voss", Aliases: []string{"the Captain"}})
+	mustPut(t, s, store.Record{NS: "n", ID: "port", Kind: "location", Title: "Saltmarsh Port"})
+	mustPut(t, s, store.Record{NS: "n", ID: "storm", Kind: "scene", Title: "The Storm at Saltmarsh"})
+	words := []string{"captain", "saltmarsh", "storm"}
+	hs, ok, err := s.NamesByWord("n", store.NamingKinds, words)
+	if err != nil || !ok || ids(hs) != "mara port" {
+		t.Fatalf("NamesByWord = %s, %v, %v; want mara port", ids(hs), ok, err)
+	}
+	s.Close()
+	toFormat(t, path, 3, "n\x00")
+
+	ro, err := store.Open(path, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hs, ok, err := ro.NamesByWord("n", store.NamingKinds, words); err != nil || ok || hs != nil {
+		t.Errorf("NamesByWord on a format 3 store = %s, %v, %v; want nothing and false (the caller walks)", ids(hs), ok, err)
+	}
+	if hs, err := ro.NamedHeads("n", store.NamingKinds); err != nil || ids(hs) != "mara port" {
+		t.Errorf("NamedHeads on a format 3 store = %s, %v; want mara port", ids(hs), err)
+	}
+	if probs, err := ro.Check(); err != nil || len(probs) != 0 {
+		t.Errorf("check of a format 3 store: %v %+v; want clean", err, probs)
+	}
+	ro.Close()
+
+	rw, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hs, ok, err := rw.NamesByWord("n", store.NamingKinds, words); err != nil || !ok || ids(hs) != "mara port" {
+		t.Errorf("NamesByWord after the upgrade = %s, %v, %v; want mara port", ids(hs), ok, err)
+	}
+	if probs, err := rw.Check(); err != nil || len(probs) != 0 {
+		t.Errorf("check after the upgrade: %v %+v", err, probs)
+	}
+	rw.Close()
+
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("idx"))
+		if err := b.Put([]byte("n\x00n\x00harbour\x00port"), nil); err != nil { // port has no such name
+			return err
+		}
+		return b.Delete([]byte("n\x00n\x00captain\x00mara"))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs, all := checkReadOnly(t, path)
+	if probs != 2 || !strings.Contains(all, `harbour\x00port" matches no head`) || !strings.Contains(all, `captain\x00mara" of a head is missing`) {
+		t.Errorf("check found:\n%s\nwant the stale name key of port and the missing one of mara", all)
+	}
+}
