@@ -11,9 +11,10 @@ import (
 
 // namingKinds are the kinds whose title is a name: a record of one of
 // them is brought in by its title as well as by its aliases and keys.
-// Config.NamingKinds adds to them. Scenes, chapters and timeline entries
+// They are the store's, whose name keys file their titles by word;
+// Config.NamingKinds adds to them (and its packets walk the names). Scenes, chapters and timeline entries
 // are not among them: "The Storm" as a scene title is not a mention.
-var namingKinds = []string{"canon", "character", "faction", "item", "location"}
+var namingKinds = store.NamingKinds
 
 // defaultMentionShare is the percentage of the budget that records brought
 // in by recursive mentions (--mentions-depth 2) may take.
@@ -34,13 +35,6 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	if len(g.req.Focus) == 0 && !scanQuery {
 		return nil
 	}
-	set, err := g.nameSet()
-	if err != nil {
-		return err
-	}
-	if len(set.names) == 0 {
-		return nil
-	}
 	bodies, err := g.src.Bodies(g.req.NS, g.req.Focus)
 	if err != nil {
 		return fmt.Errorf("read focus records in ns %q: %w", g.req.NS, err)
@@ -54,6 +48,13 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	}
 	if scanQuery {
 		all = append(all, g.req.Query)
+	}
+	set, err := g.namesFor(all)
+	if err != nil {
+		return err
+	}
+	if len(set.names) == 0 {
+		return nil
 	}
 	// Only the names whose words these texts hold: the build stays small
 	// however large the namespace.
@@ -79,7 +80,7 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 	if g.req.MentionsDepth < 2 || len(first) == 0 {
 		return nil
 	}
-	return g.mentionsDeeper(set, isFocus, sortedKeys(first), first)
+	return g.mentionsDeeper(isFocus, sortedKeys(first), first)
 }
 
 // Namer is implemented by a Source that can list the heads that go by a
@@ -176,7 +177,7 @@ func someIDs(ids []string, sep string) string {
 // Config.MentionShare of the budget, by their cached sizes, in the order
 // met (mentioning records by id, then text order); the rest are skipped
 // with the reason. Records already candidates cost nothing more.
-func (g *gatherer) mentionsDeeper(set *nameSet, isFocus func(string) bool, ids []string, first map[string]bool) error {
+func (g *gatherer) mentionsDeeper(isFocus func(string) bool, ids []string, first map[string]bool) error {
 	bodies, err := g.src.Bodies(g.req.NS, ids)
 	if err != nil {
 		return fmt.Errorf("read mentioned records in ns %q: %w", g.req.NS, err)
@@ -185,6 +186,10 @@ func (g *gatherer) mentionsDeeper(set *nameSet, isFocus func(string) bool, ids [
 	for _, id := range ids {
 		h := g.heads[id]
 		all = append(all, h.Title, h.Summary, bodies[id])
+	}
+	set, err := g.namesFor(all)
+	if err != nil {
+		return err
 	}
 	m := mention.New(g.names(set, set.positions(all), isFocus))
 	before := make(map[string]bool, len(g.cands))

@@ -3,6 +3,7 @@ package packet
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -129,8 +130,39 @@ var nameSets = struct {
 	m            map[nameKey]*nameEntry
 	bytes        int
 	tick         uint64
+	seen         map[nameKey]seenNames // what readByWord decided last
 	hits, misses atomic.Int64
-}{m: map[nameKey]*nameEntry{}}
+}{m: map[nameKey]*nameEntry{}, seen: map[nameKey]seenNames{}}
+
+// seenNames is the sequence at which a request last read names by word,
+// and whether the whole set is known to be too large to keep.
+type seenNames struct {
+	seq    uint64
+	tooBig bool
+}
+
+// maxSeen bounds nameSets.seen: past it, what it remembers is forgotten
+// (the cost is one more read by word per key).
+const maxSeen = 4096
+
+// readByWord reports whether a request should read the names of key at
+// seq by word rather than whole: the first one at a sequence does (a
+// write may come before the next, and reading the whole set would buy
+// nothing), the second reads it whole to keep, and when the whole set is
+// too large to keep every request reads by word.
+func readByWord(key nameKey, seq uint64) bool {
+	nameSets.Lock()
+	defer nameSets.Unlock()
+	e, ok := nameSets.seen[key]
+	if ok && (e.tooBig || e.seq == seq) {
+		return e.tooBig
+	}
+	if len(nameSets.seen) >= maxSeen {
+		clear(nameSets.seen)
+	}
+	nameSets.seen[key] = seenNames{seq: seq}
+	return true
+}
 
 // NameStats reports how often a packet's names came from the process's
 // cache (hits) and how often they were read from the store (misses).
@@ -139,13 +171,22 @@ func NameStats() (hits, misses int64) {
 	return nameSets.hits.Load(), nameSets.misses.Load()
 }
 
-// nameSet returns the names the mention rules read: kept for the store
-// at its current sequence, else read and, when no write came between,
-// kept.
-func (g *gatherer) nameSet() (*nameSet, error) {
+// namesFor returns a name set holding every name texts can match: the
+// namespace's whole set, kept for the store at its current sequence;
+// else the names filed under the texts' words (wordNames) when this is
+// the first request to want names at this sequence, or a source that
+// keeps no sets; else the whole set, read and, when no write came
+// between, kept. So a process that builds one packet (the CLI), or one
+// packet between writes (an agent that remembers every turn), never
+// walks the names of its namespace, and one that builds many between
+// writes reads them whole once. The sets give the same names either way.
+func (g *gatherer) namesFor(texts []string) (*nameSet, error) {
 	kinds := g.namingKinds()
 	v, ok := g.src.(Versioned)
 	if _, namer := g.src.(Namer); !ok || !namer || !reflect.ValueOf(v.Identity()).Comparable() {
+		if s, ok, err := g.wordNames(mention.TextWords(texts...)); ok || err != nil {
+			return s, err
+		}
 		heads, err := g.namedHeads()
 		if err != nil {
 			return nil, err
@@ -163,6 +204,11 @@ func (g *gatherer) nameSet() (*nameSet, error) {
 		return s, nil
 	}
 	nameSets.misses.Add(1)
+	if g.req.work.byWord(key, seq) {
+		if s, ok, err := g.req.work.wordNamesAt(key, seq, mention.TextWords(texts...), g.wordNames); ok || err != nil {
+			return s, err
+		}
+	}
 	heads, err := g.namedHeads()
 	if err != nil {
 		return nil, err
@@ -191,11 +237,12 @@ func lookupNames(key nameKey, seq uint64) *nameSet {
 // keepNames keeps s under key at seq, unless a set of a later sequence is
 // kept there, then drops the least recently used sets past maxNameBytes.
 func keepNames(key nameKey, seq uint64, s *nameSet) {
-	if s.bytes > maxNameBytes {
-		return
-	}
 	nameSets.Lock()
 	defer nameSets.Unlock()
+	if s.bytes > maxNameBytes {
+		nameSets.seen[key] = seenNames{seq: seq, tooBig: true}
+		return
+	}
 	if e, ok := nameSets.m[key]; ok {
 		if e.seq > seq {
 			return
@@ -245,4 +292,32 @@ func (g *gatherer) names(s *nameSet, positions []int, isFocus func(string) bool)
 		}
 	}
 	return out
+}
+
+// WordNamer is implemented by a Source that files names by word
+// (*store.Store does, from store format 4): NamesByWord returns, sorted
+// by id, the heads NamedHeads(ns, kinds) would that have a name filed
+// under one of words (mention.TextWords of the texts to scan), or ok
+// false when it cannot tell (the caller then reads every name).
+type WordNamer interface {
+	NamesByWord(ns string, kinds, words []string) (heads []store.Record, ok bool, err error)
+}
+
+// wordNames reads the names filed under words: a set that holds every
+// name a text of those words can match, and the others of their
+// records. ok is false when the source files no names by word.
+func (g *gatherer) wordNames(words []string) (*nameSet, bool, error) {
+	wn, ok := g.src.(WordNamer)
+	if !ok {
+		return nil, false, nil
+	}
+	heads, ok, err := wn.NamesByWord(g.req.NS, g.namingKinds(), words)
+	if err != nil {
+		return nil, false, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	heads = slices.DeleteFunc(heads, func(h store.Record) bool { return h.NS != "" && h.NS != g.req.NS })
+	return newNameSet(heads, g.naming), true, nil
 }

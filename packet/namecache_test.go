@@ -2,6 +2,7 @@ package packet
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -44,6 +45,7 @@ func nameRequests(t testing.TB) []Request {
 func resetNames() {
 	nameSets.Lock()
 	clear(nameSets.m)
+	clear(nameSets.seen)
 	nameSets.bytes = 0
 	nameSets.Unlock()
 }
@@ -62,14 +64,23 @@ func rendered(t testing.TB, src Source, env fxEnv, req Request) []byte {
 }
 
 // uncached is the store as a Source that is not Versioned: its packets
-// read the names every time, as before the cache.
+// read the names every time, as before the cache, walking them all.
 type uncached struct {
 	Source
 	Namer
 }
 
-// A packet built from the kept names is byte for byte the packet built
-// from names read afresh, whatever the request does with them.
+// byWordOnly is the store as a Source that is not Versioned and files
+// names by word: its packets read the names by word every time.
+type byWordOnly struct {
+	Source
+	Namer
+	WordNamer
+}
+
+// A packet built from names read by word, read whole or kept is byte for
+// byte the packet built from names walked afresh, whatever the request
+// does with them.
 func TestNameCacheSameBytes(t *testing.T) {
 	env := fxOpen(t, nameRecs(), nil, true)
 	plain := uncached{env.st, env.st}
@@ -77,14 +88,67 @@ func TestNameCacheSameBytes(t *testing.T) {
 		resetNames()
 		h0, m0 := NameStats()
 		want := rendered(t, plain, env, req)
-		cold := rendered(t, env.st, env, req)
+		words := rendered(t, byWordOnly{env.st, env.st, env.st}, env, req)
+		cold := rendered(t, env.st, env, req)  // by word: the first at this sequence
+		whole := rendered(t, env.st, env, req) // read whole, and kept
 		warm := rendered(t, env.st, env, req)
 		h1, m1 := NameStats()
-		if h1-h0 != 1 || m1-m0 != 1 {
-			t.Errorf("request %d: %d hits and %d misses; want 1 and 1 (a cold build, then one from the cache)", i, h1-h0, m1-m0)
+		// A build looks its names up once, and at depth 2 again for the
+		// texts of the records mentioned: the first build reads them by
+		// word each time, the second whole once, then from the cache.
+		calls := int64(req.MentionsDepth/2 + 1)
+		if h1-h0 != 2*calls-1 || m1-m0 != calls+1 {
+			t.Errorf("request %d: %d hits and %d misses; want %d and %d (by word, whole, then from the cache)", i, h1-h0, m1-m0, 2*calls-1, calls+1)
 		}
-		if !bytes.Equal(cold, want) || !bytes.Equal(warm, want) {
-			t.Errorf("request %d: cold or cached packet differs from the uncached one:\nuncached %s\ncold     %s\ncached   %s", i, want, cold, warm)
+		for name, got := range map[string][]byte{"by word alone": words, "first": cold, "read whole": whole, "cached": warm} {
+			if !bytes.Equal(got, want) {
+				t.Errorf("request %d: the %s packet differs from the walked one:\nwalked %s\n%s %s", i, name, want, name, got)
+			}
+		}
+	}
+}
+
+// countingNamer is the store as a Source that counts how its names are
+// read.
+type countingNamer struct {
+	*store.Store
+	walks, byWord int
+}
+
+func (c *countingNamer) NamedHeads(ns string, kinds []string) ([]store.Record, error) {
+	c.walks++
+	return c.Store.NamedHeads(ns, kinds)
+}
+
+func (c *countingNamer) NamesByWord(ns string, kinds, words []string) ([]store.Record, bool, error) {
+	c.byWord++
+	return c.Store.NamesByWord(ns, kinds, words)
+}
+
+// The first request at a sequence reads its names by word, once however
+// many builds it makes (a refused packet checks its split proposals);
+// the second walks them whole to keep; the third reads nothing.
+func TestNamesReadByWordFirst(t *testing.T) {
+	resetNames()
+	env := fxOpen(t, nameRecs(), nil, true)
+	src := &countingNamer{Store: env.st}
+	refused := nameRequests(t)[0]
+	refused.Budget = 60
+	_, err := Build(t.Context(), src, env.ix, refused)
+	var split *SplitError
+	if !errors.As(err, &split) || len(split.Proposals) == 0 {
+		t.Fatalf("Build at 60 tokens: %v; want a split with proposals, whose builds share the names", err)
+	}
+	if src.walks != 0 || src.byWord != 1 {
+		t.Errorf("a refused first request: %d walks, %d reads by word; want 0 and 1", src.walks, src.byWord)
+	}
+	req := nameRequests(t)[0]
+	for i, want := range []struct{ walks, byWord int }{{1, 1}, {1, 1}} {
+		if _, err := Build(t.Context(), src, env.ix, req); err != nil {
+			t.Fatal(err)
+		}
+		if src.walks != want.walks || src.byWord != want.byWord {
+			t.Errorf("request %d after it: %d walks, %d reads by word in all; want %d and %d", i+2, src.walks, src.byWord, want.walks, want.byWord)
 		}
 	}
 }
@@ -113,10 +177,11 @@ func TestNameCacheWriteBetweenPackets(t *testing.T) {
 		}
 	}
 	check("before any write", "brann", "master", "scene-1", "sefa")
-	h0, _ := NameStats()
 	check("again, no write", "brann", "master", "scene-1", "sefa")
+	h0, _ := NameStats()
+	check("a third time", "brann", "master", "scene-1", "sefa")
 	if h1, _ := NameStats(); h1 != h0+1 {
-		t.Errorf("the second packet with no write between: %d hits; want 1", h1-h0)
+		t.Errorf("the third packet with no write between: %d hits; want 1", h1-h0)
 	}
 	if _, err := env.st.Put(store.Record{NS: "names", ID: "lamp", Kind: "location", Title: "the lamp room", Body: "Glass."}); err != nil {
 		t.Fatal(err)
@@ -212,6 +277,16 @@ func TestNameCacheBounded(t *testing.T) {
 	keepNames(nameKey{store: 9, ns: "n"}, 1, &nameSet{bytes: maxNameBytes + 1})
 	if s := lookupNames(nameKey{store: 9, ns: "n"}, 1); s != nil {
 		t.Error("a set larger than the bound was kept")
+	}
+	// Its packets read by word from then on; another key's second
+	// request at a sequence reads whole.
+	for i := range 3 {
+		if !readByWord(nameKey{store: 9, ns: "n"}, uint64(1+i%2)) {
+			t.Errorf("request %d for a set too large to keep: reads it whole; want by word", i)
+		}
+	}
+	if first, second := readByWord(nameKey{store: 10, ns: "n"}, 1), readByWord(nameKey{store: 10, ns: "n"}, 1); !first || second {
+		t.Errorf("by word at the first request %v, at the second %v; want true, false", first, second)
 	}
 	resetNames()
 }

@@ -2,6 +2,7 @@ package packet
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/lorekeep/lore/mention"
@@ -18,6 +19,18 @@ import (
 type requestWork struct {
 	mu       sync.Mutex
 	matchers map[string]keptMatcher
+	// The names its builds read by word (namesFor): the sequence each
+	// name key was first read at, and the sets read, by key, sequence
+	// and words, so that every build of the request reads them one way
+	// and the same set serves (and its matcher with it).
+	wordSeq  map[nameKey]uint64
+	wordSets map[wordSetKey]*nameSet
+}
+
+type wordSetKey struct {
+	names nameKey
+	seq   uint64
+	words string
 }
 
 // keptMatcher is a matcher and the name set it was made from: the set is
@@ -48,6 +61,55 @@ func (w *requestWork) matcherFor(set *nameSet, key string, mk func() *mention.Ma
 	w.matchers[key] = keptMatcher{set: set, m: m}
 	w.mu.Unlock()
 	return m
+}
+
+// byWord reports whether this request reads the names of key at seq by
+// word: it does when an earlier build of it did, or when readByWord
+// says the first request at seq does. A nil work asks readByWord.
+func (w *requestWork) byWord(key nameKey, seq uint64) bool {
+	if w == nil {
+		return readByWord(key, seq)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if s, ok := w.wordSeq[key]; ok && s == seq {
+		return true
+	}
+	if !readByWord(key, seq) {
+		return false
+	}
+	if w.wordSeq == nil {
+		w.wordSeq = map[nameKey]uint64{}
+	}
+	w.wordSeq[key] = seq
+	return true
+}
+
+// wordNamesAt returns the set read by word for key at seq and words,
+// kept from an earlier build of the request, or reads it with read and
+// keeps it.
+func (w *requestWork) wordNamesAt(key nameKey, seq uint64, words []string, read func([]string) (*nameSet, bool, error)) (*nameSet, bool, error) {
+	if w == nil {
+		return read(words)
+	}
+	k := wordSetKey{key, seq, strings.Join(words, "\x00")}
+	w.mu.Lock()
+	s, ok := w.wordSets[k]
+	w.mu.Unlock()
+	if ok {
+		return s, true, nil
+	}
+	s, ok, err := read(words)
+	if !ok || err != nil {
+		return s, ok, err
+	}
+	w.mu.Lock()
+	if w.wordSets == nil {
+		w.wordSets = map[wordSetKey]*nameSet{}
+	}
+	w.wordSets[k] = s
+	w.mu.Unlock()
+	return s, true, nil
 }
 
 // mentionKey names what decides a build's names matcher beside its name
