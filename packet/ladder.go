@@ -34,10 +34,15 @@ type builder struct {
 	// refusedFrame is the frame's real count when the budget is below it
 	// (frameRefusal), for the split's need; 0 otherwise.
 	refusedFrame int
-	cands        []*candidate
-	bodies       map[string]string // loaded bodies by id
-	counted      map[string]string // bodies read only to count them (countMissing), by id
-	warns        []string
+	// fitAsked is the limit the fitting engine asked for at the ladder's
+	// last step when every step failed (0 otherwise): the least a build
+	// of the same request can fit in, which a split's working budget
+	// starts from.
+	fitAsked int
+	cands    []*candidate
+	bodies   map[string]string // loaded bodies by id
+	counted  map[string]string // bodies read only to count them (countMissing), by id
+	warns    []string
 
 	cost [][3]int // per candidate: entry cost by form (full, summary, title)
 	note []int    // per candidate: cost of its deferral note
@@ -356,7 +361,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 	// slack grows at the last step, steps 2 to 4 run again with it (a few
 	// passes at most) before the ladder gives up: a bigger budget must not
 	// fail where a smaller one, taking another path, fitted.
-	slack, passSlack, passes, reached := 0, 0, 0, 0
+	slack, passSlack, passes, reached, asked := 0, 0, 0, 0, 0
 	for step := 1; ; step++ {
 		reached = max(reached, step)
 		if step > 4 {
@@ -365,6 +370,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 				passSlack, step = slack, 1
 				continue
 			}
+			b.fitAsked = asked
 			return nil, b.splitError(limit, nil)
 		}
 		b.ladderStep(step, limit-slack)
@@ -379,6 +385,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 		if oe.Cause == budget.CauseFail {
 			return nil, b.splitError(limit, err)
 		}
+		asked = oe.Needed
 		if est := b.fixedTotal(); oe.Needed > est {
 			slack = max(slack, oe.Needed-est)
 		}

@@ -79,6 +79,10 @@ type Request struct {
 	// whether they fit: a build whose protected records alone are over
 	// its budget stops before pricing (see builder.protectedFloor).
 	checkOnly bool
+	// climb makes a refusal's working budget climb from its estimate a
+	// token at a time, as it did before it jumped to the engine's ask:
+	// tests compare the two.
+	climb bool
 	// work is what the builds of one request share (requestWork): set by
 	// Build, carried into the requests its split builds.
 	work *requestWork
