@@ -30,6 +30,23 @@ func FilingWord(name string) string {
 	return cut(best)
 }
 
+// NameWords returns the words a store files name under: its filing
+// word (FilingWord) and its other distinct words, folded and cut the
+// same way, sorted. A text can match name only if TextWords of the text
+// holds all of them.
+func NameWords(name string) (filing string, others []string) {
+	filing = FilingWord(name)
+	var buf []byte
+	eachWord(name, func(start, end int) bool {
+		if w := cut(string(lowerWord(name[start:end], &buf))); w != filing {
+			others = append(others, w)
+		}
+		return true
+	})
+	slices.Sort(others)
+	return filing, slices.Compact(others)
+}
+
 // TextWords returns, sorted, the distinct folded words of texts, each cut
 // as FilingWord cuts it: the words to look a text's names up by.
 func TextWords(texts ...string) []string {

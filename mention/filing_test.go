@@ -29,13 +29,20 @@ func TestFilingWord(t *testing.T) {
 			t.Errorf("FilingWord(%q) = %q: over %d bytes or not UTF-8", c.name, got, MaxFilingWord)
 		}
 	}
+	if w, others := NameWords("The Needle of the cliffs"); w != "cliffs" || !slices.Equal(others, []string{"needle", "of", "the"}) {
+		t.Errorf("NameWords = %q, %q; want cliffs and needle, of, the", w, others)
+	}
+	if w, others := NameWords("..."); w != "" || others != nil {
+		t.Errorf("NameWords of a name without a word = %q, %q", w, others)
+	}
 	if got := TextWords("The cliffs, the CLIFFS", "a"+long); !slices.Equal(got, []string{"a" + strings.Repeat("é", 31), "cliffs", "the"}) {
 		t.Errorf("TextWords = %q", got)
 	}
 }
 
-// Every name a text can match is filed under one of the text's words:
-// what a store's name keys rely on to find a text's names by its words.
+// Every word of a name a text can match, as NameWords gives it, is
+// among the text's words: what a store's name keys rely on to find a
+// text's names by its words.
 func TestFilingWordIsAWordOfEveryMatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	vocab := []string{"the", "The", "Needle", "needle", "o'neill", "O’Neill", "Ærø", "ærø", "a", "x_y", strings.Repeat("Long", 20), strings.Repeat("long", 20) + "er"}
@@ -53,8 +60,11 @@ func TestFilingWordIsAWordOfEveryMatch(t *testing.T) {
 			continue
 		}
 		matched++
-		if w := FilingWord(name); !slices.Contains(TextWords(text), w) {
-			t.Fatalf("%q matches in %q, but its filing word %q is not among the text's words %q", name, text, w, TextWords(text))
+		w, others := NameWords(name)
+		for _, o := range append(others, w) {
+			if !slices.Contains(TextWords(text), o) {
+				t.Fatalf("%q matches in %q, but its word %q is not among the text's words %q", name, text, o, TextWords(text))
+			}
 		}
 	}
 	if matched < 200 {

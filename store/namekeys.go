@@ -9,15 +9,17 @@ import (
 )
 
 // Name keys (format 4): every name a record goes by is filed in the idx
-// bucket under its filing word (mention.FilingWord), so a packet finds
-// the names a scene's words can match by a seek per word instead of a
-// walk of every named head of the namespace (at a million records the
-// walk was most of a cold novel packet).
+// bucket under its filing word (mention.FilingWord), followed by its
+// other words, so a packet finds the names a scene's words can match by
+// a seek per word, and reads only the heads of names whose every word
+// the scene holds, instead of walking every named head of the namespace
+// (at a million records the walk was most of a cold novel packet).
 //
-//	n sep ns sep word sep id       a title of a NamingKinds record, an alias or a key
+//	n sep ns sep word sep id [sep other]...   a title of a NamingKinds record, an alias or a key
 //
-// Values are empty, like every secondary key; a record with two names
-// under one word has one key.
+// The other words are mention.NameWords' (folded, cut, sorted). Values
+// are empty, like every secondary key; two names of a record with the
+// same words have one key.
 
 // NamingKinds are the kinds whose titles are names: a record of one of
 // them goes by its title as well as by its aliases and keys. The name
@@ -25,13 +27,19 @@ import (
 // whose naming kinds are among them.
 var NamingKinds = []string{"canon", "character", "faction", "item", "location"}
 
-// nameKeys lists the name keys of head r, sorted.
+// nameKeys lists the name keys of head r, sorted and distinct.
 func nameKeys(r *Record) [][]byte {
-	var words []string
+	var ks [][]byte
 	file := func(name string) {
-		if w := mention.FilingWord(name); w != "" {
-			words = append(words, w)
+		w, others := mention.NameWords(name)
+		if w == "" {
+			return // a name without a word never matches
 		}
+		k := key("n", r.NS, w, r.ID)
+		for _, o := range others {
+			k = append(append(k, sep), o...)
+		}
+		ks = append(ks, k)
 	}
 	if r.Title != "" && slices.Contains(NamingKinds, r.Kind) {
 		file(r.Title)
@@ -42,24 +50,20 @@ func nameKeys(r *Record) [][]byte {
 	for _, k := range r.Keys {
 		file(k)
 	}
-	slices.Sort(words)
-	words = slices.Compact(words)
-	ks := make([][]byte, len(words))
-	for i, w := range words {
-		ks[i] = key("n", r.NS, w, r.ID)
-	}
-	return ks
+	slices.SortFunc(ks, bytes.Compare)
+	return slices.CompactFunc(ks, bytes.Equal)
 }
 
 // namesIndexed reports whether tx's store keeps complete name keys.
 func namesIndexed(tx kvTx) bool { return idxLevel(tx) >= formatNames }
 
 // NamesByWord returns, sorted by id, the heads NamedHeads(ns, kinds)
-// returns that have a name filed under one of words (mention.TextWords
-// of the texts to scan): among them every record whose name the texts
-// can match, since a name matches only where all its words are. The
-// heads carry what NamedHeads' do. It costs a seek per word and a read
-// per head found, not a walk of the namespace. ok is false, with no
+// returns that have a name all of whose words (mention.NameWords) are
+// among words (mention.TextWords of the texts to scan): among them every
+// record whose name the texts can match, since a name matches only
+// where all its words are. The heads carry what NamedHeads' do. It costs
+// a seek per word, the keys filed under it, and a read per head found,
+// not a walk of the namespace. ok is false, with no
 // heads, when the store keeps no name keys (a store older than format 4
 // opened read-only) or kinds name a kind outside NamingKinds, whose
 // titles the keys do not file: the caller then reads NamedHeads.
@@ -102,16 +106,37 @@ func (s *Store) NamesByWord(ns string, kinds []string, words []string) (heads []
 	return heads, ok, nil
 }
 
-// nameIDs returns, sorted and distinct, the ids filed under words in ns.
+// nameIDs returns, sorted and distinct, the ids of ns with a name whose
+// words are all among words.
 func nameIDs(tx kvTx, ns string, words []string) []string {
+	have := make(map[string]struct{}, len(words))
+	for _, w := range words {
+		have[w] = struct{}{}
+	}
 	var ids []string
 	c := tx.Bucket(bucketIdx).Cursor()
-	for _, w := range words {
+	for w := range have {
 		pre := prefix("n", ns, w)
 		for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {
-			ids = append(ids, string(k[len(pre):]))
+			id, others, _ := bytes.Cut(k[len(pre):], []byte{sep})
+			if allAmong(others, have) {
+				ids = append(ids, string(id))
+			}
 		}
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)
+}
+
+// allAmong reports whether every sep-joined word of others is in have;
+// an empty others has none to miss.
+func allAmong(others []byte, have map[string]struct{}) bool {
+	for len(others) > 0 {
+		var w []byte
+		w, others, _ = bytes.Cut(others, []byte{sep})
+		if _, ok := have[string(w)]; !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -7,6 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/lorekeep/lore/mention"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -23,7 +24,7 @@ func TestNameKeysUpgrade(t *testing.T) {
 	mustPut(t, s, store.Record{NS: "n", ID: "mara", Kind: "character", Title: "Mara Voss", Aliases: []string{"the Captain"}})
 	mustPut(t, s, store.Record{NS: "n", ID: "port", Kind: "location", Title: "Saltmarsh Port"})
 	mustPut(t, s, store.Record{NS: "n", ID: "storm", Kind: "scene", Title: "The Storm at Saltmarsh"})
-	words := []string{"captain", "saltmarsh", "storm"}
+	words := mention.TextWords("the Captain sailed from Saltmarsh Port into the storm")
 	hs, ok, err := s.NamesByWord("n", store.NamingKinds, words)
 	if err != nil || !ok || ids(hs) != "mara port" {
 		t.Fatalf("NamesByWord = %s, %v, %v; want mara port", ids(hs), ok, err)
@@ -67,14 +68,14 @@ func TestNameKeysUpgrade(t *testing.T) {
 		if err := b.Put([]byte("n\x00n\x00harbour\x00port"), nil); err != nil { // port has no such name
 			return err
 		}
-		return b.Delete([]byte("n\x00n\x00captain\x00mara"))
+		return b.Delete([]byte("n\x00n\x00captain\x00mara\x00the"))
 	})
 	db.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	probs, all := checkReadOnly(t, path)
-	if probs != 2 || !strings.Contains(all, `harbour\x00port" matches no head`) || !strings.Contains(all, `captain\x00mara" of a head is missing`) {
+	if probs != 2 || !strings.Contains(all, `harbour\x00port" matches no head`) || !strings.Contains(all, `captain\x00mara\x00the" of a head is missing`) {
 		t.Errorf("check found:\n%s\nwant the stale name key of port and the missing one of mara", all)
 	}
 }

@@ -23,7 +23,8 @@ var nameTexts = []string{
 }
 
 // conformNameKeys: NamesByWord gives exactly the named heads with a name
-// filed under one of the words (as a filter over NamedHeads gives them),
+// all of whose words are among the words (as a filter over NamedHeads
+// gives them),
 // among them every head a text can name, through puts, renames, kind
 // changes, dropped aliases and deletes; it declines kinds whose titles
 // it does not file; and Check finds the keys consistent.
@@ -116,7 +117,8 @@ func names(h store.Record) []string {
 
 func filedUnder(h store.Record, words []string) bool {
 	for _, n := range names(h) {
-		if w := mention.FilingWord(n); w != "" && slices.Contains(words, w) {
+		w, others := mention.NameWords(n)
+		if w != "" && slices.Contains(words, w) && !slices.ContainsFunc(others, func(o string) bool { return !slices.Contains(words, o) }) {
 			return true
 		}
 	}
