@@ -12,8 +12,9 @@ import (
 // namingKinds are the kinds whose title is a name: a record of one of
 // them is brought in by its title as well as by its aliases and keys.
 // They are the store's, whose name keys file their titles by word;
-// Config.NamingKinds adds to them (and its packets walk the names). Scenes, chapters and timeline entries
-// are not among them: "The Storm" as a scene title is not a mention.
+// Config.NamingKinds adds to them (and then packets walk the names).
+// Scenes, chapters and timeline entries are not among them: "The Storm"
+// as a scene title is not a mention.
 var namingKinds = store.NamingKinds
 
 // defaultMentionShare is the percentage of the budget that records brought
