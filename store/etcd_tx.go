@@ -320,3 +320,36 @@ func (t *etcdTx) prefetch(bucket []byte, keys [][]byte) {
 	}
 	flush()
 }
+
+// prefixKeys calls fn with every key of bucket under each of prefixes
+// (without the bucket's prefix), prefix by prefix, many prefixes per
+// round trip (a Txn of keys-only range reads at the snapshot's
+// revision): a cursor's Seek reads a page of the keys that follow, which
+// for many short runs of keys is a round trip and a page each. It
+// reports false, calling fn never, when the transaction has buffered
+// writes, which a cursor overlays and this does not.
+func (t *etcdTx) prefixKeys(bucket []byte, prefixes [][]byte, fn func(pre, k []byte)) bool {
+	if len(t.writes) > 0 {
+		return false
+	}
+	pfx := t.e.prefix + string(bucket) + "/"
+	for len(prefixes) > 0 && t.err == nil {
+		batch := prefixes[:min(len(prefixes), prefetchOps)]
+		prefixes = prefixes[len(batch):]
+		ops := make([]clientv3.Op, len(batch))
+		for i, p := range batch {
+			ops[i] = clientv3.OpGet(pfx+string(p), clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithRev(t.rev))
+		}
+		resp, err := t.e.cli.Txn(t.ctx).Then(ops...).Commit()
+		if err != nil {
+			t.fail(err)
+			return true
+		}
+		for i, r := range resp.Responses {
+			for _, kv := range r.GetResponseRange().GetKvs() {
+				fn(batch[i], kv.Key[len(pfx):])
+			}
+		}
+	}
+	return true
+}

@@ -110,17 +110,25 @@ func (s *Store) NamesByWord(ns string, kinds []string, words []string) (heads []
 // words are all among words.
 func nameIDs(tx kvTx, ns string, words []string) []string {
 	have := make(map[string]struct{}, len(words))
+	prefixes := make([][]byte, 0, len(words))
 	for _, w := range words {
-		have[w] = struct{}{}
+		if _, dup := have[w]; !dup {
+			have[w] = struct{}{}
+			prefixes = append(prefixes, prefix("n", ns, w))
+		}
 	}
 	var ids []string
-	c := tx.Bucket(bucketIdx).Cursor()
-	for w := range have {
-		pre := prefix("n", ns, w)
-		for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {
-			id, others, _ := bytes.Cut(k[len(pre):], []byte{sep})
-			if allAmong(others, have) {
-				ids = append(ids, string(id))
+	take := func(pre, k []byte) {
+		id, others, _ := bytes.Cut(k[len(pre):], []byte{sep})
+		if allAmong(others, have) {
+			ids = append(ids, string(id))
+		}
+	}
+	if et, ok := tx.(*etcdTx); !ok || !et.prefixKeys(bucketIdx, prefixes, take) {
+		c := tx.Bucket(bucketIdx).Cursor()
+		for _, pre := range prefixes {
+			for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {
+				take(pre, k)
 			}
 		}
 	}

@@ -13,13 +13,24 @@ import (
 
 // nameTexts are the texts conformNameKeys looks names up by: capitals,
 // a name across a line break, a word past mention.MaxFilingWord bytes,
-// words no name has.
+// words no name has, and more distinct words than etcd reads in one
+// round trip.
 var nameTexts = []string{
 	"Sefa walked to the Needle cliffs at dawn.",
 	"the surveyor met ÆRØSKØBING's harbour-master and\nMara Voss",
 	"Nothing here names anyone at all.",
 	"a " + strings.Repeat("longword", 12) + "x and the chart",
 	"Voss",
+	manyWords(300) + " the Needle cliffs, then Sefa",
+}
+
+// manyWords is n distinct made-up words.
+func manyWords(n int) string {
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = fmt.Sprintf("a%dword", i) // sorted before the names' words: read in a later round trip
+	}
+	return strings.Join(ws, " ")
 }
 
 // conformNameKeys: NamesByWord gives exactly the named heads with a name
