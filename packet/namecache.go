@@ -13,17 +13,19 @@ import (
 	"github.com/lorekeep/lore/store"
 )
 
-// Work shared across packets: the names of a namespace. Every packet with
-// mention rules reads the heads of every record of its namespace that
-// goes by a name, and at 100,000 records that read was a tenth of a novel
-// packet's CPU. The names change only when the store does, so they are
-// kept for the process under the store's identity, the namespace, the
-// naming kinds and the store's last sequence number, which every change
-// of a record advances (SetTokens, which caches token counts, does not;
-// the names hold none): a packet reads the sequence from the store itself
-// (one small read), and a set made at another sequence is never served. What a
-// packet's request decides (the focus, story time) is applied to the
-// names it meets, not kept.
+// Work shared across packets: the names of a namespace. A packet with
+// mention rules needs every name its focus text can match. Reading the
+// heads of every record of the namespace that goes by a name was a tenth
+// of a novel packet's CPU at 100,000 records, and most of a cold one at a
+// million. So the first request at a store's sequence reads only the
+// names filed under its text's words (WordNamer), and the second reads
+// the whole set and keeps it for the process under the store's identity,
+// the namespace, the naming kinds and the store's last sequence number,
+// which every change of a record advances (SetTokens, which caches token
+// counts, does not; the names hold none): a packet reads the sequence
+// from the store itself (one small read), and a set made at another
+// sequence is never served. What a packet's request decides (the focus,
+// story time) is applied to the names it meets, not kept.
 
 // Versioned is implemented by a Source whose reads can be shared across
 // packets (*store.Store does). Identity is the same for a store and every
