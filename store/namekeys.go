@@ -63,10 +63,10 @@ func namesIndexed(tx kvTx) bool { return idxLevel(tx) >= formatNames }
 // record whose name the texts can match, since a name matches only
 // where all its words are. The heads carry what NamedHeads' do. It costs
 // a seek per word, the keys filed under it, and a read per head found,
-// not a walk of the namespace. ok is false, with no
-// heads, when the store keeps no name keys (a store older than format 4
-// opened read-only) or kinds name a kind outside NamingKinds, whose
-// titles the keys do not file: the caller then reads NamedHeads.
+// not a walk of the namespace. ok is false, with no heads, when the store
+// keeps no name keys (a store older than format 4 opened read-only) or
+// kinds name a kind outside NamingKinds, whose titles the keys do not
+// file: the caller then reads NamedHeads.
 func (s *Store) NamesByWord(ns string, kinds []string, words []string) (heads []Record, ok bool, err error) {
 	if err := ValidNamespace(ns); err != nil {
 		return nil, false, err
