@@ -104,22 +104,8 @@ func TestDueKeysUpgrade(t *testing.T) {
 	}
 	rw.Close()
 
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("idx"))
-		if err := b.Put([]byte("d\x00n\x00obligation\x00xo01"), nil); err != nil { // o01 is closed
-			return err
-		}
-		return b.Delete(append([]byte("d\x00n\x00obligation\x00n\x80\x00\x00\x00\x00\x00\x00\x03"), "o03"...))
-	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	probs, all := checkReadOnly(t, path)
+	// o01 is closed; o03 is due at 3.
+	probs, all := checkAfterIdxEdit(t, path, "d\x00n\x00obligation\x00xo01", "d\x00n\x00obligation\x00n\x80\x00\x00\x00\x00\x00\x00\x03o03")
 	if probs != 2 || !strings.Contains(all, `xo01" matches no head`) || !strings.Contains(all, `o03" of a head is missing`) {
 		t.Errorf("check found:\n%s\nwant the stale due key of o01 and the missing one of o03", all)
 	}

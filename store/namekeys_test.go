@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/lorekeep/lore/mention"
 	"github.com/lorekeep/lore/store"
 	"github.com/lorekeep/lore/store/storetest"
@@ -62,22 +60,8 @@ func TestNameKeysUpgrade(t *testing.T) {
 	}
 	rw.Close()
 
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("idx"))
-		if err := b.Put([]byte("n\x00n\x00harbour\x00port"), nil); err != nil { // port has no such name
-			return err
-		}
-		return b.Delete([]byte("n\x00n\x00captain\x00mara\x00the"))
-	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	probs, all := checkReadOnly(t, path)
+	// port has no name with the word harbour.
+	probs, all := checkAfterIdxEdit(t, path, "n\x00n\x00harbour\x00port", "n\x00n\x00captain\x00mara\x00the")
 	if probs != 2 || !strings.Contains(all, `harbour\x00port" matches no head`) || !strings.Contains(all, `captain\x00mara\x00the" of a head is missing`) {
 		t.Errorf("check found:\n%s\nwant the stale name key of port and the missing one of mara", all)
 	}

@@ -85,22 +85,7 @@ func TestSecondaryKeysMigrate(t *testing.T) {
 	rw.Close()
 
 	// A stale key and a missing one are both reported.
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("idx"))
-		if err := b.Put([]byte("p\x00n\x00r01"), nil); err != nil {
-			return err
-		}
-		return b.Delete([]byte("k\x00n\x00obligation\x00r00"))
-	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	probs, all := checkReadOnly(t, path)
+	probs, all := checkAfterIdxEdit(t, path, "p\x00n\x00r01", "k\x00n\x00obligation\x00r00")
 	if probs != 2 || !strings.Contains(all, `"p\x00n\x00r01" matches no head`) || !strings.Contains(all, `"k\x00n\x00obligation\x00r00" of a head is missing`) {
 		t.Errorf("check found:\n%s\nwant the stale pinned key of r01 and the missing kind key of r00", all)
 	}
@@ -240,6 +225,29 @@ func duePull(s *store.Store, keys bool) (int, error) {
 
 // checkReadOnly opens the store at path read-only and runs Check: how
 // many problems it found, and what they say, one a line.
+// checkAfterIdxEdit puts the secondary key stale into the store at path
+// and deletes the key missing, behind the store's back, then checks the
+// store as checkReadOnly does.
+func checkAfterIdxEdit(t *testing.T, path, stale, missing string) (int, string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("idx"))
+		if err := b.Put([]byte(stale), nil); err != nil {
+			return err
+		}
+		return b.Delete([]byte(missing))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return checkReadOnly(t, path)
+}
+
 func checkReadOnly(t *testing.T, path string) (int, string) {
 	t.Helper()
 	ro, err := store.Open(path, &store.Options{ReadOnly: true})
