@@ -71,3 +71,37 @@ func TestFilingWordIsAWordOfEveryMatch(t *testing.T) {
 		t.Fatalf("only %d of 5,000 names matched: the test checks too little", matched)
 	}
 }
+
+// FuzzNameWords: wherever a name matches in a text, every word a store
+// files it by (NameWords) is among the text's words (TextWords), so the
+// name keys find it; and the filing word is one of its words.
+func FuzzNameWords(f *testing.F) {
+	for _, s := range [][2]string{
+		{"The Needle", "the Needle fell"},
+		{"O'Neill", "O’Neill came"},
+		{"ÆRØSKØBING", "ærøskøbing harbour"},
+		{"İstanbul", "İSTANBUL and istanbul"},
+		{strings.Repeat("ß", 40), strings.Repeat("SS", 40) + " " + strings.Repeat("ß", 40)},
+		{"x_y z", "x_y\nz"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, name, text string) {
+		if !utf8.ValidString(name) || !utf8.ValidString(text) {
+			return // a store keeps valid UTF-8 only
+		}
+		w, others := NameWords(name)
+		if w != FilingWord(name) || w == "" && others != nil {
+			t.Fatalf("NameWords(%q) = %q, %q; FilingWord %q", name, w, others, FilingWord(name))
+		}
+		if len(New([]Name{{Text: name, ID: "x"}}).Scan(text)) == 0 {
+			return
+		}
+		have := TextWords(text)
+		for _, o := range append(others, w) {
+			if _, ok := slices.BinarySearch(have, o); !ok {
+				t.Fatalf("%q matches in %q, but its word %q is not among the text's words %q", name, text, o, have)
+			}
+		}
+	})
+}
