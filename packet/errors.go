@@ -80,8 +80,6 @@ type SplitError struct {
 	// Cause is a more specific reason, for instance a kind whose overflow
 	// action is "fail"; it may be nil.
 	Cause error
-
-	fitAsked int // builder.fitAsked of the refused build
 }
 
 // Error implements error on one line; Report gives the long form.

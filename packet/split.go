@@ -116,7 +116,7 @@ func (b *builder) commandFor(r Request, focus, extra []string) string {
 
 // splitError is ladder step 5: what could not be trimmed, and a split.
 func (b *builder) splitError(limit int, cause error) error {
-	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause, fitAsked: b.fitAsked}
+	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
 	e.Need = b.splitNeed()
 	// The budget was not met, so whatever the counts say, the need is
 	// above it (the deferral notes can be what tipped it over).
@@ -127,6 +127,9 @@ func (b *builder) splitError(limit int, cause error) error {
 		e.Cause = fmt.Errorf("the budget is below this packet's frame of %s tokens (its heading and the notes of what it leaves out)", numfmt.Thousands(b.refusedFrame))
 	}
 	if !b.req.climb {
+		// The engine's own ask: budgets below it fail as this one did,
+		// so the working budget starts there rather than climbing to it
+		// a token at a time. A nested refusal's need holds its own ask.
 		e.Need = max(e.Need, b.fitAsked)
 	}
 	e.Need = b.workingBudget(e.Need)
@@ -408,11 +411,6 @@ func (b *builder) workingBudget(need int) int {
 			return need
 		case errors.As(err, &se) && se.Need > need:
 			need = se.Need
-			if !r.climb {
-				// The engine's own ask: budgets below it fail as this
-				// one did, so they are not built a token at a time.
-				need = max(need, se.fitAsked)
-			}
 		case err != nil && se == nil:
 			return need // not a matter of budget: leave the estimate
 		default:
