@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 
 	"github.com/lorekeep/lore/mention"
@@ -81,24 +80,15 @@ func (s *Store) NamesByWord(ns string, kinds []string, words []string) (heads []
 			return nil
 		}
 		ids := nameIDs(tx, ns, words)
-		prefetch(tx, ns, ids, bucketHeads)
-		hb := tx.Bucket(bucketHeads)
 		heads = make([]Record, 0, len(ids))
-		for _, id := range ids {
-			v := hb.Get(key(ns, id))
-			if v == nil {
-				return fmt.Errorf("%w: name key names record %q of namespace %q, which has no head (run lore check)", ErrCorrupt, id, ns)
-			}
+		return eachHeadTx(tx, ns, ids, func(id string, v []byte) error {
 			if !namedHead(v, kinds) {
-				continue // filed by a title of a kind the caller does not name
+				return nil // filed by a title of a kind the caller does not name
 			}
 			r, err := decodeNames(ns, id, v)
-			if err != nil {
-				return err
-			}
 			heads = append(heads, r)
-		}
-		return nil
+			return err
+		})
 	})
 	if err != nil {
 		return nil, false, err

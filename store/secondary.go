@@ -169,24 +169,36 @@ func idxIDs(tx kvTx, pre []byte, skip int, after string, limit int) []string {
 	return ids
 }
 
-// headsTx reads the heads of ids, which secondary keys named, in order;
-// a key without its head is corruption (Check names it).
+// headsTx reads the heads of ids, which secondary keys named, in order.
 func headsTx(tx kvTx, ns string, ids []string) ([]Record, error) {
+	out := make([]Record, 0, len(ids))
+	err := eachHeadTx(tx, ns, ids, func(id string, v []byte) error {
+		r, err := decodeHead(ns, id, v)
+		out = append(out, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachHeadTx calls fn with the encoded head of each of ids, which
+// secondary keys named, in order, reading them ahead on etcd; a key
+// without its head is corruption (Check names it).
+func eachHeadTx(tx kvTx, ns string, ids []string, fn func(id string, v []byte) error) error {
 	prefetch(tx, ns, ids, bucketHeads)
 	heads := tx.Bucket(bucketHeads)
-	out := make([]Record, 0, len(ids))
 	for _, id := range ids {
 		v := heads.Get(key(ns, id))
 		if v == nil {
-			return nil, fmt.Errorf("%w: secondary key names record %q of namespace %q, which has no head (run lore check)", ErrCorrupt, id, ns)
+			return fmt.Errorf("%w: secondary key names record %q of namespace %q, which has no head (run lore check)", ErrCorrupt, id, ns)
 		}
-		r, err := decodeHead(ns, id, v)
-		if err != nil {
-			return nil, err
+		if err := fn(id, v); err != nil {
+			return err
 		}
-		out = append(out, r)
 	}
-	return out, nil
+	return nil
 }
 
 // listIndexed serves List through the secondary keys when opts selects
