@@ -19,15 +19,8 @@ const MaxFilingWord = 64
 // common words reach few names. Stores keep what it returns: changing
 // it changes their keys.
 func FilingWord(name string) string {
-	var buf []byte
-	best := ""
-	eachWord(name, func(start, end int) bool {
-		if w := lowerWord(name[start:end], &buf); len(w) >= len(best) {
-			best = string(w)
-		}
-		return true
-	})
-	return cut(best)
+	w, _ := NameWords(name)
+	return w
 }
 
 // NameWords returns the words a store files name under: its filing
@@ -35,14 +28,26 @@ func FilingWord(name string) string {
 // same way, sorted. A text can match name only if TextWords of the text
 // holds all of them.
 func NameWords(name string) (filing string, others []string) {
-	filing = FilingWord(name)
+	var words []string
 	var buf []byte
+	best := -1
 	eachWord(name, func(start, end int) bool {
-		if w := cut(string(lowerWord(name[start:end], &buf))); w != filing {
-			others = append(others, w)
+		w := string(lowerWord(name[start:end], &buf))
+		if best < 0 || len(w) >= len(words[best]) {
+			best = len(words)
 		}
+		words = append(words, w)
 		return true
 	})
+	if best < 0 {
+		return "", nil
+	}
+	filing = cut(words[best])
+	for _, w := range words {
+		if w = cut(w); w != filing {
+			others = append(others, w)
+		}
+	}
 	slices.Sort(others)
 	return filing, slices.Compact(others)
 }
