@@ -102,11 +102,17 @@ func (g *gatherer) namedHeads() ([]store.Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
 		}
-		return slices.DeleteFunc(heads, func(h store.Record) bool { return h.NS != "" && h.NS != g.req.NS }), nil
+		return g.ownNS(heads), nil
 	}
 	// A store reads only the heads that go by a name; another Source may
 	// list them all, and names filters them again.
 	return g.listWith(store.ListOptions{NS: g.req.NS, Named: true, NamedKinds: g.namingKinds()})
+}
+
+// ownNS keeps the heads of the request's namespace (or of none named): a
+// Source's name reads must not let another namespace's names in.
+func (g *gatherer) ownNS(heads []store.Record) []store.Record {
+	return slices.DeleteFunc(heads, func(h store.Record) bool { return h.NS != "" && h.NS != g.req.NS })
 }
 
 func (g *gatherer) naming(kind string) bool {

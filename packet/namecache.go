@@ -3,7 +3,6 @@ package packet
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -320,6 +319,5 @@ func (g *gatherer) wordNames(words []string) (*nameSet, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	heads = slices.DeleteFunc(heads, func(h store.Record) bool { return h.NS != "" && h.NS != g.req.NS })
-	return newNameSet(heads, g.naming), true, nil
+	return newNameSet(g.ownNS(heads), g.naming), true, nil
 }
