@@ -274,11 +274,11 @@ const maxConflicts = 200
 // them in one Txn. A write that logs changes commits only if the log key
 // still has the mod revision it had at the snapshot (every logged write
 // rewrites it, so no write in between is lost), and only if the store's
-// format is unchanged when it read it; one that logs none (SetTokens)
-// commits only if every key it read with Get is unchanged (keys read
-// through a cursor are not tracked), and the format upgrade also only if
-// the log key is. On a
-// conflict fn runs again on a new snapshot. It returns the write's
+// format is unchanged when it read it; one that logs none (SetTokens, a
+// batch of the format upgrade) commits only if every key it read with
+// Get is unchanged (keys read through a cursor are not tracked: the
+// upgrade names the heads it depends on, dependOn). On a conflict fn
+// runs again on a new snapshot. It returns the write's
 // revision, which is the sequence number of its changes.
 func (e *etcdEngine) update(fn func(kvTx) error) (uint64, error) {
 	readRetries := 0
@@ -338,12 +338,6 @@ func (e *etcdEngine) try(fn func(kvTx) error) (uint64, bool, error) {
 	} else {
 		for k, rev := range tx.reads {
 			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", rev))
-		}
-		if _, upgrade := tx.writes[formatKey]; upgrade {
-			// The upgrade builds the keys from the heads it walked with a
-			// cursor (reads that are not tracked): a logged write since
-			// its snapshot makes it run again on the new heads.
-			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(e.logKey), "=", tx.logRev))
 		}
 	}
 	if n := max(len(ops), len(cmps)); e.o.MaxTxnOps > 0 && n > e.o.MaxTxnOps {

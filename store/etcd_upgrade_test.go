@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -158,4 +159,75 @@ func TestEtcdUpgradeResumes(t *testing.T) {
 	}
 	defer first.Close()
 	wantUpgraded(t, second, cli, formatKey)
+}
+
+// An upgrade batch runs again only when a head it gave keys changed or
+// went since its snapshot, not for every write to the store: a writer
+// that creates records between every batch's snapshot and its commit
+// (here on every try, some inside the batch's own span) used to make
+// each batch run again until the open gave up after 200 conflicts. A
+// rename and a delete of heads a batch keyed each make that batch run
+// once more, and the keys come out right, mid-upgrade as at the end.
+func TestEtcdUpgradeRunsAgainOnlyForItsHeads(t *testing.T) {
+	url := storetest.EtcdURL(t)
+	cli, formatKey, w := oldEtcdStore(t, url, 300)
+	idOf := func(hk []byte) string { return string(hk[strings.IndexByte(string(hk), 0)+1:]) }
+	tries, created := 0, 0
+	batches := map[string]bool{}
+	var renamed, deleted string
+	reset := store.SetUpgradeBatchHook(func(keyed [][]byte) {
+		tries++
+		if len(keyed) == 0 {
+			return
+		}
+		first := idOf(keyed[0])
+		batches[first] = true
+		created++
+		mustPut(t, w, store.Record{NS: "n", ID: fmt.Sprintf("%s-new%03d", first, created), Kind: "note", Title: "Made mid-batch"})
+		mustPut(t, w, store.Record{NS: "n", ID: fmt.Sprintf("z%03d", created), Kind: "character", Title: "Late Arrival"})
+		switch {
+		case len(batches) == 3 && renamed == "" && len(keyed) > 1:
+			renamed = idOf(keyed[1])
+			r, err := w.Get("n", renamed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Title, r.Pinned = "Renamed Midway", true
+			mustPut(t, w, r)
+		case len(batches) == 6 && deleted == "" && len(keyed) > 1:
+			deleted = idOf(keyed[1])
+			if err := w.Delete("n", deleted, true); err != nil {
+				t.Fatal(err)
+			}
+			probs, err := w.Check()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range probs {
+				if p.Severity != store.SeverityWarning {
+					t.Errorf("mid-upgrade: %s %s: %s", p.NS, p.ID, p.What)
+				}
+			}
+		}
+	})
+	s, err := store.OpenEtcd(url, nil, &store.EtcdOptions{MaxTxnOps: 40})
+	reset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if renamed == "" || deleted == "" {
+		t.Fatalf("only %d batches: the test renamed %q and deleted %q", len(batches), renamed, deleted)
+	}
+	// Every try but the first of each batch is a run again.
+	if again := tries - len(batches); again != 2 {
+		t.Errorf("%d tries for %d batches: %d ran again; want 2 (the rename, the delete)", tries, len(batches), again)
+	}
+	wantUpgraded(t, s, cli, formatKey)
+	if _, err := s.Get("n", deleted); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("deleted record %s: %v", deleted, err)
+	}
+	if got, _, err := s.List(store.ListOptions{NS: "n", Pinned: true}); err != nil || len(got) != 1 || got[0].ID != renamed {
+		t.Errorf("pinned records after the upgrade: %v %v; want %s", got, err, renamed)
+	}
 }

@@ -77,6 +77,22 @@ func prefetch(tx kvTx, ns string, ids []string, buckets ...[]byte) {
 	}
 }
 
+// dependOn makes tx, a write, commit only if keys of bucket are as its
+// snapshot had them (unchanged, and not deleted), as if it had read them
+// with Get. On etcd it reads them, a round trip per 128, and the commit
+// compares what it read; bbolt runs one writer at a time.
+func dependOn(tx kvTx, bucket []byte, keys [][]byte) {
+	et, ok := tx.(*etcdTx)
+	if !ok {
+		return
+	}
+	et.prefetch(bucket, keys)
+	b := et.Bucket(bucket)
+	for _, k := range keys {
+		b.Get(k)
+	}
+}
+
 // prefetchPending is prefetch for the records of a put, which may span
 // namespaces.
 func prefetchPending(tx kvTx, ps []pending, buckets ...[]byte) {

@@ -94,12 +94,17 @@ func reindex(tx kvTx, old, cur *Record) error {
 	if bt, ok := tx.(boltTx); ok && bt.idx != nil {
 		b = bt.idx
 	}
+	// While an upgrade runs, a write gives its head the target format's
+	// keys wherever the head sits, and takes away the old head's keys as
+	// the target has them: those are a superset of the level's, and
+	// deleting a key never written is harmless.
+	level := f.writeLevel()
 	var keep [][]byte
 	if cur != nil {
-		keep = idxKeys(cur, f.levelOf(key(cur.NS, cur.ID)))
+		keep = idxKeys(cur, level)
 	}
 	if old != nil {
-		for _, k := range idxKeys(old, f.levelOf(key(old.NS, old.ID))) {
+		for _, k := range idxKeys(old, level) {
 			if !slices.ContainsFunc(keep, func(c []byte) bool { return bytes.Equal(c, k) }) {
 				if err := b.Delete(k); err != nil {
 					return err
@@ -301,6 +306,9 @@ func (c *checker) index() {
 		return
 	}
 	want := map[string]bool{}
+	// While an upgrade runs, a head it has not reached has the level's
+	// keys, or the target's if a write gave it them since it started.
+	optional := map[string]bool{}
 	cur := c.tx.Bucket(bucketHeads).Cursor()
 	for k, v := cur.First(); k != nil; k, v = cur.Next() {
 		parts, err := splitKey(k, 2)
@@ -311,13 +319,19 @@ func (c *checker) index() {
 		if err != nil {
 			continue
 		}
-		for _, ik := range idxKeys(&r, f.levelOf(k)) {
+		level := f.levelOf(k)
+		for _, ik := range idxKeys(&r, level) {
 			want[string(ik)] = true
+		}
+		if level != f.writeLevel() {
+			for _, ik := range newKeys(&r, level) {
+				optional[string(ik)] = true
+			}
 		}
 	}
 	ic := c.tx.Bucket(bucketIdx).Cursor()
 	for k, _ := ic.First(); k != nil; k, _ = ic.Next() {
-		if !want[string(k)] {
+		if !want[string(k)] && !optional[string(k)] {
 			c.add("", "", "bucket idx: secondary key %q matches no head (a stale key: reads through it go wrong)", k)
 		}
 		delete(want, string(k))

@@ -15,9 +15,13 @@ import (
 // upgrade cut short resumes where it stopped, in this process or the
 // next writable open of any. While it runs, the format key reads
 // [level, target, last head key done]: the heads up to that key have the
-// target format's keys, the others the level's, and every write keeps
-// its head's keys by that rule (formatState.levelOf), so the keys are
-// right at every commit. The last batch writes [target] alone.
+// target format's keys (formatState.levelOf), the others the level's,
+// unless a write since the upgrade began gave them the target's, as
+// every write does while it runs (formatState.writeLevel). So a batch
+// runs again only when a head it gave keys changed or went since its
+// snapshot, never for the heads other writers create or change
+// elsewhere: an upgrade converges beside writers that never pause. The
+// last batch writes [target] alone.
 
 // formatState is a store's format key, read.
 type formatState struct {
@@ -48,9 +52,19 @@ func (f formatState) encode() []byte {
 	return append([]byte{f.level, f.target}, f.done...)
 }
 
-// levelOf is the format whose secondary keys the head at head key hk has.
+// levelOf is the format whose secondary keys the head at head key hk has
+// at least: a head the upgrade has not reached may also have the
+// target's, when a write gave them.
 func (f formatState) levelOf(hk []byte) byte {
 	if f.target != 0 && len(f.done) > 0 && bytes.Compare(hk, f.done) <= 0 {
+		return f.target
+	}
+	return f.level
+}
+
+// writeLevel is the format whose secondary keys a write gives its head.
+func (f formatState) writeLevel() byte {
+	if f.target != 0 {
 		return f.target
 	}
 	return f.level
@@ -173,6 +187,7 @@ func (s *Store) upgradeBatch(tx kvTx) (int, bool, error) {
 		}
 	}
 	heads, keys, size := 0, 0, 0
+	var keyed [][]byte // the heads given keys: the batch depends on them
 	for ; k != nil && heads < maxHeads; k, v = c.Next() {
 		r, err := headAt(k, v)
 		if err != nil {
@@ -190,15 +205,27 @@ func (s *Store) upgradeBatch(tx kvTx) (int, bool, error) {
 				return 0, false, err
 			}
 		}
+		if len(nk) > 0 {
+			keyed = append(keyed, slices.Clone(k))
+		}
 		keys += len(nk)
 		heads++
 		f.done = slices.Clone(k)
+	}
+	dependOn(tx, bucketHeads, keyed)
+	if testHookUpgradeBatch != nil {
+		testHookUpgradeBatch(keyed)
 	}
 	if k == nil {
 		return heads, true, meta.Put(keyFormat, []byte{f.target})
 	}
 	return heads, false, meta.Put(keyFormat, f.encode())
 }
+
+// testHookUpgradeBatch, set by tests only, runs in every try of a batch
+// of heads before it commits, with the head keys it gave keys: a write
+// there lands between the batch's snapshot and its commit.
+var testHookUpgradeBatch func(keyed [][]byte)
 
 // headAt decodes the head at head key k.
 func headAt(k, v []byte) (Record, error) {
