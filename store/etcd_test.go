@@ -252,15 +252,7 @@ func TestEtcdUpgradeWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	problems, err := b.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range problems {
-		if p.Severity != store.SeverityWarning {
-			t.Errorf("after an upgrade during writes: %s %s: %s", p.NS, p.ID, p.What)
-		}
-	}
+	wantNoErrors(t, b, "after an upgrade during writes")
 	all := 0
 	if err := b.ForEach("n", func(store.Record) error { all++; return nil }); err != nil {
 		t.Fatal(err)

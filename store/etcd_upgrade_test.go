@@ -50,15 +50,7 @@ func wantUpgraded(t *testing.T, s *store.Store, cli *clientv3.Client, formatKey 
 	if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "\x04" {
 		t.Fatalf("format key after the upgrade: %v %v; want 04", resp, err)
 	}
-	probs, err := s.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range probs {
-		if p.Severity != store.SeverityWarning {
-			t.Errorf("after the upgrade: %s %s: %s", p.NS, p.ID, p.What)
-		}
-	}
+	wantNoErrors(t, s, "after the upgrade")
 	walk := map[string]int{}
 	if err := s.ForEach("n", func(r store.Record) error { walk[r.Kind]++; return nil }); err != nil {
 		t.Fatal(err)
@@ -70,6 +62,21 @@ func wantUpgraded(t *testing.T, s *store.Store, cli *clientv3.Client, formatKey 
 	}
 	if ok, err := s.Due("n", "obligation", 0, true, func(store.Record) bool { return true }); !ok || err != nil {
 		t.Errorf("Due after the upgrade: %v %v; want the due keys", ok, err)
+	}
+}
+
+// wantNoErrors fails t on any problem but a warning that Check of s
+// finds, saying when.
+func wantNoErrors(t *testing.T, s *store.Store, when string) {
+	t.Helper()
+	probs, err := s.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range probs {
+		if p.Severity != store.SeverityWarning {
+			t.Errorf("%s: %s %s: %s", when, p.NS, p.ID, p.What)
+		}
 	}
 }
 
@@ -199,15 +206,7 @@ func TestEtcdUpgradeRunsAgainOnlyForItsHeads(t *testing.T) {
 			if err := w.Delete("n", deleted, true); err != nil {
 				t.Fatal(err)
 			}
-			probs, err := w.Check()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range probs {
-				if p.Severity != store.SeverityWarning {
-					t.Errorf("mid-upgrade: %s %s: %s", p.NS, p.ID, p.What)
-				}
-			}
+			wantNoErrors(t, w, "mid-upgrade")
 		}
 	})
 	s, err := store.OpenEtcd(url, nil, &store.EtcdOptions{MaxTxnOps: 40})
