@@ -45,6 +45,7 @@ type config struct {
 	dir        string
 	keep       bool
 	cpuProfile string
+	packetsOut string
 	loreBin    string
 	phase      string // internal: run one phase and print its JSON
 	print      string // print the table of a JSON report instead of running
@@ -66,6 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.dir, "dir", "", "work directory (default: a temporary one, removed at the end)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile per phase: FILE.<phase>.<n>.pprof")
+	fs.StringVar(&c.packetsOut, "packets-out", "", "with -phase packets: write each packet's sha256 (or its refusal) to this file, one line a packet, to compare two builds' bytes")
 	fs.StringVar(&c.loreBin, "lore-bin", "", "lore binary for the cold CLI runs (default: go build ./cmd/lore once)")
 	fs.StringVar(&c.phase, "phase", "", "internal: run one phase in this process")
 	fs.StringVar(&c.print, "print", "", "print the table of a JSON report written by -json, and run nothing")
@@ -113,7 +115,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if c.phase != "" {
 		res, err := runPhase(phaseArgs{Phase: c.phase, N: c.n, Seed: c.seed, Queries: c.queries,
-			Batch: c.batch, CountMax: c.countMax, Dir: c.dir, CPUProfile: c.cpuProfile})
+			Batch: c.batch, CountMax: c.countMax, Dir: c.dir, CPUProfile: c.cpuProfile, PacketsOut: c.packetsOut})
 		if err != nil {
 			return err
 		}

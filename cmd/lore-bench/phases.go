@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,6 +58,7 @@ type phaseArgs struct {
 	CountMax   int
 	Dir        string // the run's work directory
 	CPUProfile string // write a CPU profile of the phase here
+	PacketsOut string // packets phase: write each packet's sha256 or refusal here
 }
 
 // Phase results. Times are wall seconds of the measured work only (corpus
@@ -290,26 +292,33 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		return res, err
 	}
 	defer l.Close()
+	dump, err := createDump(a.PacketsOut)
+	if err != nil {
+		return res, err
+	}
+	defer dump.Close()
 	ctx := context.Background()
 	qs := c.queries(a.Queries)
 	var total time.Duration
 	for _, b := range packetBudgets {
-		one := func(q query) (tokens int, deferred, refused bool, err error) {
+		// one builds and renders the packet of q; out is the packet, or
+		// the refusal's message.
+		one := func(q query) (out []byte, tokens int, deferred, refused bool, err error) {
 			p, err := l.Packet(ctx, packetRequest(q, b.scope, b.tokens))
 			if err != nil {
 				if errors.Is(err, packet.ErrCannotFit) {
-					return 0, false, true, nil
+					return []byte(err.Error()), 0, false, true, nil
 				}
-				return 0, false, false, fmt.Errorf("packet ns %q focus %q query %q: %w", q.NS, q.Focus, q.Text, err)
+				return nil, 0, false, false, fmt.Errorf("packet ns %q focus %q query %q: %w", q.NS, q.Focus, q.Text, err)
 			}
 			// Render is part of what a caller waits for.
-			if _, err := p.Render("md"); err != nil {
-				return 0, false, false, err
+			if out, err = p.Render("md"); err != nil {
+				return nil, 0, false, false, err
 			}
-			return p.Tokens, p.Incomplete(), false, nil
+			return out, p.Tokens, p.Incomplete(), false, nil
 		}
 		for _, q := range qs[:min(warmup, len(qs))] {
-			if _, _, _, err := one(q); err != nil {
+			if _, _, _, _, err := one(q); err != nil {
 				return res, err
 			}
 		}
@@ -318,12 +327,15 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		hits, misses := packet.NameStats()
 		fhits, fmisses := packet.FragmentStats()
 		var outTokens int
-		for _, q := range qs {
+		for k, q := range qs {
 			t := time.Now()
-			n, deferred, refused, err := one(q)
+			out, n, deferred, refused, err := one(q)
 			d := time.Since(t)
 			if err != nil {
 				return res, err
+			}
+			if dump != nil {
+				fmt.Fprintf(dump, "%s %d refused=%t %x\n", b.scope, k, refused, sha256.Sum256(out))
 			}
 			ds = append(ds, d)
 			total += d
@@ -353,7 +365,39 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 	}
 	res.Latency["search"] = search
 	res.Seconds = total.Seconds()
-	return res, nil
+	return res, dump.Close()
+}
+
+// packetDump is where the packets phase writes each packet's sha256 (or
+// its refusal's), for comparing the bytes two builds give.
+type packetDump struct {
+	f *os.File
+	*bufio.Writer
+}
+
+// createDump opens file for a packetDump; no file gives none (nil).
+func createDump(file string) (*packetDump, error) {
+	if file == "" {
+		return nil, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("-packets-out: %w", err)
+	}
+	return &packetDump{f: f, Writer: bufio.NewWriter(f)}, nil
+}
+
+// Close flushes and closes the dump once; a nil dump does nothing.
+func (d *packetDump) Close() error {
+	if d == nil || d.f == nil {
+		return nil
+	}
+	err := d.Flush()
+	if cerr := d.f.Close(); err == nil {
+		err = cerr
+	}
+	d.f = nil
+	return err
 }
 
 // searchTimes times Lore's search alone for qs (its own mapping, the
