@@ -78,6 +78,9 @@ type builder struct {
 	memo *memoCounter
 	// frags counts the entry and note fragments priced (see fragcache.go).
 	frags fragmentCounter
+	// ahead is arrange's every-record model, counted beside the ladder
+	// (ahead.go); nil when calibrate counts it in place.
+	ahead *modelAhead
 }
 
 // minParallelPrices is the number of candidates from which measure
@@ -256,6 +259,7 @@ func (b *builder) fit() (*Packet, error) {
 // by the excess.
 func (b *builder) fitWith(grouping bool) (*Packet, error) {
 	b.grouping = grouping
+	b.ahead = b.startModelAhead()
 	limit := b.req.Budget
 	for range 10 {
 		p, err := b.ladder(limit)

@@ -65,7 +65,7 @@ func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, e
 		return p, out, n, nil
 	}
 	q := *p
-	q.Step = 4 // every ladder step may have shortened a record of the base
+	q.Step = arrangeStep
 	r := &rebaser{b: b, p: &q, keep: map[string]budget.Fitted{}, defs: b.defs}
 	a := r.base4()
 	base, err := r.modelCount()
@@ -101,6 +101,10 @@ func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, e
 	}
 	return res, o, m, nil
 }
+
+// arrangeStep is the step arrange's packets carry: every ladder step may
+// have shortened a record of the base.
+const arrangeStep = 4
 
 // base4 sets every record to the base of arrange: protected records in
 // their shortest form (steps 2 to 4), the rest out.
@@ -218,6 +222,31 @@ func (r *rebaser) calibrate(a *arrangement, base int) error {
 	if est <= 0 {
 		return nil
 	}
+	var all int
+	var err error
+	if b.ahead != nil {
+		all, err = b.ahead.wait() // counted beside the ladder (ahead.go)
+	} else {
+		all, err = r.allIn(a)
+	}
+	if err != nil || all-base >= est || all <= base {
+		return err
+	}
+	scale := func(v int) int { return (v*(all-base) + est - 1) / est }
+	for k := range a.deltas {
+		a.deltas[k] = scale(a.deltas[k])
+	}
+	for k := range a.prices {
+		a.prices[k] = scale(a.prices[k])
+	}
+	return nil
+}
+
+// allIn is the model count of the packet with every record of a in: ups
+// whole, free in their forms. The forms and records in are as they were
+// after.
+func (r *rebaser) allIn(a *arrangement) (int, error) {
+	b := r.b
 	forms, steps := slices.Clone(b.forms), slices.Clone(b.step)
 	keep := make(map[string]budget.Fitted, len(r.keep))
 	for id, k := range r.keep {
@@ -237,17 +266,7 @@ func (r *rebaser) calibrate(a *arrangement, base int) error {
 	copy(b.forms, forms)
 	copy(b.step, steps)
 	r.keep = keep
-	if err != nil || all-base >= est || all <= base {
-		return err
-	}
-	scale := func(v int) int { return (v*(all-base) + est - 1) / est }
-	for k := range a.deltas {
-		a.deltas[k] = scale(a.deltas[k])
-	}
-	for k := range a.prices {
-		a.prices[k] = scale(a.prices[k])
-	}
-	return nil
+	return all, err
 }
 
 // modelBudget is the budget the counts of arrange's model are made at:
