@@ -276,7 +276,8 @@ func (r *rebaser) undoOver() (*Packet, string, int, error) {
 }
 
 // render assembles and counts the packet as it stands; the ladder's
-// notes stay for the records still out.
+// notes stay for the records still out. A trial render (stand-ins in)
+// is counted, and its output left empty.
 func (r *rebaser) render() (*Packet, string, int, error) {
 	b := r.b
 	kept := make([]budget.Fitted, 0, len(r.keep))
@@ -293,7 +294,7 @@ func (r *rebaser) render() (*Packet, string, int, error) {
 		return nil, "", 0, err
 	}
 	q.Step = r.p.Step
-	o, m := q.settle(b.req.Format)
+	o, m := q.settleAs(b.req.Format, !b.trial)
 	b.kept, b.defs = kept, defs
 	return q, o, m, nil
 }

@@ -113,29 +113,39 @@ func exactBPE(c budget.Counter) bool {
 // Only the total line depends on the stated total, and the hash covers
 // everything else: the packet is rendered once and each try re-counts
 // only the total line's neighbourhood (see totalCounter).
-func (p *Packet) settle(format string) (string, int) {
+func (p *Packet) settle(format string) (string, int) { return p.settleAs(format, true) }
+
+// settleAs is settle; without out it only counts, and returns "" for the
+// output (a trial render, whose stand-ins are never emitted).
+func (p *Packet) settleAs(format string, out bool) (string, int) {
 	draft := render(format, view{p: p, tokens: p.Budget})
 	prefix := totalPrefix(format)
-	if strings.Count(draft, prefix) != 1 {
+	i := strings.Index(draft, prefix)
+	if i < 0 || strings.Contains(draft[i+1:], prefix) {
 		return p.settleWhole(format) // the line cannot be told apart
 	}
-	i := strings.Index(draft, prefix) + 1
+	i++
 	j := strings.IndexByte(draft[i:], '\n')
 	if j < 0 {
 		return p.settleWhole(format)
 	}
 	j += i + 1
 	head, tail := draft[:i], draft[j:]
-	sum := sha256.Sum256([]byte(head + tail))
-	hash := "sha256:" + hex.EncodeToString(sum[:])
+	hash := contentHash(head, tail)
 	line := func(stated int) string { return totalLine(format, view{p: p, tokens: stated, hash: hash}) }
+	whole := func(stated int) string {
+		if !out {
+			return ""
+		}
+		return head + line(stated) + tail
+	}
 	tc := newTotalCounter(p.counter, draft, i, j)
 	stated := p.Budget
 	bestStated := -1
 	for i := range 12 {
 		n := tc.count(line(stated))
 		if n == stated {
-			return head + line(stated) + tail, n
+			return whole(stated), n
 		}
 		if n < stated && (bestStated < 0 || stated < bestStated) {
 			bestStated = stated
@@ -147,9 +157,26 @@ func (p *Packet) settle(format string) (string, int) {
 		}
 	}
 	if bestStated >= 0 {
-		return head + line(bestStated) + tail, bestStated
+		return whole(bestStated), bestStated
 	}
-	return head + line(stated) + tail, max(stated, tc.count(line(stated)))
+	return whole(stated), max(stated, tc.count(line(stated)))
+}
+
+// contentHash is the packet hash of the text head+tail (the packet
+// without its total line), hashed in place: a model render is hundreds
+// of kilobytes, and joining the two halves and copying them to bytes
+// cost more than the hash.
+func contentHash(head, tail string) string {
+	h := sha256.New()
+	var buf [16 << 10]byte
+	for _, s := range []string{head, tail} {
+		for len(s) > 0 {
+			n := copy(buf[:], s)
+			h.Write(buf[:n])
+			s = s[n:]
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // settleWhole is settle rendering and counting the whole packet on every

@@ -161,7 +161,7 @@ func (b *builder) splitNeed() int {
 		}
 	}
 	if p, err := b.assemble(kept, nil); err == nil {
-		_, n := p.settle(b.req.Format)
+		_, n := p.settleAs(b.req.Format, false)
 		need = max(need, n)
 	}
 	return need
