@@ -61,6 +61,8 @@ type gatherer struct {
 	skips []Skip
 	warns []string
 	pos   int64 // story position of the focus; 0 when unknown
+	// ahead is the first search while it is being made (searchahead.go).
+	ahead *searchAhead
 }
 
 func (g *gatherer) add(id string, r relation) {
@@ -113,6 +115,7 @@ func (g *gatherer) listWith(opts store.ListOptions) ([]store.Record, error) {
 // neighbours and POV characters, hits, rule pulls, pinned and recent
 // records, characters in play and mentions.
 func (g *gatherer) gather() error {
+	g.ahead = g.startSearch()
 	if err := g.focus(); err != nil {
 		return err
 	}
@@ -123,6 +126,9 @@ func (g *gatherer) gather() error {
 			return err
 		}
 	}
+	// Depends on no hit: made while the search runs, used in its place
+	// below.
+	names := g.prepareMentions(isFocus)
 	// Full-text hits, and their neighbours when the profile ranks them.
 	if g.req.Query != "" {
 		if err := g.hits(isFocus); err != nil {
@@ -158,7 +164,7 @@ func (g *gatherer) gather() error {
 			return err
 		}
 	}
-	if err := g.mentions(isFocus); err != nil {
+	if err := g.mentions(isFocus, names); err != nil {
 		return err
 	}
 	return g.dropHiddenBridges()

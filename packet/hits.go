@@ -253,22 +253,21 @@ func (g *gatherer) neighboursOf(ids []string) (hitNeighbors, error) {
 // Config.HitLimit. The best hits' heads are read here (the candidates
 // need them anyway) for their cached sizes, as far as the decision needs.
 func (g *gatherer) search() ([]index.Hit, error) {
-	ceiling := maxHitPool
-	if g.cfg.HitLimit > 0 {
-		ceiling = g.cfg.HitLimit
-	}
-	// Depths come from one ladder (the first depth times a power of 4),
-	// so a bigger budget never looks less deep.
-	limit := g.firstPool()
-	for limit < g.req.Budget/hitPoolTokens {
-		limit *= 4
-	}
-	limit = min(limit, ceiling)
+	ceiling := g.hitCeiling()
+	q := g.firstSearch()
 	for {
-		hits, err := g.srch.Search(g.ctx, index.Query{NS: g.req.NS, Text: g.req.Query, Kinds: g.req.Kinds, Limit: limit, AnyTerm: true})
+		var hits []index.Hit
+		var err error
+		if g.ahead != nil {
+			hits, err = g.ahead.wait() // this very search, started when the gather began (searchahead.go)
+		} else {
+			hits, err = g.srch.Search(g.ctx, q)
+		}
+		g.ahead = nil
 		if err != nil {
 			return nil, fmt.Errorf("search %q in ns %q: %w", g.req.Query, g.req.NS, err)
 		}
+		limit := q.Limit
 		if len(hits) < limit || limit >= ceiling {
 			return hits, nil
 		}
@@ -279,8 +278,28 @@ func (g *gatherer) search() ([]index.Hit, error) {
 		if full {
 			return hits, nil
 		}
-		limit = min(ceiling, 4*limit)
+		q.Limit = min(ceiling, 4*limit)
 	}
+}
+
+// hitCeiling is the deepest the hit pool looks.
+func (g *gatherer) hitCeiling() int {
+	if g.cfg.HitLimit > 0 {
+		return g.cfg.HitLimit
+	}
+	return maxHitPool
+}
+
+// firstSearch is the request's first search: depths come from one
+// ladder (the first depth times a power of 4), so a bigger budget never
+// looks less deep. It depends on the request and the profile alone.
+func (g *gatherer) firstSearch() index.Query {
+	limit := g.firstPool()
+	for limit < g.req.Budget/hitPoolTokens {
+		limit *= 4
+	}
+	limit = min(limit, g.hitCeiling())
+	return index.Query{NS: g.req.NS, Text: g.req.Query, Kinds: g.req.Kinds, Limit: limit, AnyTerm: true}
 }
 
 // firstPool is the first depth of the hit pool: minHitPool, or

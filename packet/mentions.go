@@ -27,49 +27,20 @@ const defaultMentionShare = 10
 // and with Request.ScanQuery the query too. Records that story time hides
 // lend no names, so a later scene's aliases never leak in. At
 // MentionsDepth 2 the text of each record so mentioned brings in more,
-// within Config.MentionShare of the budget.
-func (g *gatherer) mentions(isFocus func(string) bool) error {
-	if !g.uses(MatchMention1) && !g.uses(MatchMention) {
-		return nil
+// within Config.MentionShare of the budget. ms is the focus texts and
+// their names' matcher, made by prepareMentions while the search ran.
+func (g *gatherer) mentions(isFocus func(string) bool, ms *mentionScan) error {
+	if ms.err != nil || ms.m == nil {
+		return ms.err
 	}
-	scanQuery := g.req.ScanQuery && strings.TrimSpace(g.req.Query) != ""
-	if len(g.req.Focus) == 0 && !scanQuery {
-		return nil
-	}
-	bodies, err := g.src.Bodies(g.req.NS, g.req.Focus)
-	if err != nil {
-		return fmt.Errorf("read focus records in ns %q: %w", g.req.NS, err)
-	}
-	texts := map[string][]string{} // by focus id
-	var all []string
-	for _, f := range g.req.Focus {
-		h := g.heads[f]
-		texts[f] = []string{h.Title, h.Summary, bodies[f]}
-		all = append(all, texts[f]...)
-	}
-	if scanQuery {
-		all = append(all, g.req.Query)
-	}
-	set, err := g.namesFor(all)
-	if err != nil {
-		return err
-	}
-	if len(set.names) == 0 {
-		return nil
-	}
-	// Only the names whose words these texts hold: the build stays small
-	// however large the namespace.
-	m := g.req.work.matcherFor(set, g.mentionKey(scanQuery), func() *mention.Matcher {
-		return mention.New(g.names(set, set.positions(all), isFocus))
-	})
 	first := map[string]bool{}
 	for _, f := range g.req.Focus {
-		for _, id := range g.scan(m, f, 1, "", f, texts[f]...) {
+		for _, id := range g.scan(ms.m, f, 1, "", f, ms.texts[f]...) {
 			first[id] = true
 		}
 	}
-	if scanQuery {
-		for _, id := range g.scan(m, "the query", 1, "", "", g.req.Query) {
+	if ms.scanQuery {
+		for _, id := range g.scan(ms.m, "the query", 1, "", "", g.req.Query) {
 			first[id] = true
 		}
 	}
@@ -82,6 +53,56 @@ func (g *gatherer) mentions(isFocus func(string) bool) error {
 		return nil
 	}
 	return g.mentionsDeeper(isFocus, sortedKeys(first), first)
+}
+
+// mentionScan is what mentions scans the focus with: its texts and the
+// matcher of the names they can say (nil: none), or the error reading
+// them gave. It depends on the focus and story time alone, so
+// prepareMentions makes it before the hits are in (see searchahead.go).
+type mentionScan struct {
+	texts     map[string][]string // by focus id: title, summary, body
+	scanQuery bool                // the query is scanned too
+	m         *mention.Matcher
+	err       error // returned where mentions runs, as it was before
+}
+
+// prepareMentions reads the focus texts and builds the matcher of the
+// names of the namespace they hold words of, for mentions.
+func (g *gatherer) prepareMentions(isFocus func(string) bool) *mentionScan {
+	ms := &mentionScan{}
+	if !g.uses(MatchMention1) && !g.uses(MatchMention) {
+		return ms
+	}
+	ms.scanQuery = g.req.ScanQuery && strings.TrimSpace(g.req.Query) != ""
+	if len(g.req.Focus) == 0 && !ms.scanQuery {
+		return ms
+	}
+	bodies, err := g.src.Bodies(g.req.NS, g.req.Focus)
+	if err != nil {
+		ms.err = fmt.Errorf("read focus records in ns %q: %w", g.req.NS, err)
+		return ms
+	}
+	ms.texts = map[string][]string{}
+	var all []string
+	for _, f := range g.req.Focus {
+		h := g.heads[f]
+		ms.texts[f] = []string{h.Title, h.Summary, bodies[f]}
+		all = append(all, ms.texts[f]...)
+	}
+	if ms.scanQuery {
+		all = append(all, g.req.Query)
+	}
+	set, err := g.namesFor(all)
+	if err != nil || len(set.names) == 0 {
+		ms.err = err
+		return ms
+	}
+	// Only the names whose words these texts hold: the build stays small
+	// however large the namespace.
+	ms.m = g.req.work.matcherFor(set, g.mentionKey(ms.scanQuery), func() *mention.Matcher {
+		return mention.New(g.names(set, set.positions(all), isFocus))
+	})
+	return ms
 }
 
 // Namer is implemented by a Source that can list the heads that go by a
