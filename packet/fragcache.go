@@ -21,23 +21,24 @@ import (
 // A text is kept by two 64-bit hashes of it under its encoding's two
 // seeds, drawn in the process, not by itself, so an entry costs the same
 // whatever the text's length (a false match needs 128 bits to collide by
-// chance). Each shard keeps its counts in two generations: when the
-// newer fills, it becomes the older and the older is dropped, and a
-// count met in the older is carried into the newer. The cost of the
-// bound is a recount, never a wrong count.
+// chance). The counts sit in a fixed table of small sets, chosen by the
+// first hash: a new count goes first in its set and the oldest falls
+// out, so the table never grows and the cost of its bound is a recount,
+// never a wrong count. Each set carries a version (a sequence lock): a
+// writer makes it odd while it writes, and a reader that sees it odd or
+// changed takes the count as missing. Lookups take no lock and touch one
+// set; they are most of the cache's use (a packet's pricing looks up
+// hundreds of fragments on both cores).
 
-// maxFragments bounds the counts kept per generation (two generations:
-// about 25 MB at most), and maxSharedChunk the length of a chunk of a
-// whole render (memoCounter) that is kept: headings, notes, frame lines
-// and the paragraphs of bodies. The cache is split in fragmentShards
-// parts by the first hash, each with its own lock and generations, so
-// that the pricing goroutines of concurrent builds seldom wait on each
-// other.
+// fragmentSets and fragmentWays size the table (fragmentSets sets of
+// fragmentWays counts: about 14 MB, made on the first count), and
+// maxSharedChunk bounds the length of a chunk of a whole render
+// (memoCounter) that is kept: headings, notes, frame lines and the
+// paragraphs of bodies.
 const (
-	maxFragments   = 1 << 18
+	fragmentSets   = 1 << 17
+	fragmentWays   = 4
 	maxSharedChunk = 4096
-	fragmentShards = 16
-	shardFragments = maxFragments / fragmentShards
 )
 
 // fragmentKey is a text's two hashes under its encoding's seeds: two
@@ -60,17 +61,31 @@ func keyWith(seeds *[2]maphash.Seed, text string) fragmentKey {
 	return fragmentKey{maphash.String(seeds[0], text), maphash.String(seeds[1], text)}
 }
 
-type fragmentShard struct {
-	sync.Mutex
-	counts, older map[fragmentKey]int // the newer generation, the older
+// fragmentSlot is one kept count: the key and the count plus one (0 is
+// an empty slot). Every field is read and written atomically, so a
+// reader racing a writer sees old or new words, and the set's version
+// tells it which.
+type fragmentSlot struct {
+	h1, h2, n atomic.Uint64
+}
+
+type fragmentSet struct {
+	version atomic.Uint64
+	slots   [fragmentWays]fragmentSlot
 }
 
 var fragments struct {
-	shards       [fragmentShards]fragmentShard
+	once         sync.Once
+	sets         []fragmentSet
 	hits, misses atomic.Int64
 }
 
-func shardOf(k fragmentKey) *fragmentShard { return &fragments.shards[k.h1%fragmentShards] }
+func fragmentTable() []fragmentSet {
+	fragments.once.Do(func() { fragments.sets = make([]fragmentSet, fragmentSets) })
+	return fragments.sets
+}
+
+func setOf(k fragmentKey) *fragmentSet { return &fragmentTable()[k.h1%fragmentSets] }
 
 // FragmentStats reports how often a fragment's count came from the
 // process's cache (hits) and how often it was counted (misses).
@@ -78,43 +93,56 @@ func FragmentStats() (hits, misses int64) {
 	return fragments.hits.Load(), fragments.misses.Load()
 }
 
-// lookupFragment returns the kept count of k, carrying one from the
-// older generation into the newer.
+// lookupFragment returns the kept count of k; a set being written counts
+// as a miss.
 func lookupFragment(k fragmentKey) (int, bool) {
-	sh := shardOf(k)
-	sh.Lock()
-	defer sh.Unlock()
-	if n, ok := sh.counts[k]; ok {
-		return n, true
+	set := setOf(k)
+	v := set.version.Load()
+	if v&1 != 0 {
+		return 0, false
 	}
-	n, ok := sh.older[k]
-	if ok {
-		sh.keepLocked(k, n)
+	n := uint64(0)
+	for i := range set.slots {
+		sl := &set.slots[i]
+		if sl.h1.Load() == k.h1 && sl.h2.Load() == k.h2 {
+			n = sl.n.Load()
+			break
+		}
 	}
-	return n, ok
+	if n == 0 || set.version.Load() != v {
+		return 0, false
+	}
+	return int(n - 1), true
 }
 
+// keepFragment puts the count of k first in its set. A set another
+// writer holds is left as it is: the count is kept another time.
 func keepFragment(k fragmentKey, n int) {
-	sh := shardOf(k)
-	sh.Lock()
-	sh.keepLocked(k, n)
-	sh.Unlock()
-}
-
-func (sh *fragmentShard) keepLocked(k fragmentKey, n int) {
-	if sh.counts == nil || len(sh.counts) >= shardFragments {
-		sh.older, sh.counts = sh.counts, make(map[fragmentKey]int, shardFragments/4)
+	set := setOf(k)
+	v := set.version.Load()
+	if v&1 != 0 || !set.version.CompareAndSwap(v, v+1) {
+		return
 	}
-	sh.counts[k] = n
+	for i := len(set.slots) - 1; i > 0; i-- {
+		from, to := &set.slots[i-1], &set.slots[i]
+		to.h1.Store(from.h1.Load())
+		to.h2.Store(from.h2.Load())
+		to.n.Store(from.n.Load())
+	}
+	first := &set.slots[0]
+	first.h1.Store(k.h1)
+	first.h2.Store(k.h2)
+	first.n.Store(uint64(n) + 1)
+	set.version.Store(v + 2)
 }
 
-// resetFragments empties the cache (tests).
+// resetFragments empties the cache (tests; no count is being kept).
 func resetFragments() {
-	for i := range fragments.shards {
-		sh := &fragments.shards[i]
-		sh.Lock()
-		sh.counts, sh.older = nil, nil
-		sh.Unlock()
+	sets := fragmentTable()
+	for i := range sets {
+		for j := range sets[i].slots {
+			sets[i].slots[j].n.Store(0)
+		}
 	}
 }
 

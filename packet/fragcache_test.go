@@ -3,6 +3,8 @@ package packet
 import (
 	"bytes"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lorekeep/lore/store"
@@ -45,42 +47,71 @@ func TestFragmentCacheSharedAcrossPackets(t *testing.T) {
 	}
 }
 
-// When the newer generation of a shard fills it becomes the older: a
-// count kept before is still served (and carried forward), one kept two
-// fillings ago is gone, and the shard never holds more than two
-// generations.
-func TestFragmentGenerations(t *testing.T) {
+// A set keeps its fragmentWays newest counts: a count is served while
+// it is among them and falls out after as many newer ones of its set,
+// and a served count is always the one kept for its text.
+func TestFragmentSetsKeepTheNewest(t *testing.T) {
 	resetFragments()
 	defer resetFragments()
 	first := keyOf("o200k_base", "the first text")
-	sh := shardOf(first)
-	// fill keeps n counts of new texts in first's shard.
+	set := setOf(first)
 	filled := 0
+	// fill keeps n counts of new texts in first's set.
 	fill := func(n int) {
 		for kept := 0; kept < n; filled++ {
-			if k := keyOf("o200k_base", fmt.Sprint("filler ", filled)); shardOf(k) == sh {
-				keepFragment(k, filled)
+			if k := keyOf("o200k_base", fmt.Sprint("filler ", filled)); setOf(k) == set {
+				keepFragment(k, 1000+filled)
 				kept++
 			}
 		}
 	}
 	keepFragment(first, 3)
-	fill(shardFragments)
+	fill(fragmentWays - 1)
 	if n, ok := lookupFragment(first); !ok || n != 3 {
-		t.Fatalf("after one filling: %d, %v; want 3 from the older generation", n, ok)
+		t.Fatalf("with %d newer counts in its set: %d, %v; want 3", fragmentWays-1, n, ok)
 	}
-	fill(2 * shardFragments)
-	sh.Lock()
-	total := len(sh.counts) + len(sh.older)
-	sh.Unlock()
-	if _, ok := lookupFragment(first); ok {
-		t.Error("a count kept two fillings ago is still served")
+	fill(1)
+	if n, ok := lookupFragment(first); ok {
+		t.Errorf("with %d newer counts in its set it is still served (%d)", fragmentWays, n)
 	}
-	if total > 2*shardFragments {
-		t.Errorf("%d counts kept in a shard; want at most %d", total, 2*shardFragments)
+	last := keyOf("o200k_base", fmt.Sprint("filler ", filled-1))
+	if n, ok := lookupFragment(last); !ok || n != 1000+filled-1 {
+		t.Errorf("the newest count: %d, %v; want %d", n, ok, 1000+filled-1)
 	}
 	if keyOf("o200k_base", "a") == keyOf("cl100k_base", "a") || keyOf("o200k_base", "a") == keyOf("o200k_base", "b") {
 		t.Error("keys of different encodings or texts are equal")
+	}
+}
+
+// Lookups race keeps of other counts in the same sets (a small corner
+// of the table, so that they meet): a lookup may miss, but what it
+// serves is the count kept for that text.
+func TestFragmentCacheConcurrent(t *testing.T) {
+	resetFragments()
+	defer resetFragments()
+	var keys []fragmentKey
+	for i := 0; len(keys) < 64; i++ {
+		if k := keyOf("o200k_base", fmt.Sprint("text ", i)); k.h1%fragmentSets < 4 {
+			keys = append(keys, k)
+		}
+	}
+	want := func(i int) int { return 7*i + 1 }
+	var wg sync.WaitGroup
+	var wrong atomic.Int64
+	for w := range 4 {
+		wg.Go(func() {
+			for round := range 2000 {
+				i := (round*7 + w*13) % len(keys)
+				if n, ok := lookupFragment(keys[i]); ok && n != want(i) {
+					wrong.Add(1)
+				}
+				keepFragment(keys[i], want(i))
+			}
+		})
+	}
+	wg.Wait()
+	if n := wrong.Load(); n > 0 {
+		t.Errorf("%d lookups served another text's count", n)
 	}
 }
 
