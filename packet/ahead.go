@@ -23,12 +23,13 @@ import (
 // modelAhead is the count being made, or made.
 type modelAhead struct {
 	done chan struct{}
-	all  int
+	all  countBounds
 	err  error
 }
 
-// wait returns the count once it is made.
-func (m *modelAhead) wait() (int, error) {
+// wait returns the count once it is bounded; its exact count is then the
+// caller's to make (the copy is done with its memo).
+func (m *modelAhead) wait() (countBounds, error) {
 	<-m.done
 	return m.all, m.err
 }

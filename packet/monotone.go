@@ -222,17 +222,20 @@ func (r *rebaser) calibrate(a *arrangement, base int) error {
 	if est <= 0 {
 		return nil
 	}
-	var all int
+	var all countBounds
 	var err error
 	if b.ahead != nil {
 		all, err = b.ahead.wait() // counted beside the ladder (ahead.go)
 	} else {
 		all, err = r.allIn(a)
 	}
-	if err != nil || all-base >= est || all <= base {
-		return err
+	if err != nil || all.lo-base >= est || all.hi <= base {
+		return err // no scale, by the bounds alone (the common case)
 	}
-	scale := func(v int) int { return (v*(all-base) + est - 1) / est }
+	if n := all.exact(); n-base >= est || n <= base {
+		return nil
+	}
+	scale := func(v int) int { return (v*(all.exact()-base) + est - 1) / est }
 	for k := range a.deltas {
 		a.deltas[k] = scale(a.deltas[k])
 	}
@@ -243,9 +246,9 @@ func (r *rebaser) calibrate(a *arrangement, base int) error {
 }
 
 // allIn is the model count of the packet with every record of a in: ups
-// whole, free in their forms. The forms and records in are as they were
-// after.
-func (r *rebaser) allIn(a *arrangement) (int, error) {
+// whole, free in their forms, bounded before it is made exact (see
+// countBounds). The forms and records in are as they were after.
+func (r *rebaser) allIn(a *arrangement) (countBounds, error) {
 	b := r.b
 	forms, steps := slices.Clone(b.forms), slices.Clone(b.step)
 	keep := make(map[string]budget.Fitted, len(r.keep))
@@ -262,7 +265,7 @@ func (r *rebaser) allIn(a *arrangement) (int, error) {
 			r.keep[b.cands[i].rec.ID] = r.fitted(i, a.in[i])
 		}
 	}
-	all, err := r.modelCount()
+	all, err := r.modelBounds()
 	copy(b.forms, forms)
 	copy(b.step, steps)
 	r.keep = keep
@@ -285,6 +288,22 @@ func (r *rebaser) modelCount() (int, error) {
 	_, _, n, err := r.render()
 	b.req.Budget, b.trial, b.standAll = budgetWas, false, false
 	return n, err
+}
+
+// modelBounds is modelCount bounded: the packet assembled and counted
+// but for its total line, which holds the hash of the whole (for the
+// model with every record in, hundreds of kilobytes to hash). The exact
+// count is made only if asked for.
+func (r *rebaser) modelBounds() (countBounds, error) {
+	b := r.b
+	budgetWas := b.req.Budget
+	b.req.Budget, b.trial, b.standAll = modelBudget, true, true
+	q, _, _, err := r.assemble()
+	b.req.Budget, b.trial, b.standAll = budgetWas, false, false
+	if err != nil {
+		return countBounds{}, err
+	}
+	return q.boundCount(b.req.Format), nil
 }
 
 // maxLeftRounds bounds the greedy put-backs runAt simulates.

@@ -280,6 +280,19 @@ func (r *rebaser) undoOver() (*Packet, string, int, error) {
 // is counted, and its output left empty.
 func (r *rebaser) render() (*Packet, string, int, error) {
 	b := r.b
+	q, kept, defs, err := r.assemble()
+	if err != nil {
+		return nil, "", 0, err
+	}
+	o, m := q.settleAs(b.req.Format, !b.trial)
+	b.kept, b.defs = kept, defs
+	return q, o, m, nil
+}
+
+// assemble is the packet as it stands, not yet rendered, with the
+// records in and the notes of those out.
+func (r *rebaser) assemble() (*Packet, []budget.Fitted, map[string]budget.Deferred, error) {
+	b := r.b
 	kept := make([]budget.Fitted, 0, len(r.keep))
 	defs := map[string]budget.Deferred{}
 	for _, c := range b.cands {
@@ -291,12 +304,10 @@ func (r *rebaser) render() (*Packet, string, int, error) {
 	}
 	q, err := b.assemble(kept, defs)
 	if err != nil {
-		return nil, "", 0, err
+		return nil, nil, nil, err
 	}
 	q.Step = r.p.Step
-	o, m := q.settleAs(b.req.Format, !b.trial)
-	b.kept, b.defs = kept, defs
-	return q, o, m, nil
+	return q, kept, defs, nil
 }
 
 // stand is text that counts n tokens (or within a token or two of it,

@@ -3,6 +3,7 @@ package packet
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"reflect"
 	"strings"
 
@@ -161,6 +162,57 @@ func (p *Packet) settleAs(format string, out bool) (string, int) {
 	}
 	return whole(stated), max(stated, tc.count(line(stated)))
 }
+
+// countBounds bounds the count settle gives a packet before it is made:
+// lo <= count <= hi. exact makes it, once.
+type countBounds struct {
+	lo, hi int
+	exact  func() int
+}
+
+// boundCount bounds p's count without hashing p: the count of a packet is
+// the count of its text around the total line, which the hash does not
+// change, and of the total line's neighbourhood (see totalCounter),
+// which is one token at least and one a byte at most; settle states a
+// total at most a few tokens over a count it met, or the budget. Where
+// the line cannot be cut out (a counter that is not split, a line that
+// cannot be told apart), the bounds are open and exact decides.
+func (p *Packet) boundCount(format string) countBounds {
+	var exact int
+	made := false
+	b := countBounds{lo: math.MinInt, hi: math.MaxInt, exact: func() int {
+		if !made {
+			_, exact = p.settleAs(format, false)
+			made = true
+		}
+		return exact
+	}}
+	draft := render(format, view{p: p, tokens: p.Budget})
+	prefix := totalPrefix(format)
+	i := strings.Index(draft, prefix)
+	if i < 0 || strings.Contains(draft[i+1:], prefix) {
+		return b
+	}
+	i++
+	j := strings.IndexByte(draft[i:], '\n')
+	if j < 0 {
+		return b
+	}
+	j += i + 1
+	tc := newTotalCounter(p.counter, draft, i, j)
+	if !tc.split {
+		return b
+	}
+	// The longest line: more digits than any total, the whole hash.
+	longest := len(totalLine(format, view{p: p, tokens: 1 << 50, hash: "sha256:" + strings.Repeat("f", sha256.Size*2)}))
+	b.lo = tc.fixed + 1
+	b.hi = max(p.Budget, tc.fixed+len(tc.lead)+longest+len(tc.rest)+settleOver)
+	return b
+}
+
+// settleOver is more than settle ever states over a count it met (it
+// overshoots by up to 8 on its last tries).
+const settleOver = 12
 
 // contentHash is the packet hash of the text head+tail (the packet
 // without its total line), hashed in place: a model render is hundreds

@@ -240,3 +240,35 @@ func TestBuildSameOnOneCore(t *testing.T) {
 		}
 	}
 }
+
+// boundCount brackets the count settle gives, in every format and at
+// budgets far over, near and under the packet's size (where settle
+// states totals that do not hold), and the bracket is about a total
+// line's bytes wide, not open.
+func TestBoundCountHoldsSettle(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	counter := fxCounter(t)
+	for _, format := range []string{"md", "xml", "json"} {
+		for _, built := range []int{2000, 3000, 8000} {
+			req := fxSceneRequest(built)
+			req.Format = format
+			p, _ := fxBuild(t, env, req)
+			for _, budget := range []int{1, p.Tokens - 3, p.Tokens, p.Tokens + 2, modelBudget} {
+				q := *p
+				q.Budget, q.counter = budget, newMemoCounter(counter)
+				b := q.boundCount(format)
+				_, n := q.settleAs(format, false)
+				if n < b.lo || n > b.hi {
+					t.Errorf("%s, built at %d, budget %d: settle counts %d, outside the bounds [%d, %d]", format, built, budget, n, b.lo, b.hi)
+				}
+				if got := b.exact(); got != n {
+					t.Errorf("%s, built at %d, budget %d: exact %d, settle %d", format, built, budget, got, n)
+				}
+				if budget < n && b.hi-b.lo > 200 {
+					t.Errorf("%s, built at %d, budget %d: bounds [%d, %d] are %d wide; want about the total line's bytes", format, built, budget, b.lo, b.hi, b.hi-b.lo)
+				}
+			}
+		}
+	}
+}
