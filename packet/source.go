@@ -64,7 +64,10 @@ type NeighborLister interface {
 }
 
 // Searcher finds records by full text within one namespace. *index.Index
-// satisfies it.
+// satisfies it. Build makes a request's first search on a goroutine of
+// its own while it reads the Source (see searchahead.go): a Searcher and
+// a Source are called at the same time, each from one goroutine at a
+// time.
 type Searcher interface {
 	Search(ctx context.Context, q index.Query) ([]index.Hit, error)
 }
