@@ -232,10 +232,11 @@ func (r *rebaser) calibrate(a *arrangement, base int) error {
 	if err != nil || all.lo-base >= est || all.hi <= base {
 		return err // no scale, by the bounds alone (the common case)
 	}
-	if n := all.exact(); n-base >= est || n <= base {
+	n := all.exact()
+	if n-base >= est || n <= base {
 		return nil
 	}
-	scale := func(v int) int { return (v*(all.exact()-base) + est - 1) / est }
+	scale := func(v int) int { return (v*(n-base) + est - 1) / est }
 	for k := range a.deltas {
 		a.deltas[k] = scale(a.deltas[k])
 	}
