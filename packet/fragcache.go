@@ -115,13 +115,20 @@ func lookupFragment(k fragmentKey) (int, bool) {
 	return int(n - 1), true
 }
 
-// keepFragment puts the count of k first in its set. A set another
-// writer holds is left as it is: the count is kept another time.
+// keepFragment puts the count of k first in its set, unless the set
+// holds it already (two builds counted it at once). A set another writer
+// holds is left as it is: the count is kept another time.
 func keepFragment(k fragmentKey, n int) {
 	set := setOf(k)
 	v := set.version.Load()
 	if v&1 != 0 || !set.version.CompareAndSwap(v, v+1) {
 		return
+	}
+	for i := range set.slots {
+		if sl := &set.slots[i]; sl.n.Load() != 0 && sl.h1.Load() == k.h1 && sl.h2.Load() == k.h2 {
+			set.version.Store(v + 2)
+			return
+		}
 	}
 	for i := len(set.slots) - 1; i > 0; i-- {
 		from, to := &set.slots[i-1], &set.slots[i]

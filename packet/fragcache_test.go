@@ -48,8 +48,9 @@ func TestFragmentCacheSharedAcrossPackets(t *testing.T) {
 }
 
 // A set keeps its fragmentWays newest counts: a count is served while
-// it is among them and falls out after as many newer ones of its set,
-// and a served count is always the one kept for its text.
+// it is among them and falls out after as many newer ones of its set (a
+// count kept again does not take a second place), and a served count
+// is always the one kept for its text.
 func TestFragmentSetsKeepTheNewest(t *testing.T) {
 	resetFragments()
 	defer resetFragments()
@@ -70,6 +71,7 @@ func TestFragmentSetsKeepTheNewest(t *testing.T) {
 	if n, ok := lookupFragment(first); !ok || n != 3 {
 		t.Fatalf("with %d newer counts in its set: %d, %v; want 3", fragmentWays-1, n, ok)
 	}
+	keepFragment(first, 3) // counted twice at once: kept once, where it was
 	fill(1)
 	if n, ok := lookupFragment(first); ok {
 		t.Errorf("with %d newer counts in its set it is still served (%d)", fragmentWays, n)
