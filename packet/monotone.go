@@ -283,18 +283,17 @@ const modelBudget = 100000
 // body (read or not), as if the budget were modelBudget: the same at
 // every budget.
 func (r *rebaser) modelCount() (int, error) {
-	b := r.b
-	budgetWas := b.req.Budget
-	b.req.Budget, b.trial, b.standAll = modelBudget, true, true
-	_, _, n, err := r.render()
-	b.req.Budget, b.trial, b.standAll = budgetWas, false, false
-	return n, err
+	m, err := r.modelBounds()
+	if err != nil {
+		return 0, err
+	}
+	return m.exact(), nil
 }
 
 // modelBounds is modelCount bounded: the packet assembled and counted
 // but for its total line, which holds the hash of the whole (for the
 // model with every record in, hundreds of kilobytes to hash). The exact
-// count is made only if asked for.
+// count is made only if asked for, from the same render.
 func (r *rebaser) modelBounds() (countBounds, error) {
 	b := r.b
 	budgetWas := b.req.Budget

@@ -120,17 +120,33 @@ func (p *Packet) settle(format string) (string, int) { return p.settleAs(format,
 // output (a trial render, whose stand-ins are never emitted).
 func (p *Packet) settleAs(format string, out bool) (string, int) {
 	draft := render(format, view{p: p, tokens: p.Budget})
-	prefix := totalPrefix(format)
-	i := strings.Index(draft, prefix)
-	if i < 0 || strings.Contains(draft[i+1:], prefix) {
+	i, j, ok := totalLineIn(format, draft)
+	if !ok {
 		return p.settleWhole(format) // the line cannot be told apart
 	}
-	i++
-	j := strings.IndexByte(draft[i:], '\n')
-	if j < 0 {
-		return p.settleWhole(format)
+	return p.settleDraft(format, draft, i, j, newTotalCounter(p.counter, draft, i, j), out)
+}
+
+// totalLineIn finds the total line of draft: it starts at i and ends
+// before j (after its line end). ok is false when the line's prefix is
+// not there once, or the line does not end.
+func totalLineIn(format, draft string) (i, j int, ok bool) {
+	prefix := totalPrefix(format)
+	i = strings.Index(draft, prefix)
+	if i < 0 || strings.Contains(draft[i+1:], prefix) {
+		return 0, 0, false
 	}
-	j += i + 1
+	i++
+	j = strings.IndexByte(draft[i:], '\n')
+	if j < 0 {
+		return 0, 0, false
+	}
+	return i, j + i + 1, true
+}
+
+// settleDraft is settle on draft, rendered with the total line at
+// [i, j) and counted around it by tc.
+func (p *Packet) settleDraft(format, draft string, i, j int, tc *totalCounter, out bool) (string, int) {
 	head, tail := draft[:i], draft[j:]
 	hash := contentHash(head, tail)
 	line := func(stated int) string { return totalLine(format, view{p: p, tokens: stated, hash: hash}) }
@@ -140,7 +156,6 @@ func (p *Packet) settleAs(format string, out bool) (string, int) {
 		}
 		return head + line(stated) + tail
 	}
-	tc := newTotalCounter(p.counter, draft, i, j)
 	stated := p.Budget
 	bestStated := -1
 	for i := range 12 {
@@ -178,29 +193,25 @@ type countBounds struct {
 // the line cannot be cut out (a counter that is not split, a line that
 // cannot be told apart), the bounds are open and exact decides.
 func (p *Packet) boundCount(format string) countBounds {
-	var exact int
-	made := false
-	b := countBounds{lo: math.MinInt, hi: math.MaxInt, exact: func() int {
-		if !made {
-			_, exact = p.settleAs(format, false)
-			made = true
-		}
-		return exact
-	}}
 	draft := render(format, view{p: p, tokens: p.Budget})
-	prefix := totalPrefix(format)
-	i := strings.Index(draft, prefix)
-	if i < 0 || strings.Contains(draft[i+1:], prefix) {
-		return b
+	i, j, ok := totalLineIn(format, draft)
+	var tc *totalCounter
+	if ok {
+		tc = newTotalCounter(p.counter, draft, i, j)
 	}
-	i++
-	j := strings.IndexByte(draft[i:], '\n')
-	if j < 0 {
-		return b
-	}
-	j += i + 1
-	tc := newTotalCounter(p.counter, draft, i, j)
-	if !tc.split {
+	n, made := 0, false
+	b := countBounds{lo: math.MinInt, hi: math.MaxInt, exact: func() int {
+		switch {
+		case made:
+		case ok: // the draft and the count around its line serve again
+			_, n = p.settleDraft(format, draft, i, j, tc, false)
+		default:
+			_, n = p.settleWhole(format)
+		}
+		made = true
+		return n
+	}}
+	if !ok || !tc.split {
 		return b
 	}
 	// The longest line: more digits than any total, the whole hash.
