@@ -98,6 +98,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-phase %q: want one of %s: %w", c.phase, strings.Join(phaseNames, ", "), errUsage)
 	case c.phase != "" && c.dir == "":
 		return c, fmt.Errorf("-phase %s needs -dir: %w", c.phase, errUsage)
+	case c.packetsOut != "" && c.phase != phasePackets:
+		return c, fmt.Errorf("-packets-out %s needs -phase %s (the packets of one phase are written, not of a whole run): %w", c.packetsOut, phasePackets, errUsage)
 	}
 	return c, nil
 }

@@ -152,6 +152,8 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"-scale-1m"}, "-scale-1m"},
 		{[]string{"-phase", "warp"}, `"warp"`},
 		{[]string{"-phase", "count"}, "needs -dir"},
+		{[]string{"-packets-out", "p.txt"}, "-packets-out p.txt needs -phase packets"},
+		{[]string{"-phase", "count", "-dir", "d", "-packets-out", "p.txt"}, "needs -phase packets"},
 		{[]string{"extra"}, `"extra"`},
 		{[]string{"-n", "many"}, "many"},
 	} {
