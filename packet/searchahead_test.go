@@ -2,7 +2,6 @@ package packet
 
 import (
 	"context"
-	"slices"
 	"testing"
 )
 
@@ -19,12 +18,5 @@ func TestFirstSearchMadeOnce(t *testing.T) {
 	if _, err := Build(context.Background(), env.st, srch, req); err != nil {
 		t.Fatalf("Build: %v", err)
 	}
-	if len(srch.queries) == 0 {
-		t.Fatal("the packet searched nothing; the test needs a search")
-	}
-	for i, q := range srch.queries {
-		if slices.Contains(srch.queries[:i], q) {
-			t.Errorf("query %d reached the index again: %s\nall: %q", i, q, srch.queries)
-		}
-	}
+	srch.wantEachOnce(t)
 }

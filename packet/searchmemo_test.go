@@ -17,6 +17,20 @@ type countingSearcher struct {
 	queries []string
 }
 
+// wantEachOnce fails t unless some query reached the index and none
+// reached it twice.
+func (c *countingSearcher) wantEachOnce(t *testing.T) {
+	t.Helper()
+	if len(c.queries) == 0 {
+		t.Fatal("the packet searched nothing; the test needs a search")
+	}
+	for i, q := range c.queries {
+		if slices.Contains(c.queries[:i], q) {
+			t.Errorf("query %d reached the index again: %s\nall: %q", i, q, c.queries)
+		}
+	}
+}
+
 func (c *countingSearcher) Search(ctx context.Context, q index.Query) ([]index.Hit, error) {
 	c.queries = append(c.queries, fmt.Sprintf("%#v", q))
 	return c.ix.Search(ctx, q)
@@ -45,14 +59,7 @@ func TestSplitSearchesOnce(t *testing.T) {
 	if !errors.As(err, &split) {
 		t.Fatalf("Build: %v; want a SplitError", err)
 	}
-	if len(srch.queries) == 0 {
-		t.Fatal("the refused packet searched nothing; the test needs a search")
-	}
-	for i, q := range srch.queries {
-		if slices.Contains(srch.queries[:i], q) {
-			t.Errorf("query %d reached the index again: %s\nall: %q", i, q, srch.queries)
-		}
-	}
+	srch.wantEachOnce(t)
 	// Without the memo the proposals' builds search again, and propose
 	// the same.
 	searchMemoOn = false
