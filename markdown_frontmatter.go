@@ -18,7 +18,7 @@ func (f *mdFile) applyFrontMatter(fm string, start int) (int, error) {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return 0, nil // empty front matter
 	}
-	p := &frontMatter{f: f, start: start, metaLine: map[string]int{}}
+	p := &frontMatter{f: f, fm: fm, start: start, metaLine: map[string]int{}}
 	root := deref(doc.Content[0])
 	if isNull(root) {
 		return 0, nil
@@ -82,13 +82,14 @@ func isNull(n *yaml.Node) bool {
 // a key given in both places is caught.
 type frontMatter struct {
 	f        *mdFile
-	start    int // file line of the front matter's first line
+	fm       string // the front matter's text
+	start    int    // file line of the front matter's first line
 	meta     map[string]string
 	metaLine map[string]int
 }
 
-// at is the file line of node n.
-func (p *frontMatter) at(n *yaml.Node) int { return p.start - 1 + n.Line }
+// at is the file line of node n, counted as an editor counts them.
+func (p *frontMatter) at(n *yaml.Node) int { return p.start - 1 + editorLine(p.fm, n.Line) }
 
 // setMeta records meta key k, refusing one given twice.
 func (p *frontMatter) setMeta(k, v string, line int) error {

@@ -197,6 +197,10 @@ func TestReadMarkdownDirErrors(t *testing.T) {
 		{"meta nested", "---\nmeta:\n  a:\n    b: c\n---\n", 4, "meta.a is a mapping", false},
 		{"meta twice", "---\npov: a\nmeta:\n  pov: b\n---\n", 4, `meta key "pov" is given twice (also on line 2)`, false},
 		{"key twice", "---\nid: a\nid: b\n---\n", 3, `key "id" is given twice`, false},
+		// YAML also ends lines at a lone \r and at U+2028; an editor's line
+		// numbers end at \n only, and the error points at those.
+		{"key twice after lone CR", "---\nid: a\r\rid: b\n---\n", 2, `key "id" is given twice`, false},
+		{"key twice after LS", "---\nid: a\u2028\u0085id: b\n---\n", 2, `key "id" is given twice`, false},
 		{"other key map", "---\nextra:\n  x: 1\n---\n", 3, "extra is a mapping", false},
 		{"links not map", "---\nlinks: [a]\n---\n", 2, "links must be a mapping", false},
 		{"links bad target", "---\nlinks:\n  knows: [\"a\\tb\"]\n---\n", 3, `links.knows: target: invalid input: id "a\tb"`, true},

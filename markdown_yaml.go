@@ -114,8 +114,9 @@ func tabIndented(fm string) int {
 	return 0
 }
 
-// editorLine maps yaml.v3's line n of fm, which counts a lone \r as a
-// line break too, to the line of fm an editor shows (lines end at \n).
+// editorLine maps yaml.v3's line n of fm to the line of fm an editor
+// shows, where lines end at \n. yaml.v3 also ends a line at a lone \r and
+// at NEL, LS and PS (U+0085, U+2028, U+2029).
 func editorLine(fm string, n int) int {
 	yl, el := 1, 1
 	for i := 0; i < len(fm) && yl < n; i++ {
@@ -124,6 +125,10 @@ func editorLine(fm string, n int) int {
 			yl, el = yl+1, el+1
 		case fm[i] == '\r' && (i+1 == len(fm) || fm[i+1] != '\n'):
 			yl++
+		case strings.HasPrefix(fm[i:], "\u0085"):
+			yl, i = yl+1, i+1
+		case strings.HasPrefix(fm[i:], "\u2028"), strings.HasPrefix(fm[i:], "\u2029"):
+			yl, i = yl+1, i+2
 		}
 	}
 	return el + max(0, n-yl)
