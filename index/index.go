@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -126,7 +128,7 @@ func dirEmpty(dir string) (bool, error) {
 // openExisting opens the scorch index in dir and checks it is a Lore index
 // of this format.
 func openExisting(dir string, o Options) (_ *Index, err error) {
-	defer recoverCorrupt(dir, &err)
+	defer recoverCorrupt(dir, &err, debug.SetPanicOnFault(true))
 	// Scorch runtime configuration (not saved in index_meta.json).
 	//
 	// unsafe_batch stays off: in safe mode Batch returns once its snapshot
@@ -145,6 +147,9 @@ func openExisting(dir string, o Options) (_ *Index, err error) {
 	cfg := map[string]any{
 		"read_only":    o.ReadOnly,
 		"bolt_timeout": o.LockTimeout.String(),
+	}
+	if err := checkRootBolt(dir); err != nil {
+		return nil, err
 	}
 	bi, err := bleve.OpenUsing(dir, cfg)
 	if err != nil {
@@ -170,11 +175,33 @@ func openExisting(dir string, o Options) (_ *Index, err error) {
 	return &Index{dir: dir, readOnly: o.ReadOnly, b: b, bi: bi}, nil
 }
 
+// checkRootBolt refuses a root.bolt that bbolt would read past the end of
+// (a truncated file faults, which no recover catches), before bleve opens
+// it. A missing one is left to bleve.
+func checkRootBolt(dir string) error {
+	path := filepath.Join(dir, "store", "root.bolt")
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	err := store.CheckBoltFile(path)
+	if de := (*store.DamageError)(nil); errors.As(err, &de) {
+		return corrupt(dir, fmt.Errorf("%s %s", path, de.What))
+	}
+	if err != nil {
+		return corrupt(dir, err)
+	}
+	return nil
+}
+
 // recoverCorrupt, deferred by each call that reads the index through
 // bleve, turns a panic there into ErrCorrupt: a damaged segment makes zap
 // read out of bounds, a damaged root.bolt makes bbolt assert, and no
-// panic may reach a user.
-func recoverCorrupt(dir string, err *error) {
+// panic may reach a user. Callers pass debug.SetPanicOnFault(true), which
+// the defer statement evaluates on entry, so a fault on a mapped page of a
+// damaged file panics too (on this goroutine); recoverCorrupt restores the
+// setting it returned.
+func recoverCorrupt(dir string, err *error, panicOnFault bool) {
+	debug.SetPanicOnFault(panicOnFault)
 	if r := recover(); r != nil {
 		*err = corrupt(dir, fmt.Errorf("damaged: reading it failed (%v)", r))
 	}
@@ -195,7 +222,7 @@ func create(dir string) error {
 // lock. It has nothing to flush: every Apply that returned nil is already
 // on disk. Close is idempotent; other calls after it fail with ErrClosed.
 func (ix *Index) Close() (err error) {
-	defer recoverCorrupt(ix.dir, &err)
+	defer recoverCorrupt(ix.dir, &err, debug.SetPanicOnFault(true))
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.closed {
@@ -231,7 +258,7 @@ func (ix *Index) acquire() (release func(), err error) {
 // Watermark returns the sequence number of the last store change the index
 // holds: 0 on a fresh index.
 func (ix *Index) Watermark() (_ uint64, err error) {
-	defer recoverCorrupt(ix.dir, &err)
+	defer recoverCorrupt(ix.dir, &err, debug.SetPanicOnFault(true))
 	release, err := ix.acquire()
 	if err != nil {
 		return 0, err
@@ -260,7 +287,7 @@ func encodeWatermark(seq uint64) []byte {
 
 // Count returns the number of records in the index, over all namespaces.
 func (ix *Index) Count() (_ uint64, err error) {
-	defer recoverCorrupt(ix.dir, &err)
+	defer recoverCorrupt(ix.dir, &err, debug.SetPanicOnFault(true))
 	release, err := ix.acquire()
 	if err != nil {
 		return 0, err
@@ -275,11 +302,12 @@ func (ix *Index) Count() (_ uint64, err error) {
 
 // Apply indexes put (replacing any earlier version of each record) and
 // removes del, then records seq as the watermark. Deleting a key that is
-// not indexed is not an error. A key both put and deleted ends up deleted.
+// not indexed is not an error. A key both put and deleted ends up deleted;
+// a key put twice ends up at its later version.
 //
 // Large inputs go in sub-batches (at most maxBatchDocs records or
-// maxBatchBytes of text each); the watermark is written in the last one, in
-// the same batch as its documents. A failure part way leaves some records
+// maxBatchBytes of text each), several in flight at once (see writer); the
+// watermark is written once all of them have landed. A failure part way leaves some records
 // applied and the watermark where it was: the index may lag the store, and
 // the next catch-up applies those changes again (they are idempotent), but
 // it never claims a change it does not hold.
@@ -287,7 +315,7 @@ func (ix *Index) Count() (_ uint64, err error) {
 // seq must not be below the current watermark (ErrInvalid): that would mean
 // the caller applies an old change over a newer one.
 func (ix *Index) Apply(put []store.Record, del []Key, seq uint64) (err error) {
-	defer recoverCorrupt(ix.dir, &err)
+	defer recoverCorrupt(ix.dir, &err, debug.SetPanicOnFault(true))
 	release, err := ix.acquire()
 	if err != nil {
 		return err
@@ -327,9 +355,16 @@ func (ix *Index) apply(put []store.Record, del []Key, seq uint64) error {
 	for _, k := range del {
 		deleted[docID(k.NS, k.ID)] = true
 	}
-	w := ix.newWriter()
+	// Batches in flight land in no set order, so a key put twice is
+	// written once, at its later version.
+	latest := make(map[string]int, len(put))
 	for i := range put {
-		if deleted[docID(put[i].NS, put[i].ID)] {
+		latest[docID(put[i].NS, put[i].ID)] = i
+	}
+	w := ix.newWriter(len(put) + len(del))
+	for i := range put {
+		id := docID(put[i].NS, put[i].ID)
+		if deleted[id] || latest[id] != i {
 			continue
 		}
 		if err := w.put(&put[i]); err != nil {
@@ -341,59 +376,5 @@ func (ix *Index) apply(put []store.Record, del []Key, seq uint64) error {
 			return err
 		}
 	}
-	w.batch.SetInternal(keyWatermark, encodeWatermark(seq))
-	return w.flush()
-}
-
-// writer fills bleve batches and sends each when it reaches the sub-batch
-// limits. The caller adds its internal keys to the last batch and flushes.
-type writer struct {
-	ix          *Index
-	batch       *bleve.Batch
-	docs, bytes int
-}
-
-func (ix *Index) newWriter() *writer {
-	return &writer{ix: ix, batch: ix.bi.NewBatch()}
-}
-
-func (w *writer) full() bool {
-	return w.docs >= maxBatchDocs || w.bytes >= maxBatchBytes
-}
-
-func (w *writer) put(r *store.Record) error {
-	if w.full() {
-		if err := w.flush(); err != nil {
-			return err
-		}
-	}
-	if err := w.batch.IndexAdvanced(w.ix.b.document(r)); err != nil {
-		return fmt.Errorf("index %s: record %s/%s: %w", w.ix.dir, r.NS, r.ID, err)
-	}
-	w.docs++
-	w.bytes += textBytes(r)
-	return nil
-}
-
-func (w *writer) delete(k Key) error {
-	if w.full() {
-		if err := w.flush(); err != nil {
-			return err
-		}
-	}
-	w.batch.Delete(docID(k.NS, k.ID))
-	w.docs++
-	return nil
-}
-
-func (w *writer) flush() error {
-	if err := w.ix.bi.Batch(w.batch); err != nil {
-		return fmt.Errorf("index %s: write batch: %w", w.ix.dir, err)
-	}
-	// A new batch, not Reset: scorch's Batch can return while its feeder
-	// goroutine is still ranging over the old batch's map (a data race
-	// under -race).
-	w.batch = w.ix.bi.NewBatch()
-	w.docs, w.bytes = 0, 0
-	return nil
+	return w.finish(func(b *bleve.Batch) { b.SetInternal(keyWatermark, encodeWatermark(seq)) })
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"runtime/debug"
 
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -40,7 +41,7 @@ type keyReader struct {
 }
 
 func (ix *Index) openKeys() (_ *keyReader, err error) {
-	defer recoverCorrupt(ix.dir, &err)
+	defer recoverCorrupt(ix.dir, &err, debug.SetPanicOnFault(true))
 	adv, err := ix.bi.Advanced()
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", ix.dir, err)
@@ -59,7 +60,7 @@ func (ix *Index) openKeys() (_ *keyReader, err error) {
 
 // next is the next document's key; ok is false after the last.
 func (k *keyReader) next() (_ Key, ok bool, err error) {
-	defer recoverCorrupt(k.dir, &err)
+	defer recoverCorrupt(k.dir, &err, debug.SetPanicOnFault(true))
 	internal, err := k.ids.Next()
 	if err != nil {
 		return Key{}, false, corrupt(k.dir, fmt.Errorf("list documents: %w", err))

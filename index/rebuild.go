@@ -31,7 +31,7 @@ func Rebuild(dir string, src func(fn func(store.Record) error) error, seq uint64
 		return fmt.Errorf("rebuild index %s: no record source: %w", dir, ErrInvalid)
 	}
 	return buildAndSwap(dir, func(ix *Index) error {
-		w := ix.newWriter()
+		w := ix.newWriter(-1)
 		err := src(func(r store.Record) error {
 			if err := checkKey(r.NS, r.ID); err != nil {
 				return err
@@ -39,9 +39,10 @@ func Rebuild(dir string, src func(fn func(store.Record) error) error, seq uint64
 			return w.put(&r)
 		})
 		if err != nil {
+			w.wait()
 			return err
 		}
-		return w.flush()
+		return w.finish(nil)
 	}, seq)
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -62,7 +63,7 @@ type Hit struct {
 // Search returns the best matches of q, sorted by score (highest first),
 // then namespace and id (ascending), so ties come out in a fixed order.
 func (ix *Index) Search(ctx context.Context, q Query) (_ []Hit, err error) {
-	defer recoverCorrupt(ix.dir, &err)
+	defer recoverCorrupt(ix.dir, &err, debug.SetPanicOnFault(true))
 	release, err := ix.acquire()
 	if err != nil {
 		return nil, err

@@ -187,6 +187,14 @@ func checkFile(path string) (boltMeta, error) {
 	return m, nil
 }
 
+// CheckBoltFile reports, as a *DamageError, a bbolt file that bbolt would
+// mis-read (see checkFile). Other bbolt files Lore keeps, such as the
+// index's root.bolt, are checked with it before they are opened.
+func CheckBoltFile(path string) error {
+	_, err := checkFile(path)
+	return err
+}
+
 // guard runs fn with memory faults turned into panics, and turns any
 // panic into a DamageError: bbolt trusts the pages it maps, and a damaged
 // page makes it fail an assertion or fault on memory past the end of the
