@@ -4,7 +4,9 @@
 // # Derived, never authoritative
 //
 // The store (bbolt) holds every record; the index holds only what search
-// needs: title, summary and body analysed as English text, and ns, kind
+// needs: title, summary and body analysed as English text (bleve's "en"
+// analyzer, with a tokenizer equal to its unicode one but faster on
+// ASCII: see wordTokenizer), and ns, kind
 // and tags as exact keywords. Nothing is stored in the index (no field
 // values, no doc values, no _all field), so a hit is a key (ns, id) and a
 // score, and the caller reads the record from the store. Because the index
@@ -15,9 +17,10 @@
 //
 // Every store write appends (seq, op, ns, id) to the store's change log.
 // Apply takes the records put and the keys deleted up to some seq and
-// writes them together with the watermark seq in one bleve batch
-// (Batch.SetInternal), so the index can lag behind the store but never get
-// ahead of it: on open, the caller applies the log entries after
+// writes them, then the watermark seq (Batch.SetInternal): in the same
+// bleve batch when the input is small, in a batch of its own after all of
+// a large input's sub-batches have landed. So the index can lag behind the
+// store but never get ahead of it: on open, the caller applies the log entries after
 // Watermark() and the index is current again. Applying an entry twice is
 // harmless (a put replaces the document; a delete of a missing document is
 // a no-op).
@@ -29,9 +32,9 @@
 //   - Crash during Apply: scorch persists a batch (documents and internal
 //     keys) as one snapshot, or not at all. Apply waits for persistence
 //     (scorch's safe mode; unsafe_batch is off) before it returns, so an
-//     Apply that returned nil survives a crash. With very large inputs the
-//     earlier sub-batches may survive without the last one: some records
-//     are newer than the watermark, which only means the catch-up applies
+//     Apply that returned nil survives a crash. With large inputs some
+//     sub-batches may survive without the others or the watermark: some
+//     records are newer than the watermark, which only means the catch-up applies
 //     them again. No ghost survives: a deleted record's delete is in the log
 //     after the watermark until the batch that holds it is persisted.
 //   - Crash during Rebuild: the new index is built in a temporary directory

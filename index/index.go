@@ -307,10 +307,10 @@ func (ix *Index) Count() (_ uint64, err error) {
 //
 // Large inputs go in sub-batches (at most maxBatchDocs records or
 // maxBatchBytes of text each), several in flight at once (see writer); the
-// watermark is written once all of them have landed. A failure part way leaves some records
-// applied and the watermark where it was: the index may lag the store, and
-// the next catch-up applies those changes again (they are idempotent), but
-// it never claims a change it does not hold.
+// watermark is written once all of them have landed. A failure part way
+// leaves some records applied and the watermark where it was: the index
+// may lag the store, and the next catch-up applies those changes again
+// (they are idempotent), but it never claims a change it does not hold.
 //
 // seq must not be below the current watermark (ErrInvalid): that would mean
 // the caller applies an old change over a newer one.

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -10,6 +11,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	unicodetok "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -145,15 +147,27 @@ func newBuilder(m mapping.IndexMapping, format string) (*builder, error) {
 	if b.text == nil || b.kw == nil {
 		return nil, fmt.Errorf("index mapping lacks the %q or %q analyzer", en.AnalyzerName, keyword.Name)
 	}
-	// The same analysis with the faster, token-for-token equal tokenizer.
 	if a, ok := b.text.(*analysis.DefaultAnalyzer); ok {
-		if _, ok := a.Tokenizer.(*unicodetok.UnicodeTokenizer); ok {
-			fast := *a
-			fast.Tokenizer = wordTokenizer{}
-			b.text = &fast
-		}
+		b.text = fastAnalyzer(a)
 	}
 	return b, nil
+}
+
+// fastAnalyzer is analyzer a with its unicode tokenizer and porter stemmer
+// replaced by faster ones that give the same tokens: wordTokenizer and a
+// stemCache.
+func fastAnalyzer(a *analysis.DefaultAnalyzer) *analysis.DefaultAnalyzer {
+	fast := *a
+	if _, ok := a.Tokenizer.(*unicodetok.UnicodeTokenizer); ok {
+		fast.Tokenizer = wordTokenizer{}
+	}
+	fast.TokenFilters = slices.Clone(a.TokenFilters) // a's are the registry's
+	for i, f := range fast.TokenFilters {
+		if _, ok := f.(*porter.PorterStemmer); ok {
+			fast.TokenFilters[i] = newStemCache()
+		}
+	}
+	return &fast
 }
 
 // MaxIndexedBodyBytes is how much of a body goes into the full-text

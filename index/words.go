@@ -16,7 +16,7 @@ import (
 //
 // ASCII white space always ends a word on both sides and starts the
 // segmenter afresh, so text is taken a stretch between white space at a
-// time: a stretch of ASCII goes through asciiWords, any other through
+// time: a stretch of ASCII goes through words.ascii, any other through
 // segment itself.
 type wordTokenizer struct{}
 
@@ -29,7 +29,7 @@ const (
 	wbUnderline      // _: ExtendNumLet
 	wbMidLetter      // ':': MidLetter, joins letter to letter
 	wbMidNum         // ',' ';': MidNum, joins digit to digit
-	wbMidBoth        // '.' (MidNumLet) and '\'' (Single_Quote): join either
+	wbMidBoth        // full stop (MidNumLet), apostrophe (Single_Quote): join either
 	wbSpace          // ASCII white space: ends a stretch
 )
 
@@ -94,8 +94,9 @@ func (w *words) add(start, end int, typ analysis.TokenType) {
 // ascii adds the words of w.in[start:end], which is ASCII without white
 // space. A word is a run of letters, digits and underlines, where a
 // middle mark joins the characters either side of it when both are
-// letters (':', '.', '\”) or both are digits (',', ';', '.', '\”).
-// A word is numeric when it has a digit and no letter.
+// letters (colon, full stop, apostrophe) or both are digits (comma,
+// semicolon, full stop, apostrophe). A word is numeric when it has a
+// digit and no letter.
 func (w *words) ascii(start, end int) {
 	in := w.in
 	for i := start; i < end; {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
@@ -122,7 +123,10 @@ func (w *writer) send() error {
 	return nil
 }
 
-func (w *writer) write(b *bleve.Batch) error {
+// write sends b to bleve. It recovers a panic itself, as the calls that
+// read bleve do, because a parallel writer runs it on its own goroutine.
+func (w *writer) write(b *bleve.Batch) (err error) {
+	defer recoverCorrupt(w.ix.dir, &err, debug.SetPanicOnFault(true))
 	if err := w.ix.bi.Batch(b); err != nil {
 		return fmt.Errorf("index %s: write batch: %w", w.ix.dir, err)
 	}
