@@ -405,3 +405,34 @@ func assertNoTemp(t *testing.T, parent string) {
 		}
 	}
 }
+
+// TestApplyParallelRepeats: an Apply large enough for batches in flight,
+// holding keys put twice (the later version must win, though the two may
+// go in different batches) and keys both put and deleted (gone).
+func TestApplyParallelRepeats(t *testing.T) {
+	ix, _ := openTemp(t)
+	recs := genRecords("n", 4*parallelMinDocs)
+	first, again := recs[3], recs[3]
+	first.Title, again.Title = "zeppelin", "quartermaster"
+	recs[3] = first
+	put := append(recs, again)
+	del := []Key{{"n", recs[10].ID}, {"n", recs[len(recs)-1].ID}}
+	mustApply(t, ix, put, del, 9)
+	if n, err := ix.Count(); err != nil || n != uint64(len(recs)-len(del)) {
+		t.Errorf("Count() = %d, %v; want %d", n, err, len(recs)-len(del))
+	}
+	if hits := search(t, ix, Query{NS: "n", Text: "zeppelin", Limit: 10}); len(hits) != 0 {
+		t.Errorf("search for the earlier title: %v; want nothing (the later version replaced it)", ids(hits))
+	}
+	if hits := search(t, ix, Query{NS: "n", Text: "quartermaster", Limit: 10}); !containsID(hits, first.ID) {
+		t.Errorf("search for the later title: %v; want %s", ids(hits), first.ID)
+	}
+	for _, k := range del {
+		if hits := search(t, ix, Query{NS: "n", Text: "dragon castle river", Limit: 5000}); containsID(hits, k.ID) {
+			t.Errorf("deleted %s is found", k.ID)
+		}
+	}
+	if wm, err := ix.Watermark(); err != nil || wm != 9 {
+		t.Errorf("Watermark() = %d, %v; want 9", wm, err)
+	}
+}
