@@ -2,7 +2,6 @@ package index
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,7 +10,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	unicodetok "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -153,19 +151,13 @@ func newBuilder(m mapping.IndexMapping, format string) (*builder, error) {
 	return b, nil
 }
 
-// fastAnalyzer is analyzer a with its unicode tokenizer and porter stemmer
-// replaced by faster ones that give the same tokens: wordTokenizer and a
-// stemCache.
+// fastAnalyzer is analyzer a with its unicode tokenizer replaced by
+// wordTokenizer, which gives the same tokens faster. a's own fields are
+// the registry's and stay as they are.
 func fastAnalyzer(a *analysis.DefaultAnalyzer) *analysis.DefaultAnalyzer {
 	fast := *a
 	if _, ok := a.Tokenizer.(*unicodetok.UnicodeTokenizer); ok {
 		fast.Tokenizer = wordTokenizer{}
-	}
-	fast.TokenFilters = slices.Clone(a.TokenFilters) // a's are the registry's
-	for i, f := range fast.TokenFilters {
-		if _, ok := f.(*porter.PorterStemmer); ok {
-			fast.TokenFilters[i] = newStemCache()
-		}
 	}
 	return &fast
 }

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -13,7 +12,7 @@ import (
 )
 
 // stemWords are words the porter stemmer changes in different ways, with
-// cases, possessives and stop words.
+// cases, possessives and stop words: the filters after the tokenizer.
 var stemWords = []string{
 	"running", "runs", "ran", "ponies", "caresses", "relational", "conditional", "hopefully",
 	"generalizations", "The", "keeper's", "Lamps", "LIGHTHOUSE", "harbours", "a", "and", "sky",
@@ -22,14 +21,14 @@ var stemWords = []string{
 
 // TestFastAnalyzerMatchesEn: the analyzer documents and queries go
 // through gives the tokens of bleve's own "en" analyzer, term, offsets,
-// position and type, on generated text, from several goroutines sharing
-// its stem cache (run with -race).
+// position and type, on generated text, from several goroutines (run
+// with -race).
 func TestFastAnalyzerMatchesEn(t *testing.T) {
 	m := mapping.NewIndexMapping()
 	want := m.AnalyzerNamed(en.AnalyzerName)
 	fast := fastAnalyzer(want.(*analysis.DefaultAnalyzer))
-	if fmt.Sprint(fast.TokenFilters) == fmt.Sprint(want.(*analysis.DefaultAnalyzer).TokenFilters) {
-		t.Fatal("fastAnalyzer left the registry's filters in place")
+	if _, ok := fast.Tokenizer.(wordTokenizer); !ok {
+		t.Fatalf("fastAnalyzer's tokenizer is %T, want wordTokenizer", fast.Tokenizer)
 	}
 	var wg sync.WaitGroup
 	for g := range 4 {
@@ -54,35 +53,6 @@ func TestFastAnalyzerMatchesEn(t *testing.T) {
 		})
 	}
 	wg.Wait()
-}
-
-// TestStemCacheFull: past its size the cache stems without remembering,
-// and stems stay right.
-func TestStemCacheFull(t *testing.T) {
-	m := mapping.NewIndexMapping()
-	want := m.AnalyzerNamed(en.AnalyzerName)
-	fast := fastAnalyzer(want.(*analysis.DefaultAnalyzer))
-	var b strings.Builder
-	for i := range stemCacheWords + 5000 {
-		fmt.Fprintf(&b, "w%xings ", i)
-	}
-	text := []byte(b.String())
-	if got, want := tokenString(fast.Analyze(text)), tokenString(want.Analyze(text)); got != want {
-		t.Fatal("tokens of many distinct words differ from bleve's en analyzer")
-	}
-	var c *stemCache
-	for _, f := range fast.TokenFilters {
-		if sc, ok := f.(*stemCache); ok {
-			c = sc
-		}
-	}
-	n := 0
-	for i := range c.shards {
-		n += len(c.shards[i].stems)
-	}
-	if n > stemCacheWords || n < stemCacheWords/2 {
-		t.Fatalf("stem cache holds %d words after %d distinct ones; want at most %d (and most of them)", n, stemCacheWords+5000, stemCacheWords)
-	}
 }
 
 // BenchmarkAnalyze: the analyzer Lore's documents and queries go through
