@@ -180,10 +180,10 @@ func openExisting(dir string, o Options) (_ *Index, err error) {
 // it. A missing one is left to bleve.
 func checkRootBolt(dir string) error {
 	path := filepath.Join(dir, "store", "root.bolt")
-	if _, err := os.Stat(path); err != nil {
+	err := store.CheckBoltFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	err := store.CheckBoltFile(path)
 	if de := (*store.DamageError)(nil); errors.As(err, &de) {
 		return corrupt(dir, fmt.Errorf("%s %s", path, de.What))
 	}
@@ -368,11 +368,13 @@ func (ix *Index) apply(put []store.Record, del []Key, seq uint64) error {
 			continue
 		}
 		if err := w.put(&put[i]); err != nil {
+			w.wait() // no batch may outlive the Apply
 			return err
 		}
 	}
 	for _, k := range del {
 		if err := w.delete(k); err != nil {
+			w.wait() // no batch may outlive the Apply
 			return err
 		}
 	}

@@ -1,13 +1,13 @@
 package index
 
 import (
-	"cmp"
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/lorekeep/lore/store"
 )
@@ -37,10 +37,11 @@ type writer struct {
 	docs, bytes       int
 	maxDocs, maxBytes int
 
-	slots chan struct{} // one token per batch in flight; nil: batches are sent in turn
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	err   error // the first failed batch's
+	// inFlight runs a parallel writer's batches, at most maxInFlight at
+	// once, and keeps the first error; failed is done once one has
+	// failed. Both are nil for a writer that sends in turn.
+	inFlight *errgroup.Group
+	failed   context.Context
 }
 
 // newWriter returns a writer for about n records and deletions (-1: a
@@ -53,7 +54,8 @@ func (ix *Index) newWriter(n int) *writer {
 	if p < 2 || (n >= 0 && n < parallelMinDocs) {
 		return w
 	}
-	w.slots = make(chan struct{}, p)
+	w.inFlight, w.failed = errgroup.WithContext(context.Background())
+	w.inFlight.SetLimit(p)
 	w.maxBytes = maxBatchBytes / p
 	if n >= 0 {
 		w.maxDocs = min(maxBatchDocs, (n+p-1)/p)
@@ -102,24 +104,13 @@ func (w *writer) send() error {
 	// under -race).
 	w.batch = w.ix.bi.NewBatch()
 	w.docs, w.bytes = 0, 0
-	if w.slots == nil {
+	if w.inFlight == nil {
 		return w.write(b)
 	}
-	w.slots <- struct{}{}
-	if err := w.failed(); err != nil {
-		<-w.slots
-		return err
+	if w.failed.Err() != nil {
+		return w.wait()
 	}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		defer func() { <-w.slots }()
-		if err := w.write(b); err != nil {
-			w.mu.Lock()
-			w.err = cmp.Or(w.err, err)
-			w.mu.Unlock()
-		}
-	}()
+	w.inFlight.Go(func() error { return w.write(b) }) // waits for a free slot
 	return nil
 }
 
@@ -133,33 +124,26 @@ func (w *writer) write(b *bleve.Batch) (err error) {
 	return nil
 }
 
-func (w *writer) failed() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
-}
-
 // wait waits for the batches in flight and returns the first error.
 func (w *writer) wait() error {
-	w.wg.Wait()
-	return w.failed()
+	if w.inFlight == nil {
+		return nil
+	}
+	return w.inFlight.Wait()
 }
 
 // finish writes what is left, then the internal keys internal sets (nil:
 // none). A writer that sends in turn puts them in its last batch; a
 // parallel one writes them alone once every other batch has landed.
 func (w *writer) finish(internal func(*bleve.Batch)) error {
-	if w.slots == nil {
+	if w.inFlight == nil {
 		if internal != nil {
 			internal(w.batch)
 		}
 		return w.write(w.batch)
 	}
 	if w.docs > 0 {
-		if err := w.send(); err != nil {
-			w.wait()
-			return err
-		}
+		w.send() // its error, if any, is wait's too
 	}
 	if err := w.wait(); err != nil {
 		return err
