@@ -188,21 +188,20 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 		}
 	}
 	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.memo, frameWarn: -1}
-	var notes []scoredNote
+	// Sized once: a build assembles hundreds of candidates many times.
+	p.Records = make([]Entry, 0, len(kept))
+	p.Deferred = make([]Note, 0, len(b.cands))
 	for i, c := range b.cands {
 		k, ok := keep[c.rec.ID]
 		if ok {
 			p.Records = append(p.Records, b.entryOf(i, k))
 		}
 		if n, ok := b.noteOf(i, k, ok, deferred); ok {
-			notes = append(notes, scoredNote{n, c.score})
+			p.Deferred = append(p.Deferred, n)
 		}
 	}
 	p.Records = placeBeside(p.Records)
-	sortNotes(notes)
-	for _, k := range notes {
-		p.Deferred = append(p.Deferred, k.n)
-	}
+	b.sortNotes(p.Deferred)
 	b.group(p)
 	return p, nil
 }

@@ -53,6 +53,7 @@ func (b *builder) group(p *Packet) {
 	}
 	p.listed = nil
 	groups := map[string]*NoteGroup{}
+	fetch := b.explainCmd()
 	for k, n := range p.Deferred {
 		if listed[k] {
 			p.listed = append(p.listed, n)
@@ -60,7 +61,7 @@ func (b *builder) group(p *Packet) {
 		}
 		g, ok := groups[n.Kind]
 		if !ok {
-			g = &NoteGroup{Kind: n.Kind, MinRank: n.Rank, MaxRank: n.Rank, Fetch: b.explainCmd()}
+			g = &NoteGroup{Kind: n.Kind, MinRank: n.Rank, MaxRank: n.Rank, Fetch: fetch}
 			groups[n.Kind] = g
 		}
 		g.Count++
@@ -72,7 +73,7 @@ func (b *builder) group(p *Packet) {
 	slices.SortStableFunc(kinds, func(x, y string) int { return cmp.Compare(groups[y].Count, groups[x].Count) })
 	var other *NoteGroup
 	if len(kinds) > maxGroups+1 {
-		other = &NoteGroup{MinRank: groups[kinds[maxGroups]].MinRank, MaxRank: groups[kinds[maxGroups]].MaxRank, Fetch: b.explainCmd()}
+		other = &NoteGroup{MinRank: groups[kinds[maxGroups]].MinRank, MaxRank: groups[kinds[maxGroups]].MaxRank, Fetch: fetch}
 		for _, k := range kinds[maxGroups:] {
 			g := groups[k]
 			other.Count += g.Count
@@ -134,28 +135,22 @@ func (b *builder) noteOf(i int, k budget.Fitted, kept bool, deferred map[string]
 	return n, true
 }
 
-// scoredNote is a note with its record's score, to sort by.
-type scoredNote struct {
-	n     Note
-	score float64
-}
-
 // sortNotes puts notes in the order the ladder deferred them: by step,
 // then least important first (the order of budget.Fit).
-func sortNotes(notes []scoredNote) {
-	slices.SortFunc(notes, func(a, c scoredNote) int {
-		if x := cmp.Compare(a.n.Step, c.n.Step); x != 0 {
-			return x
+func (b *builder) sortNotes(notes []Note) {
+	slices.SortFunc(notes, func(x, y Note) int {
+		if c := cmp.Compare(x.Step, y.Step); c != 0 {
+			return c
 		}
-		if x := cmp.Compare(c.n.Rank, a.n.Rank); x != 0 {
-			return x
+		if c := cmp.Compare(y.Rank, x.Rank); c != 0 {
+			return c
 		}
-		if x := cmp.Compare(a.score, c.score); x != 0 {
-			return x
+		if c := cmp.Compare(b.cands[x.cand].score, b.cands[y.cand].score); c != 0 {
+			return c
 		}
-		if x := cmp.Compare(c.n.Tokens, a.n.Tokens); x != 0 {
-			return x
+		if c := cmp.Compare(y.Tokens, x.Tokens); c != 0 {
+			return c
 		}
-		return strings.Compare(a.n.ID, c.n.ID)
+		return strings.Compare(x.ID, y.ID)
 	})
 }

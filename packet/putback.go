@@ -3,7 +3,6 @@ package packet
 import (
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/lorekeep/lore/budget"
 )
@@ -308,44 +307,6 @@ func (r *rebaser) assemble() (*Packet, []budget.Fitted, map[string]budget.Deferr
 	}
 	q.Step = r.p.Step
 	return q, kept, defs, nil
-}
-
-// stand is text that counts n tokens (or within a token or two of it,
-// for a counter it cannot match exactly): "x x x ..." is one token a word
-// for the BPE encodings, and the loop corrects for any other counter.
-func (b *builder) stand(n int) string {
-	if s, ok := b.stands[n]; ok {
-		return s
-	}
-	if b.stands == nil {
-		b.stands = map[int]string{}
-	}
-	if b.memo != nil && b.memo.split && n > 0 {
-		// Both BPE encodings count "x x ... x" as one token a word, and a
-		// line end after it as one more (TestStandInCounts): the memo is
-		// told the line's count, so a render with every body stood in
-		// counts none of them.
-		s := "x" + strings.Repeat(" x", n-1)
-		b.memo.counts[s+"\n"] = n + 1
-		b.stands[n] = s
-		return s
-	}
-	words := n
-	s := ""
-	for range 4 {
-		if words <= 0 {
-			s = ""
-			break
-		}
-		s = "x" + strings.Repeat(" x", words-1)
-		got := b.req.Counter.Count(s)
-		if got == n {
-			break
-		}
-		words += n - got
-	}
-	b.stands[n] = s
-	return s
 }
 
 // restore is the final put-back (engine rule 5) against the real budget

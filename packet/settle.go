@@ -298,7 +298,10 @@ func (m *memoCounter) Count(s string) int {
 	total := 0
 	for len(s) > 0 {
 		k := nextCut(s)
-		n, ok := m.counts[s[:k]]
+		n, ok := standLineCount(s[:k])
+		if !ok {
+			n, ok = m.counts[s[:k]]
+		}
 		if !ok {
 			if k <= maxSharedChunk {
 				// A short chunk (a heading, a note, a line of the frame)
