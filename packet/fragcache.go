@@ -31,14 +31,13 @@ import (
 // hundreds of fragments on both cores).
 
 // fragmentSets and fragmentWays size the table (fragmentSets sets of
-// fragmentWays counts: about 14 MB, made on the first count), and
-// maxSharedChunk bounds the length of a chunk of a whole render
-// (memoCounter) that is kept: headings, notes, frame lines and the
-// paragraphs of bodies.
+// fragmentWays counts: about 14 MB, made on the first count). Every
+// chunk of a whole render (memoCounter) is kept, whatever its length:
+// headings, notes, frame lines and the paragraphs of bodies, which
+// bodiesahead.go counts before the render needs them.
 const (
-	fragmentSets   = 1 << 17
-	fragmentWays   = 4
-	maxSharedChunk = 4096
+	fragmentSets = 1 << 17
+	fragmentWays = 4
 )
 
 // fragmentKey is a text's two hashes under its encoding's seeds: two

@@ -81,6 +81,9 @@ type builder struct {
 	// ahead is arrange's every-record model, counted beside the ladder
 	// (ahead.go); nil when calibrate counts it in place.
 	ahead *modelAhead
+	// bodiesAhead is the bodies of the likely kept, read and counted on
+	// another core (bodiesahead.go); nil when not read ahead.
+	bodiesAhead *bodiesAhead
 }
 
 // minParallelPrices is the number of candidates from which measure

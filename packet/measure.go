@@ -241,16 +241,7 @@ func sectionFrame(format string) string {
 	}
 }
 
-func (b *builder) fragment(e Entry) string {
-	switch b.req.Format {
-	case "xml":
-		return xmlEntry(e, true)
-	case "json":
-		return jsonFragment(e)
-	default:
-		return mdEntry(e, true)
-	}
-}
+func (b *builder) fragment(e Entry) string { return entryFragment(b.req.Format, e) }
 
 func (b *builder) noteFragment(n Note) string {
 	switch b.req.Format {
@@ -297,6 +288,11 @@ func (b *builder) loadBodies(ids []string) error {
 		}
 		if body, ok := b.counted[id]; ok {
 			b.bodies[id] = body // read already, to be counted
+			continue
+		}
+		if body, ok := b.bodiesAhead.wait()[id]; ok {
+			b.bodies[id] = body // read ahead (bodiesahead.go)
+			aheadStats.used.Add(1)
 			continue
 		}
 		need = append(need, id)

@@ -303,13 +303,10 @@ func (m *memoCounter) Count(s string) int {
 			n, ok = m.counts[s[:k]]
 		}
 		if !ok {
-			if k <= maxSharedChunk {
-				// A short chunk (a heading, a note, a line of the frame)
-				// recurs across packets: the process's cache counts it.
-				n = m.shared.Count(s[:k])
-			} else {
-				n = m.Counter.Count(s[:k])
-			}
+			// A chunk (a heading, a note, a line of the frame, a
+			// paragraph of a body) recurs across packets, or was counted
+			// ahead (bodiesahead.go): the process's cache counts it.
+			n = m.shared.Count(s[:k])
 			m.counts[strings.Clone(s[:k])] = n
 		}
 		total += n

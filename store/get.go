@@ -302,3 +302,8 @@ func (s *Store) SetTokens(ns, id, counter string, tc TokenCount) error {
 		return tx.Bucket(bucketHeads).Put(key(ns, id), encodeHead(&r))
 	})
 }
+
+// ReadsConcurrently reports that the store's reads may run on several
+// goroutines at once (each in its own read transaction), so a packet may
+// read ahead beside its own reads.
+func (s *Store) ReadsConcurrently() bool { return true }
