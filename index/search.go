@@ -126,7 +126,7 @@ func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie boo
 	if allTie {
 		return byID()
 	}
-	size := limit + limit/8 + 5
+	size := limit + tieMargin(limit)
 	res, err := ix.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(bq, size, 0, false))
 	if err != nil {
 		return nil, err
@@ -143,11 +143,12 @@ func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie boo
 
 // tieMargin is how many hits past the limit topN reads to see the end of
 // a tie across the cut. Bleve reads the stored id of every hit it
-// returns (a third of a 320-hit search), so the margin is kept small; a
-// tie longer than it costs the id sort, which the bench's queries never
-// needed at this margin (300 queries at 100,000 records; at limit/8 + 4,
-// 6 of them did).
-func tieMargin(limit int) int { return limit/4 + 9 }
+// returns (a third of a 320-hit search at 100,000 records), so the
+// margin is kept small; a tie longer than it costs the id sort. On the
+// bench's corpus at 100,000 records, 300 queries at limit 50 needed the
+// id sort 6 times with a margin of 11 and never with 21; none of the
+// packets' searches (limits 20 to 1,280) needed it with limit/8 + 5.
+func tieMargin(limit int) int { return limit/8 + 16 }
 
 // Length pivots of BM25, in analysed tokens (stop words removed): a field
 // of this length gets neither a bonus nor a penalty for its length.
