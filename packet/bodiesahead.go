@@ -23,13 +23,6 @@ import (
 // exact counts whoever made them. A guess that misses costs the other
 // core's time alone.
 
-// ConcurrentSource is implemented by a Source whose reads may run on
-// several goroutines at once (*store.Store): a build then reads bodies
-// ahead beside its own reads.
-type ConcurrentSource interface {
-	ReadsConcurrently() bool
-}
-
 // aheadStats counts the bodies read ahead and those a build then took.
 var aheadStats struct{ read, used atomic.Int64 }
 

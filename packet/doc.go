@@ -57,7 +57,11 @@
 //     records with their tokens and proposes a split, each proposal with
 //     the `lore packet` command lines that carry it out.
 //  5. Load the survivors' bodies, render, and count the whole rendered
-//     packet with the real counter (budget rule 6). If it is over, fitting
+//     packet with the real counter (budget rule 6). Where the Source is a
+//     ConcurrentSource, the bodies of the most important candidates (up
+//     to the budget by their cached counts) are read and counted on
+//     another core while the build prices and fits, and taken from there
+//     (bodiesahead.go). If it is over, fitting
 //     runs again against a limit lowered by the excess: the packet never
 //     exceeds the budget.
 //  6. Final put-back, against the real budget with the real count: a

@@ -67,7 +67,17 @@ type NeighborLister interface {
 // satisfies it. Build makes a request's first search on a goroutine of
 // its own while it reads the Source (see searchahead.go): a Searcher and
 // a Source are called at the same time, each from one goroutine at a
-// time.
+// time (but see ConcurrentSource).
 type Searcher interface {
 	Search(ctx context.Context, q index.Query) ([]index.Hit, error)
+}
+
+// ConcurrentSource is implemented by a Source whose reads may run on
+// several goroutines at once (*store.Store: each read is a transaction
+// of its own). When ReadsConcurrently says so, Build reads the bodies of
+// the records it will most likely keep on another goroutine beside its
+// own reads (bodiesahead.go); any other Source is read from one
+// goroutine at a time.
+type ConcurrentSource interface {
+	ReadsConcurrently() bool
 }

@@ -120,6 +120,10 @@ type latency struct {
 	// (packet.FragmentStats), over the timed packets.
 	FragmentHits   int64 `json:"fragment_hits,omitempty"`
 	FragmentMisses int64 `json:"fragment_misses,omitempty"`
+	// Bodies read ahead, and of those the ones the build then loaded
+	// (packet.BodiesAheadStats), over the timed packets.
+	AheadRead int64 `json:"ahead_read,omitempty"`
+	AheadUsed int64 `json:"ahead_used,omitempty"`
 }
 
 func summarize(d []time.Duration) latency {
@@ -326,6 +330,7 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		var lat latency
 		hits, misses := packet.NameStats()
 		fhits, fmisses := packet.FragmentStats()
+		aread, aused := packet.BodiesAheadStats()
 		var outTokens int
 		for k, q := range qs {
 			t := time.Now()
@@ -353,6 +358,8 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		s.NameHits, s.NameMisses = h-hits, m-misses
 		h, m = packet.FragmentStats()
 		s.FragmentHits, s.FragmentMisses = h-fhits, m-fmisses
+		r, u := packet.BodiesAheadStats()
+		s.AheadRead, s.AheadUsed = r-aread, u-aused
 		if len(qs) > 0 {
 			s.Tokens = float64(outTokens) / float64(len(qs))
 		}
