@@ -122,7 +122,6 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	}
 	b := &builder{ctx: ctx, srch: srch, req: g.req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
 		memo: newMemoCounter(req.Counter)}
-	b.bodiesAhead = b.startBodiesAhead()
 	if err := b.measure(); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,8 @@ func (b *builder) measure() error {
 	if b.req.checkOnly && b.req.Format == "md" && b.protectedFloor() > b.req.Budget {
 		return errOverFloor
 	}
+	// Not before the floor: a build stopped there loads no body.
+	b.bodiesAhead = b.startBodiesAhead()
 	n := len(b.cands)
 	b.cost, b.note, b.step, b.forms = make([][3]int, n), make([]int, n), make([]int, n), make([]form, n)
 	for i, c := range b.cands {
