@@ -58,23 +58,40 @@ func TestCachedCountsDoNotChangeThePacket(t *testing.T) {
 	recs, links := fxCanon()
 	env := fxOpen(t, recs, links, true)
 	counted, bare := minimalSource{st: env.st}, minimalSource{st: env.st, hideCounts: true}
+	samePackets(t, env, counted, bare, nil, "depends on cached counts")
+}
+
+// samePackets builds the scene request of the test canon at every budget
+// from 150 to 4,000 (step 23) in every format from want's source and from
+// got's, calling before (if not nil) ahead of each build, and fails where
+// the two differ (what names what the difference would mean) or where
+// too few packets were compared to tell. Refusals on both sides are not
+// compared.
+func samePackets(t *testing.T, env fxEnv, want, got Source, before func(), what string) {
+	t.Helper()
 	counter := fxCounter(t)
 	compared := 0
+	build := func(src Source, req Request) ([]byte, error) {
+		if before != nil {
+			before()
+		}
+		return buildBytes(env, src, req)
+	}
 	for _, format := range validFormats {
 		for b := 150; b <= 4000; b += 23 {
 			req := fxSceneRequest(b)
 			req.Format, req.Counter = format, counter
-			want, errWant := buildBytes(env, counted, req)
-			got, errGot := buildBytes(env, bare, req)
+			w, errWant := build(want, req)
+			g, errGot := build(got, req)
 			var split *SplitError
 			if errors.As(errWant, &split) && errors.As(errGot, &split) {
 				continue // refused both ways
 			}
 			if errWant != nil || errGot != nil {
-				t.Fatalf("%s at %d: cached %v, counted by Build %v", format, b, errWant, errGot)
+				t.Fatalf("%s at %d: %v, against %v", format, b, errWant, errGot)
 			}
-			if !bytes.Equal(want, got) {
-				t.Errorf("%s at %d: the packet depends on cached counts:\n%s\n----\n%s", format, b, want, got)
+			if !bytes.Equal(w, g) {
+				t.Errorf("%s at %d: the packet %s:\n%s\n----\n%s", format, b, what, w, g)
 			}
 			compared++
 		}
