@@ -101,7 +101,7 @@ func (b *builder) likelyKept() ([]string, []Entry) {
 		}
 		sum += tc.Title + tc.Body
 		ids = append(ids, c.rec.ID)
-		entries = append(entries, Entry{ID: c.rec.ID, Kind: c.rec.Kind, Title: c.rec.Title, Rank: c.rank, Why: c.why, Form: formFull.String(), hit: c.match == MatchHit})
+		entries = append(entries, b.entry(c, formFull, "")) // b.cost is not made yet: no Tokens
 	}
 	return ids, entries
 }
@@ -121,9 +121,7 @@ func entryFragment(format string, e Entry) string {
 // countChunks counts s chunk by chunk as a memoCounter cuts it, through
 // the process's cache.
 func countChunks(f fragmentCounter, s string) {
-	for len(s) > 0 {
-		k := nextCut(s)
-		f.Count(s[:k])
-		s = s[k:]
+	for chunk := range chunks(s) {
+		f.Count(chunk)
 	}
 }

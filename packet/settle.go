@@ -3,6 +3,7 @@ package packet
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"iter"
 	"math"
 	"reflect"
 	"strings"
@@ -296,23 +297,36 @@ func (m *memoCounter) Count(s string) int {
 		return m.Counter.Count(s)
 	}
 	total := 0
-	for len(s) > 0 {
-		k := nextCut(s)
-		n, ok := standLineCount(s[:k])
+	for chunk := range chunks(s) {
+		n, ok := standLineCount(chunk)
 		if !ok {
-			n, ok = m.counts[s[:k]]
+			n, ok = m.counts[chunk]
 		}
 		if !ok {
 			// A chunk (a heading, a note, a line of the frame, a
 			// paragraph of a body) recurs across packets, or was counted
 			// ahead (bodiesahead.go): the process's cache counts it.
-			n = m.shared.Count(s[:k])
-			m.counts[strings.Clone(s[:k])] = n
+			n = m.shared.Count(chunk)
+			m.counts[strings.Clone(chunk)] = n
 		}
 		total += n
-		s = s[k:]
 	}
 	return total
+}
+
+// chunks yields s cut where pieceCut holds (nextCut), in order: pieces
+// of the BPE encodings never cross those cuts, so the counts of the
+// chunks add up to the count of s.
+func chunks(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for len(s) > 0 {
+			k := nextCut(s)
+			if !yield(s[:k]) {
+				return
+			}
+			s = s[k:]
+		}
+	}
 }
 
 // nextCut returns the first position after 0 where pieceCut holds in s,
