@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/lorekeep/lore/budget"
-	"github.com/lorekeep/lore/store"
 )
 
 // Packet is a built Context Packet: what is in it, what was left out and
@@ -112,7 +111,7 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 		req.work = &requestWork{} // and so is this
 	}
 	g := &gatherer{ctx: ctx, src: src, srch: srch, req: req, cfg: cfg, prof: cfg.Profiles[req.Profile],
-		cands: map[string]*candidate{}, heads: map[string]store.Record{}}
+		cands: map[string]*candidate{}, heads: req.work.headsOf(req.NS)}
 	if err := g.gather(); err != nil {
 		return nil, err
 	}

@@ -177,12 +177,20 @@ func (g *gatherer) focus() error {
 	if len(req.Focus) == 0 {
 		return nil
 	}
-	heads, err := g.src.Heads(req.NS, req.Focus)
-	if err != nil {
-		return fmt.Errorf("read focus records in ns %q: %w", req.NS, err)
+	var ids []string // not read yet by an earlier build of the request
+	for _, id := range req.Focus {
+		if _, ok := g.heads[id]; !ok {
+			ids = append(ids, id)
+		}
 	}
-	for _, h := range heads {
-		g.heads[h.ID] = h
+	if len(ids) > 0 {
+		heads, err := g.src.Heads(req.NS, ids)
+		if err != nil {
+			return fmt.Errorf("read focus records in ns %q: %w", req.NS, err)
+		}
+		for _, h := range heads {
+			g.heads[h.ID] = h
+		}
 	}
 	for _, id := range req.Focus {
 		h, ok := g.heads[id]

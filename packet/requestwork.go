@@ -6,12 +6,13 @@ import (
 	"sync"
 
 	"github.com/lorekeep/lore/mention"
+	"github.com/lorekeep/lore/store"
 )
 
 // requestWork is the work one request's builds share: the packet itself
 // and, when it is refused, the packets its split proposals build to check
 // themselves (a larger budget, some kinds set apart), which scan the same
-// focus texts for the same names. At a million records the matcher of a
+// focus texts for the same names and read mostly the same heads. At a million records the matcher of a
 // scene's names is the largest part of a build after the search (which
 // searchMemo shares), and a refused packet built it up to eight times.
 // The builds of one request run one after another, so nothing here is
@@ -25,6 +26,23 @@ type requestWork struct {
 	// and the same set serves (and its matcher with it).
 	wordSeq  map[nameKey]uint64
 	wordSets map[wordSetKey]*nameSet
+	// heads are the record heads of namespace headsNS the builds have
+	// read, by id: a proposal's build reads only those new to the
+	// request (at a million records a refused scene packet's working
+	// budget builds read a thousand heads each, most of them twice).
+	// They are read as the searchMemo's hits are: once for the request,
+	// as if its builds ran at one moment.
+	heads   map[string]store.Record
+	headsNS string
+}
+
+// headsOf returns the heads the request's builds in namespace ns share
+// (gatherer.heads): each build adds those it reads.
+func (w *requestWork) headsOf(ns string) map[string]store.Record {
+	if w.heads == nil || w.headsNS != ns {
+		w.heads, w.headsNS = map[string]store.Record{}, ns
+	}
+	return w.heads
 }
 
 type wordSetKey struct {

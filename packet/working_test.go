@@ -80,3 +80,49 @@ func TestWorkingBudgetJumpsWhereItClimbed(t *testing.T) {
 	}
 	t.Logf("%d refusals", refused)
 }
+
+// idsRead is the store as a Source that counts the reads of each head.
+type idsRead struct {
+	*store.Store
+	reads map[string]int
+}
+
+func (r *idsRead) Heads(ns string, ids []string) ([]store.Record, error) {
+	for _, id := range ids {
+		r.reads[ns+"/"+id]++
+	}
+	return r.Store.Heads(ns, ids)
+}
+
+// The builds of one request share the heads they read: a refused
+// packet's working budget and the packets its proposals check read each
+// head once in all, and the refusal is the one each build makes alone.
+func TestSplitBuildsReadEachHeadOnce(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	counter := fxCounter(t)
+	refused := 0
+	for b := 200; b <= 1400; b += 50 {
+		req := fxSceneRequest(b)
+		req.Focus, req.Counter = []string{"scene-12", "tomas"}, counter
+		src := &idsRead{Store: env.st, reads: map[string]int{}}
+		_, err := Build(context.Background(), src, env.ix, req)
+		var se *SplitError
+		if !errors.As(err, &se) {
+			continue
+		}
+		refused++
+		for id, n := range src.reads {
+			if n > 1 {
+				t.Errorf("budget %d: head %s read %d times by one request", b, id, n)
+			}
+		}
+		_, again := Build(context.Background(), env.st, env.ix, req)
+		if again == nil || again.Error() != err.Error() {
+			t.Errorf("budget %d: refused as\n%v\nthen as\n%v", b, err, again)
+		}
+	}
+	if refused < 5 {
+		t.Fatalf("only %d refusals: the budgets no longer test the split's builds", refused)
+	}
+}
