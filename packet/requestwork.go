@@ -2,6 +2,7 @@ package packet
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 
@@ -15,8 +16,9 @@ import (
 // focus texts for the same names and read mostly the same heads. At a million records the matcher of a
 // scene's names is the largest part of a build after the search (which
 // searchMemo shares), and a refused packet built it up to eight times.
-// The builds of one request run one after another, so nothing here is
-// used by two goroutines at once; the lock is for safety, not for speed.
+// The builds that share one requestWork run one after another, so
+// nothing here is used by two goroutines at once (the lock is for
+// safety, not for speed); builds that run beside them take a fork.
 type requestWork struct {
 	mu       sync.Mutex
 	matchers map[string]keptMatcher
@@ -34,6 +36,15 @@ type requestWork struct {
 	// as if its builds ran at one moment.
 	heads   map[string]store.Record
 	headsNS string
+}
+
+// fork returns a requestWork that starts with what w holds and goes its
+// own way: for builds that run beside w's.
+func (w *requestWork) fork() *requestWork {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return &requestWork{matchers: maps.Clone(w.matchers), wordSeq: maps.Clone(w.wordSeq), wordSets: maps.Clone(w.wordSets),
+		heads: maps.Clone(w.heads), headsNS: w.headsNS}
 }
 
 // headsOf returns the heads the request's builds in namespace ns share

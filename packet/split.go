@@ -1,7 +1,6 @@
 package packet
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -132,12 +131,15 @@ func (b *builder) splitError(limit int, cause error) error {
 		// a token at a time. A nested refusal's need holds its own ask.
 		e.Need = max(e.Need, b.fitAsked)
 	}
+	// The packets a kinds proposal builds are checked on another
+	// goroutine while the working budget is found (splitkinds.go).
+	kinds := b.checkKindsAhead(e.Need, movable, limit)
 	e.Need = b.workingBudget(e.Need)
 	e.Frame = max(e.Need-protected, 0)
 	// Every proposal ends with the command lines that carry it out, with
 	// flags `lore packet` has.
 	b.proposeFocus(e, byOrigin)
-	b.proposeKinds(e, movable, limit)
+	b.proposeKinds(e, kinds, movable, limit)
 	b.proposeScenes(e)
 	if b.req.Hops > 1 {
 		e.Proposals = append(e.Proposals, "narrow the walk"+splitCmds(b.command(b.req.Focus, []string{"--hops", "1"})))
@@ -201,59 +203,6 @@ func (b *builder) proposeFocus(e *SplitError, byOrigin map[string]int) {
 	e.Proposals = append(e.Proposals, "one packet per focus: "+strings.Join(parts, "; ")+splitCmds(lines...))
 }
 
-// proposeKinds sets whole kinds of protected records apart in a second
-// packet (the largest first) until the first one fits: --exclude-kind
-// leaves them out of the first, and the second takes them as its focus.
-func (b *builder) proposeKinds(e *SplitError, movable []int, limit int) {
-	movedKinds, moved, need := b.splitMoveKinds(e.Need, movable, limit)
-	if len(moved) == 0 || need > limit-limit/20 || len(b.req.Focus) == 0 || b.req.proposing {
-		return
-	}
-	if b.focusFloor(moved) > b.req.Budget {
-		return // the second packet cannot fit: no need to build either
-	}
-	slices.Sort(moved)
-	kinds := strings.Join(movedKinds, ",")
-	first, second := b.req, b.req
-	first.ExcludeKinds = sortedSet(append(slices.Clone(b.req.ExcludeKinds), movedKinds...))
-	second.Focus, second.Kinds = moved, sortedSet(movedKinds)
-	first.AsOf, second.AsOf = 0, 0 // the command lines let story time follow the focus
-	// Offered only when both packets, built, fit: the records set apart
-	// bring their own neighbours, which no estimate here sees. The second
-	// is built first: holding every record set apart as its focus, it is
-	// the one that fails most.
-	n2, ok := b.fits(second)
-	if !ok {
-		return
-	}
-	n1, ok := b.fits(first)
-	if !ok {
-		return
-	}
-	e.Proposals = append(e.Proposals, fmt.Sprintf("two packets, the %s records apart (%s tokens, then %s)", strings.Join(movedKinds, ", "),
-		numfmt.Thousands(n1), numfmt.Thousands(n2))+splitCmds(
-		b.command(b.req.Focus, []string{"--exclude-kind", kinds}),
-		b.command(moved, []string{"--kind", kinds})))
-}
-
-// focusFloor is the least a packet holds whose focus is the records ids:
-// their bodies, whole (a focus is never summarised, truncated or
-// dropped), less a token either side of each for the way text counts
-// across a boundary.
-func (b *builder) focusFloor(ids []string) int {
-	set := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		set[id] = true
-	}
-	floor := 0
-	for _, c := range b.cands {
-		if set[c.rec.ID] {
-			floor += bodyFloor(c.tc)
-		}
-	}
-	return floor
-}
-
 // bodyFloor is the least a record's body adds to a packet that holds it.
 func bodyFloor(tc store.TokenCount) int { return max(tc.Body-2, 0) }
 
@@ -290,48 +239,6 @@ func (b *builder) protectedFloor() int {
 	return floor
 }
 
-// splitMoveKinds picks the kinds to set apart, largest first, until the
-// estimate of what stays is under the target (the limit less a margin:
-// estimates add up a little under the rendered whole). It returns the
-// kinds, the movable records of them, and the need that stays.
-func (b *builder) splitMoveKinds(need int, movable []int, limit int) (movedKinds, moved []string, rest int) {
-	byKind := map[string]int{}
-	for _, i := range movable {
-		byKind[b.cands[i].rec.Kind] += b.cost[i][b.forms[i]]
-	}
-	// A kind that holds a rank-1 or pinned record besides the focus stays:
-	// excluding it would lose that record.
-	for _, c := range b.cands {
-		if c.fidx == len(b.req.Focus) && (c.rank == 1 || c.pinned) {
-			delete(byKind, c.rec.Kind)
-		}
-	}
-	kinds := sortedKeys(byKind)
-	slices.SortStableFunc(kinds, func(x, y string) int { return cmp.Compare(byKind[y], byKind[x]) })
-	target := limit - limit/20
-	for _, k := range kinds {
-		if need <= target {
-			break
-		}
-		movedKinds = append(movedKinds, k)
-		for i, c := range b.cands {
-			if c.rec.Kind != k || c.fidx < len(b.req.Focus) {
-				continue
-			}
-			if b.fixed(i) && b.forms[i] != formOut {
-				need -= b.itemTokens(i)
-				if slices.Contains(movable, i) {
-					moved = append(moved, c.rec.ID)
-				}
-			}
-			if !b.grouping {
-				need -= b.note[i] // not loaded at all: no note either
-			}
-		}
-	}
-	return movedKinds, moved, need
-}
-
 // proposeScenes proposes a smaller scope: the scenes the focus holds, one
 // packet each.
 func (b *builder) proposeScenes(e *SplitError) {
@@ -364,19 +271,6 @@ func (b *builder) proposeLarger(e *SplitError) {
 		return
 	}
 	e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", numfmt.Thousands(e.Need))+splitCmds(b.commandFor(larger, b.req.Focus, nil)))
-}
-
-// fits builds r, a packet a split proposes, and reports its tokens and
-// whether it fits its budget.
-func (b *builder) fits(r Request) (int, bool) {
-	r.proposing, r.checkOnly = true, true
-	cfg := b.cfg
-	r.Config = &cfg
-	p, err := Build(b.ctx, b.src, b.srch, r)
-	if err != nil || p.Tokens > r.Budget {
-		return 0, false
-	}
-	return p.Tokens, true
 }
 
 // frameRefusal is the answer for a budget below the packet's frame (its

@@ -3,7 +3,9 @@ package packet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/lorekeep/lore/store"
@@ -125,4 +127,42 @@ func TestSplitBuildsReadEachHeadOnce(t *testing.T) {
 	if refused < 5 {
 		t.Fatalf("only %d refusals: the budgets no longer test the split's builds", refused)
 	}
+}
+
+// A kinds proposal checked beside the working budget (checkKindsAhead)
+// is the one checked after it: every refusal, over focuses and budgets,
+// is the same with the check ahead and without, also where the plan made
+// ahead is not the one the working budget leads to (skewed).
+func TestKindsCheckedAheadSameRefusal(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	counter := fxCounter(t)
+	refusal := func(req Request, ahead bool, skew int) string {
+		kindsAheadOn, kindsAheadSkew = ahead, skew
+		defer func() { kindsAheadOn, kindsAheadSkew = true, 0 }()
+		_, err := Build(context.Background(), env.st, env.ix, req)
+		var se *SplitError
+		if !errors.As(err, &se) {
+			return fmt.Sprint(err)
+		}
+		return se.Report()
+	}
+	twoPackets := 0
+	for _, focus := range [][]string{{"scene-12"}, {"scene-12", "tomas"}, {"mara", "tl-13"}} {
+		for b := 1000; b <= 1400; b += 8 {
+			req := fxSceneRequest(b)
+			req.Focus, req.Counter = focus, counter
+			with, without, skewed := refusal(req, true, 0), refusal(req, false, 0), refusal(req, true, 60)
+			if with != without || skewed != without {
+				t.Errorf("focus %v at %d: with the check ahead\n%s\nskewed\n%s\nwithout\n%s", focus, b, with, skewed, without)
+			}
+			if strings.Contains(with, "two packets") {
+				twoPackets++
+			}
+		}
+	}
+	if twoPackets < 3 {
+		t.Fatalf("only %d refusals propose two packets: the budgets no longer test the check ahead", twoPackets)
+	}
+	t.Logf("%d refusals propose two packets", twoPackets)
 }
