@@ -3,6 +3,7 @@ package store_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -137,4 +138,21 @@ func TestPutMany100k(t *testing.T) {
 	start = time.Now()
 	_, err = s.PutMany(recs, nil)
 	t.Logf("the same 100,000 again (all unchanged): %v, %v", time.Since(start), err)
+}
+
+// BenchmarkHeads reads the heads of 400 records spread over the store in
+// one call, as a packet reads its candidates'.
+func BenchmarkHeads(b *testing.B) {
+	s := benchReadStore(b)
+	ids := make([]string, 400)
+	for i := range ids {
+		ids[i] = "rec-" + strconv.Itoa(i*25)
+	}
+	slices.Sort(ids)
+	b.ReportAllocs()
+	for b.Loop() {
+		if hs, err := s.Heads("bench", ids); err != nil || len(hs) != len(ids) {
+			b.Fatal(len(hs), err)
+		}
+	}
 }

@@ -40,6 +40,12 @@ func key(parts ...string) []byte {
 	return b
 }
 
+// appendKey appends key(ns, id) to dst: a loop over many records reuses
+// one buffer where the bucket keeps no key it is given.
+func appendKey(dst []byte, ns, id string) []byte {
+	return append(append(append(dst, ns...), sep), id...)
+}
+
 // prefix is key(parts...) followed by sep: every key below parts.
 func prefix(parts ...string) []byte {
 	return append(key(parts...), sep)

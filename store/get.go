@@ -30,7 +30,11 @@ func headTx(tx kvTx, ns, id string) (r Record, ok bool, err error) {
 
 // bodyTx reads the body of (ns, id); a record without body has none.
 func bodyTx(tx kvTx, ns, id string) (string, error) {
-	b := tx.Bucket(bucketBodies).Get(key(ns, id))
+	return bodyOf(ns, id, tx.Bucket(bucketBodies).Get(key(ns, id)))
+}
+
+// bodyOf decodes the body value b of (ns, id); nil is no body.
+func bodyOf(ns, id string, b []byte) (string, error) {
 	if b == nil {
 		return "", nil
 	}
@@ -85,14 +89,19 @@ func (s *Store) Heads(ns string, ids []string) ([]Record, error) {
 	out := make([]Record, 0, len(ids))
 	err := s.view(func(tx kvTx) error {
 		prefetch(tx, ns, ids, bucketHeads)
+		get := getter(tx.Bucket(bucketHeads))
+		var k []byte
 		for _, id := range ids {
-			r, ok, err := headTx(tx, ns, id)
+			k = appendKey(k[:0], ns, id)
+			b := get(k)
+			if b == nil {
+				continue
+			}
+			r, err := decodeHead(ns, id, b)
 			if err != nil {
 				return err
 			}
-			if ok {
-				out = append(out, r)
-			}
+			out = append(out, r)
 		}
 		return nil
 	})
@@ -113,16 +122,18 @@ func (s *Store) Bodies(ns string, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
 	err := s.view(func(tx kvTx) error {
 		prefetch(tx, ns, ids, bucketHeads, bucketBodies)
-		heads := tx.Bucket(bucketHeads)
+		head, body := getter(tx.Bucket(bucketHeads)), getter(tx.Bucket(bucketBodies))
+		var k []byte
 		for _, id := range ids {
-			if heads.Get(key(ns, id)) == nil {
+			k = appendKey(k[:0], ns, id)
+			if head(k) == nil {
 				continue
 			}
-			body, err := bodyTx(tx, ns, id)
+			text, err := bodyOf(ns, id, body(k))
 			if err != nil {
 				return err
 			}
-			out[id] = body
+			out[id] = text
 		}
 		return nil
 	})
