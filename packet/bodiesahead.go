@@ -1,7 +1,6 @@
 package packet
 
 import (
-	"runtime"
 	"slices"
 	"sync/atomic"
 )
@@ -51,8 +50,7 @@ func (a *bodiesAhead) wait() map[string]string {
 // their cached counts; nil when the source cannot be read from another
 // goroutine, there is one core, or nothing to read.
 func (b *builder) startBodiesAhead() *bodiesAhead {
-	cs, ok := b.src.(ConcurrentSource)
-	if !ok || !cs.ReadsConcurrently() || runtime.GOMAXPROCS(0) < 2 {
+	if !readsConcurrently(b.src) {
 		return nil
 	}
 	ids, entries := b.likelyKept()

@@ -21,6 +21,10 @@ type searchMemo struct {
 	inner Searcher
 	mu    sync.Mutex
 	found map[string]memoHits // by the query without its limit
+	// calling lets one inner search run at a time, as Searcher promises
+	// its callers, though a refused packet's proposals may build beside
+	// each other (splitkinds.go).
+	calling sync.Mutex
 }
 
 type memoHits struct {
@@ -54,7 +58,9 @@ func (m *searchMemo) Search(ctx context.Context, q index.Query) ([]index.Hit, er
 		return slices.Clone(f.hits[:min(limit, len(f.hits))]), nil
 	}
 	q.Limit = limit
+	m.calling.Lock()
 	hits, err := m.inner.Search(ctx, q)
+	m.calling.Unlock()
 	if err != nil {
 		return nil, err
 	}

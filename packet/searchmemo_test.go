@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/store"
@@ -106,5 +108,41 @@ func TestSearchMemoPrefix(t *testing.T) {
 	q.Limit = 200
 	if got, _ := m.Search(ctx, q); len(got) != 40 || len(srch.queries) != 2 {
 		t.Errorf("limit 200 after a complete result: %d hits, %d searches; want all 40 from the memo", len(got), len(srch.queries))
+	}
+}
+
+// slowSearcher checks that it is called from one goroutine at a time,
+// staying in each call long enough for a second caller to show.
+type slowSearcher struct {
+	ix *index.Index
+	overlaps
+}
+
+func (s *slowSearcher) Search(ctx context.Context, q index.Query) ([]index.Hit, error) {
+	s.enter()
+	defer s.leave()
+	time.Sleep(time.Millisecond)
+	return s.ix.Search(ctx, q)
+}
+
+// The memo calls its Searcher one search at a time, as Searcher
+// promises, though the builds of a refused packet's proposals may search
+// from two goroutines at once (splitkinds.go).
+func TestSearchMemoCallsOneAtATime(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	inner := &slowSearcher{ix: env.ix}
+	memo := memoized(inner)
+	var wg sync.WaitGroup
+	for _, text := range []string{"mill", "oath", "curfew", "debt"} {
+		wg.Go(func() {
+			if _, err := memo.Search(context.Background(), index.Query{NS: "novel-a", Text: text, Limit: 10}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := inner.overlapped.Load(); n > 0 {
+		t.Errorf("%d of 4 searches ran beside another", n)
 	}
 }

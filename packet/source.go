@@ -2,6 +2,7 @@ package packet
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/store"
@@ -76,8 +77,17 @@ type Searcher interface {
 // several goroutines at once (*store.Store: each read is a transaction
 // of its own). When ReadsConcurrently says so, Build reads the bodies of
 // the records it will most likely keep on another goroutine beside its
-// own reads (bodiesahead.go); any other Source is read from one
-// goroutine at a time.
+// own reads (bodiesahead.go), and a refused packet checks a proposal's
+// packets beside its working budget (splitkinds.go); any other Source is
+// read from one goroutine at a time. The Searcher is still called from
+// one goroutine at a time.
 type ConcurrentSource interface {
 	ReadsConcurrently() bool
+}
+
+// readsConcurrently reports whether Build may read src from more than
+// one goroutine at once, and whether that can help (more than one core).
+func readsConcurrently(src Source) bool {
+	cs, ok := src.(ConcurrentSource)
+	return ok && cs.ReadsConcurrently() && runtime.GOMAXPROCS(0) > 1
 }

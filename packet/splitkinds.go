@@ -83,11 +83,15 @@ var (
 )
 
 // checkKindsAhead starts checking the kinds plan for need, when there is
-// one; nil otherwise. Its builds use a fork of the request work, since
-// the working budget's builds use the request's own at the same time.
+// one and the source may be read from two goroutines; nil otherwise. Its
+// builds use a fork of the request work, since the working budget's
+// builds use the request's own at the same time.
 func (b *builder) checkKindsAhead(need int, movable []int, limit int) *kindsAhead {
+	if _, memo := b.srch.(*searchMemo); !kindsAheadOn || !readsConcurrently(b.src) || (b.srch != nil && !memo) {
+		return nil // the memo is what calls the Searcher one search at a time
+	}
 	p, ok := b.planKinds(need+kindsAheadSkew, movable, limit)
-	if !ok || !kindsAheadOn {
+	if !ok {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(b.ctx)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lorekeep/lore/store"
@@ -165,4 +166,70 @@ func TestKindsCheckedAheadSameRefusal(t *testing.T) {
 		t.Fatalf("only %d refusals propose two packets: the budgets no longer test the check ahead", twoPackets)
 	}
 	t.Logf("%d refusals propose two packets", twoPackets)
+}
+
+// overlaps counts calls that ran while another was running.
+type overlaps struct {
+	running, overlapped atomic.Int32
+}
+
+func (o *overlaps) enter() {
+	if o.running.Add(1) > 1 {
+		o.overlapped.Add(1)
+	}
+}
+
+func (o *overlaps) leave() { o.running.Add(-1) }
+
+// oneAtATime is the store as a Source that is not a ConcurrentSource: it
+// may be read from one goroutine at a time, which it checks.
+type oneAtATime struct {
+	st *store.Store
+	overlaps
+}
+
+func (s *oneAtATime) Heads(ns string, ids []string) ([]store.Record, error) {
+	s.enter()
+	defer s.leave()
+	return s.st.Heads(ns, ids)
+}
+
+func (s *oneAtATime) Bodies(ns string, ids []string) (map[string]string, error) {
+	s.enter()
+	defer s.leave()
+	return s.st.Bodies(ns, ids)
+}
+
+func (s *oneAtATime) Neighbors(ns, id string, hops int, rels []string) ([]store.Neighbor, error) {
+	s.enter()
+	defer s.leave()
+	return s.st.Neighbors(ns, id, hops, rels)
+}
+
+func (s *oneAtATime) List(opts store.ListOptions) ([]store.Record, string, error) {
+	s.enter()
+	defer s.leave()
+	return s.st.List(opts)
+}
+
+// A refused packet checks its kinds proposal beside its working budget
+// only on a Source that says it may be read concurrently; the refusals
+// are the same either way.
+func TestSplitKeepsTheReadContracts(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	counter := fxCounter(t)
+	serial := &oneAtATime{st: env.st}
+	for b := 1000; b <= 1400; b += 8 {
+		req := fxSceneRequest(b)
+		req.Counter, req.Query = counter, "mill oath"
+		_, concurrent := Build(context.Background(), env.st, env.ix, req)
+		_, alone := Build(context.Background(), serial, env.ix, req)
+		if fmt.Sprint(concurrent) != fmt.Sprint(alone) {
+			t.Errorf("budget %d: refused as\n%v\non a concurrent source, as\n%v\non a serial one", b, concurrent, alone)
+		}
+	}
+	if n := serial.overlapped.Load(); n > 0 {
+		t.Errorf("%d reads of a Source that is not concurrent ran beside another", n)
+	}
 }
