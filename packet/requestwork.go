@@ -13,9 +13,10 @@ import (
 // requestWork is the work one request's builds share: the packet itself
 // and, when it is refused, the packets its split proposals build to check
 // themselves (a larger budget, some kinds set apart), which scan the same
-// focus texts for the same names and read mostly the same heads. At a million records the matcher of a
-// scene's names is the largest part of a build after the search (which
-// searchMemo shares), and a refused packet built it up to eight times.
+// focus texts for the same names and read mostly the same heads. At a
+// million records the matcher of a scene's names is the largest part of
+// a build after the search (which searchMemo shares), and a refused
+// packet built it up to eight times.
 // The builds that share one requestWork run one after another, so
 // nothing here is used by two goroutines at once (the lock is for
 // safety, not for speed); builds that run beside them take a fork.

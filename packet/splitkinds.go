@@ -67,7 +67,7 @@ func (b *builder) checkKinds(ctx context.Context, p kindsPlan, w *requestWork) k
 
 // kindsAhead is a kinds plan checked on another goroutine while the
 // working budget is found, for the need before it (which the working
-// budget moves by a few tokens at most, and the plan seldom with it).
+// budget mostly moves by a few tokens, and the plan seldom with it).
 type kindsAhead struct {
 	plan   kindsPlan
 	cancel context.CancelFunc
