@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -255,6 +256,19 @@ func encodeHead(r *Record) []byte {
 	return e.b
 }
 
+// hexString is hex.EncodeToString in one allocation (it makes two): a
+// packet decodes hundreds of heads, each with its sha256.
+func hexString(b []byte) string {
+	var s strings.Builder
+	s.Grow(hex.EncodedLen(len(b)))
+	const digits = "0123456789abcdef"
+	for _, c := range b {
+		s.WriteByte(digits[c>>4])
+		s.WriteByte(digits[c&0x0f])
+	}
+	return s.String()
+}
+
 // decodeHead decodes a head value; ns and id come from its key. Corrupt
 // bytes give ErrCorrupt, never a panic.
 func decodeHead(ns, id string, b []byte) (Record, error) {
@@ -293,7 +307,7 @@ func decodeHead(ns, id string, b []byte) (Record, error) {
 		if n > len(d.b) {
 			d.fail("sha256")
 		} else {
-			r.SHA256 = hex.EncodeToString(d.b[:n])
+			r.SHA256 = hexString(d.b[:n])
 			d.b = d.b[n:]
 		}
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/hex"
 	"errors"
 	"testing"
 	"time"
@@ -86,5 +87,14 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 	if _, err := decodeHead("n", "x", []byte{2}); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("format byte 2: %v; want ErrCorrupt", err)
+	}
+}
+
+// hexString is hex.EncodeToString.
+func TestHexString(t *testing.T) {
+	for _, b := range [][]byte{nil, {0}, {0x0f, 0xf0, 0xab}, []byte("a sha256 is thirty-two bytes...")} {
+		if got, want := hexString(b), hex.EncodeToString(b); got != want {
+			t.Errorf("hexString(%x) = %q; want %q", b, got, want)
+		}
 	}
 }
