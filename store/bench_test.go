@@ -156,3 +156,32 @@ func BenchmarkHeads(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNeighborsOf reads the one-hop neighbours of 400 records of a
+// 10,000-record store with four links each, in one call, as a packet
+// reads its hits'.
+func BenchmarkNeighborsOf(b *testing.B) {
+	s := storetest.Open(b, &store.Options{Counters: []store.Counter{counter(b)}})
+	recs := make([]store.Record, 10_000)
+	var links []store.Link
+	for i := range recs {
+		recs[i] = smallRecord(i)
+		for _, d := range []int{1, 7} {
+			links = append(links, store.Link{NS: "bench", From: "rec-" + strconv.Itoa(i), Rel: "next", To: "rec-" + strconv.Itoa((i+d)%len(recs))})
+		}
+	}
+	if _, err := s.PutMany(recs, links); err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, 400)
+	for i := range ids {
+		ids[i] = "rec-" + strconv.Itoa(i*25)
+	}
+	slices.Sort(ids)
+	b.ReportAllocs()
+	for b.Loop() {
+		if nbs, err := s.NeighborsOf("bench", ids, nil); err != nil || len(nbs) != len(ids) {
+			b.Fatal(len(nbs), err)
+		}
+	}
+}

@@ -147,10 +147,28 @@ func (s *Store) Links(ns, id string, dir Direction) ([]Link, error) {
 }
 
 func linksTx(tx kvTx, ns, id string, dir Direction) ([]Link, error) {
+	return newLinkScan(tx).links(ns, id, dir)
+}
+
+// linkScan reads the links of records of one transaction with one cursor
+// a direction and one prefix buffer, kept from record to record: on
+// bbolt every tx.Bucket looks its bucket up again and every Cursor is
+// new (see getter), and a packet reads the links of hundreds of hits.
+type linkScan struct {
+	out, in kvCursor
+	pre     []byte
+}
+
+func newLinkScan(tx kvTx) *linkScan {
+	return &linkScan{out: tx.Bucket(bucketOut).Cursor(), in: tx.Bucket(bucketIn).Cursor()}
+}
+
+// links is linksTx for id.
+func (s *linkScan) links(ns, id string, dir Direction) ([]Link, error) {
 	var links []Link
-	scan := func(b kvBucket, out bool) error {
-		pre := prefix(ns, id)
-		c := b.Cursor()
+	s.pre = append(appendKey(s.pre[:0], ns, id), sep)
+	pre := s.pre
+	scan := func(c kvCursor, out bool) error {
 		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
 			parts, err := splitKey(k[len(pre):], 2)
 			if err != nil {
@@ -169,12 +187,12 @@ func linksTx(tx kvTx, ns, id string, dir Direction) ([]Link, error) {
 		return nil
 	}
 	if dir != In {
-		if err := scan(tx.Bucket(bucketOut), true); err != nil {
+		if err := scan(s.out, true); err != nil {
 			return nil, err
 		}
 	}
 	if dir != Out {
-		if err := scan(tx.Bucket(bucketIn), false); err != nil {
+		if err := scan(s.in, false); err != nil {
 			return nil, err
 		}
 	}
@@ -225,8 +243,9 @@ func (s *Store) NeighborsOf(ns string, ids []string, rels []string) (map[string]
 	follow := relSet(rels)
 	out := make(map[string][]Neighbor, len(ids))
 	err := s.view(func(tx kvTx) error {
+		ls := newLinkScan(tx)
 		for _, id := range ids {
-			nbs, err := neighborsTx(tx, ns, id, 1, follow)
+			nbs, err := neighborsWith(ls, ns, id, 1, follow)
 			if err != nil {
 				return err
 			}
@@ -251,13 +270,18 @@ func relSet(rels []string) map[string]bool {
 // neighborsTx walks links both ways from id, up to hops steps, following
 // the relations in follow (all when empty), sorted by (hops, id).
 func neighborsTx(tx kvTx, ns, id string, hops int, follow map[string]bool) ([]Neighbor, error) {
+	return neighborsWith(newLinkScan(tx), ns, id, hops, follow)
+}
+
+// neighborsWith is neighborsTx reading links through ls.
+func neighborsWith(ls *linkScan, ns, id string, hops int, follow map[string]bool) ([]Neighbor, error) {
 	var out []Neighbor
 	seen := map[string]bool{id: true}
 	frontier := []string{id}
 	for h := 1; h <= hops; h++ {
 		var next []Neighbor
 		for _, from := range frontier {
-			links, err := linksTx(tx, ns, from, Both)
+			links, err := ls.links(ns, from, Both)
 			if err != nil {
 				return nil, err
 			}
