@@ -101,33 +101,43 @@ func (b *builder) checkKindsAhead(need int, movable []int, limit int) *kindsAhea
 	return a
 }
 
+// finish ends the check made ahead and returns it when it checked plan
+// p (ok false: no plan), else cancels it; either way it is waited for, so
+// no build outlives the refusal. A nil check serves nothing.
+func (a *kindsAhead) finish(p kindsPlan, ok bool) (kindsCheck, bool) {
+	if a == nil {
+		return kindsCheck{}, false
+	}
+	if !ok || !a.plan.same(p) {
+		a.cancel()
+		<-a.done
+		return kindsCheck{}, false
+	}
+	c := <-a.done
+	a.cancel()
+	return c, true
+}
+
 // proposeKinds proposes two packets, some kinds of protected records set
-// apart, when both fit (planKinds, checkKinds). The check made ahead
-// serves when the need planned the same; it is waited for either way, so
-// no build outlives the refusal.
+// apart, when both fit (planKinds, checkKinds), taking the check made
+// ahead where it planned the same.
 func (b *builder) proposeKinds(e *SplitError, ahead *kindsAhead, movable []int, limit int) {
 	p, ok := b.planKinds(e.Need, movable, limit)
-	var c kindsCheck
-	switch {
-	case ahead != nil && ok && ahead.plan.same(p):
-		c = <-ahead.done
-		ahead.cancel()
-	case ahead != nil:
-		ahead.cancel()
-		<-ahead.done
-		fallthrough
-	default:
-		if ok {
-			c = b.checkKinds(b.ctx, p, b.req.work)
-		}
-	}
-	if !ok || !c.ok {
+	c, served := ahead.finish(p, ok)
+	if !ok {
 		return
 	}
+	if !served {
+		c = b.checkKinds(b.ctx, p, b.req.work)
+	}
+	if !c.ok {
+		return
+	}
+	kinds := strings.Join(p.kinds, ",")
 	e.Proposals = append(e.Proposals, fmt.Sprintf("two packets, the %s records apart (%s tokens, then %s)", strings.Join(p.kinds, ", "),
 		numfmt.Thousands(c.n1), numfmt.Thousands(c.n2))+splitCmds(
-		b.command(b.req.Focus, []string{"--exclude-kind", strings.Join(p.kinds, ",")}),
-		b.command(p.moved, []string{"--kind", strings.Join(p.kinds, ",")})))
+		b.command(b.req.Focus, []string{"--exclude-kind", kinds}),
+		b.command(p.moved, []string{"--kind", kinds})))
 }
 
 // focusFloor is the least a packet holds whose focus is the records ids:

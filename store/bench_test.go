@@ -144,11 +144,7 @@ func TestPutMany100k(t *testing.T) {
 // one call, as a packet reads its candidates'.
 func BenchmarkHeads(b *testing.B) {
 	s := benchReadStore(b)
-	ids := make([]string, 400)
-	for i := range ids {
-		ids[i] = "rec-" + strconv.Itoa(i*25)
-	}
-	slices.Sort(ids)
+	ids := spreadIDs(400, 25)
 	b.ReportAllocs()
 	for b.Loop() {
 		if hs, err := s.Heads("bench", ids); err != nil || len(hs) != len(ids) {
@@ -173,15 +169,21 @@ func BenchmarkNeighborsOf(b *testing.B) {
 	if _, err := s.PutMany(recs, links); err != nil {
 		b.Fatal(err)
 	}
-	ids := make([]string, 400)
-	for i := range ids {
-		ids[i] = "rec-" + strconv.Itoa(i*25)
-	}
-	slices.Sort(ids)
+	ids := spreadIDs(400, 25)
 	b.ReportAllocs()
 	for b.Loop() {
 		if nbs, err := s.NeighborsOf("bench", ids, nil); err != nil || len(nbs) != len(ids) {
 			b.Fatal(len(nbs), err)
 		}
 	}
+}
+
+// spreadIDs is n ids of smallRecord, every step-th, sorted.
+func spreadIDs(n, step int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = "rec-" + strconv.Itoa(i*step)
+	}
+	slices.Sort(ids)
+	return ids
 }
