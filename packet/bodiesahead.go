@@ -75,7 +75,7 @@ func (b *builder) startBodiesAhead() *bodiesAhead {
 		for k, id := range ids {
 			e := entries[k]
 			e.Text = bodies[id]
-			countChunks(frags, entryFragment(format, e))
+			frags.Count(entryFragment(format, e)) // kept chunk by chunk, as the render's count takes them
 		}
 	}()
 	return a
@@ -113,13 +113,5 @@ func entryFragment(format string, e Entry) string {
 		return jsonFragment(e)
 	default:
 		return mdEntry(e, true)
-	}
-}
-
-// countChunks counts s chunk by chunk as a memoCounter cuts it, through
-// the process's cache.
-func countChunks(f fragmentCounter, s string) {
-	for chunk := range chunks(s) {
-		f.Count(chunk)
 	}
 }

@@ -18,7 +18,8 @@ import (
 // counters are trusted to be that (a caller's counter may count as it
 // likes).
 //
-// A text is kept by two 64-bit hashes of it under its encoding's two
+// A text is counted as the sum of its chunks (see chunks), and a chunk
+// is kept by two 64-bit hashes of it under its encoding's two
 // seeds, drawn in the process, not by itself, so an entry costs the same
 // whatever the text's length (a false match needs 128 bits to collide by
 // chance). The counts sit in a fixed table of small sets, chosen by the
@@ -172,18 +173,32 @@ func sharedFragmentCounter(c budget.Counter) fragmentCounter {
 	return fragmentCounter{c: c, seeds: seedsOf(c.Name())}
 }
 
-// Count returns the tokens of s, as the build's counter would.
+// Count returns the tokens of s, as the build's counter would. A shared
+// counter counts s as the sum of its chunks (see chunks), each through
+// the cache: an entry's heading line names why it is in this packet, but
+// the summary or body lines below it read the same in every packet, so
+// they are counted once for the process, not once for each reason.
 func (f fragmentCounter) Count(s string) int {
 	if f.seeds == nil {
 		return f.c.Count(s)
 	}
-	k := keyWith(f.seeds, s)
+	total := 0
+	for chunk := range chunks(s) {
+		total += f.countChunk(chunk)
+	}
+	return total
+}
+
+// countChunk returns the tokens of chunk, one chunk of a text as chunks
+// cuts it, through the cache; f must be shared.
+func (f fragmentCounter) countChunk(chunk string) int {
+	k := keyWith(f.seeds, chunk)
 	if n, ok := lookupFragment(k); ok {
 		fragments.hits.Add(1)
 		return n
 	}
 	fragments.misses.Add(1)
-	n := f.c.Count(s)
+	n := f.c.Count(chunk)
 	keepFragment(k, n)
 	return n
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -120,3 +121,31 @@ func TestFragmentCacheConcurrent(t *testing.T) {
 // keyOf is the cache key of text under encoding, as a counter of that
 // encoding makes it.
 func keyOf(encoding, text string) fragmentKey { return keyWith(seedsOf(encoding), text) }
+
+// A shared fragment counter counts a text as the sum of its chunks, each
+// kept once: an entry priced under two reasons counts its heading twice
+// and its summary lines once, and every count is the counter's own.
+func TestFragmentCounterCountsChunksOnce(t *testing.T) {
+	resetFragments()
+	defer resetFragments()
+	c, err := budget.NewCounter("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFragmentCounter(c)
+	if f.seeds == nil {
+		t.Fatal("the o200k_base counter is not shared")
+	}
+	summary := "Summary: Mara hid the key under the third stone.\nFull text: `lore get mara-key`\n"
+	for k, why := range []string{"touches scene-12 via appears_in", "hit for 'key'"} {
+		text := "[mara-key canon, " + why + "] The key\n" + summary
+		_, misses := FragmentStats()
+		if got, want := f.Count(text), c.Count(text); got != want {
+			t.Fatalf("count of %q = %d, want %d", text, got, want)
+		}
+		_, after := FragmentStats()
+		if want := int64(3 - 2*k); after-misses != want {
+			t.Errorf("pricing under reason %d counted %d chunks; want %d (the heading, and the summary's two lines the first time)", k+1, after-misses, want)
+		}
+	}
+}

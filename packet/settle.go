@@ -306,7 +306,7 @@ func (m *memoCounter) Count(s string) int {
 			// A chunk (a heading, a note, a line of the frame, a
 			// paragraph of a body) recurs across packets, or was counted
 			// ahead (bodiesahead.go): the process's cache counts it.
-			n = m.shared.Count(chunk)
+			n = m.shared.countChunk(chunk)
 			m.counts[strings.Clone(chunk)] = n
 		}
 		total += n
