@@ -32,12 +32,12 @@ import (
 // hundreds of fragments on both cores).
 
 // fragmentSets and fragmentWays size the table (fragmentSets sets of
-// fragmentWays counts: about 14 MB, made on the first count). Every
+// fragmentWays counts: about 19 MB, made on the first count). Every
 // chunk of a whole render (memoCounter) is kept, whatever its length:
 // headings, notes, frame lines and the paragraphs of bodies, which
 // bodiesahead.go counts before the render needs them.
 const (
-	fragmentSets = 1 << 17
+	fragmentSets = 1 << 18
 	fragmentWays = 4
 )
 
@@ -61,12 +61,27 @@ func keyWith(seeds *[2]maphash.Seed, text string) fragmentKey {
 	return fragmentKey{maphash.String(seeds[0], text), maphash.String(seeds[1], text)}
 }
 
-// fragmentSlot is one kept count: the key and the count plus one (0 is
-// an empty slot). Every field is read and written atomically, so a
-// reader racing a writer sees old or new words, and the set's version
-// tells it which.
+// fragmentSlot is one kept count in two words: tag holds the high half
+// of h1 above the count plus one (a tag of 0 is an empty slot), h2 the
+// second hash. The low half of h1 chose the set, so the key is still
+// checked on 96 bits beside the set's 18. Both words are read and
+// written atomically, so a reader racing a writer sees old or new
+// words, and the set's version tells it which.
 type fragmentSlot struct {
-	h1, h2, n atomic.Uint64
+	tag, h2 atomic.Uint64
+}
+
+// maxKeptCount bounds the counts a slot can hold (the tag's low half);
+// a chunk of more tokens is counted each time.
+const maxKeptCount = 1<<32 - 2
+
+// tagOf is the tag of k with count n.
+func tagOf(k fragmentKey, n int) uint64 { return k.h1&^0xffffffff | uint64(n+1) }
+
+// holds reports whether sl keeps the count of k.
+func (sl *fragmentSlot) holds(k fragmentKey) bool {
+	tag := sl.tag.Load()
+	return tag&0xffffffff != 0 && tag&^0xffffffff == k.h1&^0xffffffff && sl.h2.Load() == k.h2
 }
 
 type fragmentSet struct {
@@ -101,45 +116,45 @@ func lookupFragment(k fragmentKey) (int, bool) {
 	if v&1 != 0 {
 		return 0, false
 	}
-	n := uint64(0)
+	tag := uint64(0)
 	for i := range set.slots {
-		sl := &set.slots[i]
-		if sl.h1.Load() == k.h1 && sl.h2.Load() == k.h2 {
-			n = sl.n.Load()
+		if sl := &set.slots[i]; sl.holds(k) {
+			tag = sl.tag.Load()
 			break
 		}
 	}
-	if n == 0 || set.version.Load() != v {
+	if tag == 0 || set.version.Load() != v {
 		return 0, false
 	}
-	return int(n - 1), true
+	return int(tag&0xffffffff) - 1, true
 }
 
 // keepFragment puts the count of k first in its set, unless the set
 // holds it already (two builds counted it at once). A set another writer
 // holds is left as it is: the count is kept another time.
 func keepFragment(k fragmentKey, n int) {
+	if n < 0 || n > maxKeptCount {
+		return
+	}
 	set := setOf(k)
 	v := set.version.Load()
 	if v&1 != 0 || !set.version.CompareAndSwap(v, v+1) {
 		return
 	}
 	for i := range set.slots {
-		if sl := &set.slots[i]; sl.n.Load() != 0 && sl.h1.Load() == k.h1 && sl.h2.Load() == k.h2 {
+		if set.slots[i].holds(k) {
 			set.version.Store(v + 2)
 			return
 		}
 	}
 	for i := len(set.slots) - 1; i > 0; i-- {
 		from, to := &set.slots[i-1], &set.slots[i]
-		to.h1.Store(from.h1.Load())
+		to.tag.Store(from.tag.Load())
 		to.h2.Store(from.h2.Load())
-		to.n.Store(from.n.Load())
 	}
 	first := &set.slots[0]
-	first.h1.Store(k.h1)
+	first.tag.Store(tagOf(k, n))
 	first.h2.Store(k.h2)
-	first.n.Store(uint64(n) + 1)
 	set.version.Store(v + 2)
 }
 
@@ -148,7 +163,7 @@ func resetFragments() {
 	sets := fragmentTable()
 	for i := range sets {
 		for j := range sets[i].slots {
-			sets[i].slots[j].n.Store(0)
+			sets[i].slots[j].tag.Store(0)
 		}
 	}
 }

@@ -149,3 +149,30 @@ func TestFragmentCounterCountsChunksOnce(t *testing.T) {
 		}
 	}
 }
+
+// A slot serves a count only for its own key: another key of the same
+// set that differs in the high half of its first hash or in its second
+// hash is a miss, and a count too large for a slot is not kept.
+func TestFragmentSlotsMatchTheWholeKey(t *testing.T) {
+	resetFragments()
+	defer resetFragments()
+	k := keyOf("o200k_base", "a kept text")
+	keepFragment(k, 41)
+	if n, ok := lookupFragment(k); !ok || n != 41 {
+		t.Fatalf("lookup of the kept key: %d, %v; want 41", n, ok)
+	}
+	for _, other := range []fragmentKey{{k.h1 ^ 1<<40, k.h2}, {k.h1, k.h2 ^ 1}} {
+		if n, ok := lookupFragment(other); ok {
+			t.Errorf("key %x served the count of %x (%d)", other, k, n)
+		}
+	}
+	big := keyOf("o200k_base", "a huge chunk")
+	keepFragment(big, maxKeptCount+1)
+	if n, ok := lookupFragment(big); ok {
+		t.Errorf("a count of %d was kept as %d", maxKeptCount+1, n)
+	}
+	keepFragment(big, maxKeptCount)
+	if n, ok := lookupFragment(big); !ok || n != maxKeptCount {
+		t.Errorf("the largest count: %d, %v; want %d", n, ok, maxKeptCount)
+	}
+}
