@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/lorekeep/lore/budget"
 )
@@ -202,6 +203,17 @@ func (f fragmentCounter) Count(s string) int {
 		total += f.countChunk(chunk)
 	}
 	return total
+}
+
+// countBytes is Count of the text in b, which it does not keep: b may be
+// written again once it returns.
+func (f fragmentCounter) countBytes(b []byte) int {
+	if f.seeds == nil {
+		return f.c.Count(string(b)) // a caller's counter may keep its text
+	}
+	// A view of b, not a copy: it is hashed, and counted by one of the
+	// budget package's BPE counters, which keep nothing of their input.
+	return f.Count(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 // countChunk returns the tokens of chunk, one chunk of a text as chunks

@@ -176,3 +176,40 @@ func TestFragmentSlotsMatchTheWholeKey(t *testing.T) {
 		t.Errorf("the largest count: %d, %v; want %d", n, ok, maxKeptCount)
 	}
 }
+
+// Pricing writes a markdown entry or note into a reused buffer and
+// counts it there: each count is the fragment's own, for a shared
+// counter and for one that counts whole, and the buffer written again
+// changes no count kept before.
+func TestPricedInABufferCountsAsTheFragment(t *testing.T) {
+	resetFragments()
+	defer resetFragments()
+	for _, name := range []string{"o200k_base", budget.Estimate} {
+		c, err := budget.NewCounter(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newFragmentCounter(c)
+		var buf bytes.Buffer
+		for _, e := range []Entry{
+			{ID: "mara", Kind: "character", Title: "Mara", Why: "pov of scene-12", Form: "full"},
+			{ID: "a`b", Kind: "canon", Title: "Ticks", Form: "summary", Text: "Short.\n", Fetch: "lore get n 'a`b'"},
+			{ID: "x", Title: "x", Form: "title", Fetch: "lore get n x"},
+		} {
+			buf.Reset()
+			writeMDEntry(&buf, e, true)
+			if got, want := f.countBytes(buf.Bytes()), c.Count(mdEntry(e, true)); got != want {
+				t.Errorf("%s: entry %q priced %d, want %d", name, mdEntry(e, true), got, want)
+			}
+		}
+		n := Note{ID: "scene-9", Kind: "scene", Rank: 3, Tokens: 1234, Reason: "dropped: over budget", Fetch: "lore get n scene-9"}
+		buf.Reset()
+		writeMDNote(&buf, n)
+		first := f.countBytes(buf.Bytes())
+		buf.Reset()
+		buf.WriteString("something else entirely, longer than the note was")
+		if again, want := f.countBytes([]byte(mdNote(n))), c.Count(mdNote(n)); first != want || again != want {
+			t.Errorf("%s: note %q priced %d, then %d; want %d", name, mdNote(n), first, again, want)
+		}
+	}
+}

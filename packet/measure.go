@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -97,9 +98,8 @@ func (b *builder) countMissing() error {
 }
 
 // price prices candidate i's entry in every form and its note (the
-// longest the note can be).
-func (b *builder) price(i int) {
-	count := b.frags.Count
+// longest the note can be), rendering each into buf.
+func (b *builder) price(i int, buf *bytes.Buffer) {
 	c := b.cands[i]
 	for f := formFull; f <= formTitle; f++ {
 		if f == formSummary && c.rec.Summary == "" {
@@ -114,7 +114,7 @@ func (b *builder) price(i int) {
 		if f == formFull {
 			text = c.tc.Body // the body is not read yet: its cached count
 		}
-		b.cost[i][f] = count(b.fragment(e)) + text // a summary is in its entry already
+		b.cost[i][f] = b.countEntry(e, buf) + text // a summary is in its entry already
 	}
 	full := b.cost[i][formFull]
 	if !b.listsNotes() {
@@ -127,10 +127,32 @@ func (b *builder) price(i int) {
 	}
 	worst := 0
 	for _, reason := range reasons {
-		worst = max(worst, count(b.noteFragment(Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Step: 4, Action: "collapsed",
-			Tokens: full, Saves: full, Reason: reason, Fetch: b.fetchOf(c)})))
+		worst = max(worst, b.countNote(Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Step: 4, Action: "collapsed",
+			Tokens: full, Saves: full, Reason: reason, Fetch: b.fetchOf(c)}, buf))
 	}
 	b.note[i] = worst
+}
+
+// countEntry counts entry e alone (fragment). A markdown entry is
+// written into buf and counted there: pricing writes hundreds of them a
+// packet, each to be counted and dropped.
+func (b *builder) countEntry(e Entry, buf *bytes.Buffer) int {
+	if b.req.Format != "md" {
+		return b.frags.Count(b.fragment(e))
+	}
+	buf.Reset()
+	writeMDEntry(buf, e, true)
+	return b.frags.countBytes(buf.Bytes())
+}
+
+// countNote counts note n alone (noteFragment), as countEntry does.
+func (b *builder) countNote(n Note, buf *bytes.Buffer) int {
+	if b.req.Format != "md" {
+		return b.frags.Count(b.noteFragment(n))
+	}
+	buf.Reset()
+	writeMDNote(buf, n)
+	return b.frags.countBytes(buf.Bytes())
 }
 
 // listsNotes reports whether the packet may list notes one by one: not
@@ -192,14 +214,16 @@ func (b *builder) sectionHeadings() int {
 	return t
 }
 
-// priceEach calls price(i) for every i in [0, n), on all cores when n is
-// large. price must touch only what belongs to i (the counters are safe
+// priceEach calls price(i, buf) for every i in [0, n), on all cores when
+// n is large, with a buffer of the calling goroutine's own to render
+// into. price must touch only what belongs to i (the counters are safe
 // for concurrent use); the results do not depend on the order.
-func priceEach(n int, price func(i int)) {
+func priceEach(n int, price func(i int, buf *bytes.Buffer)) {
 	procs := runtime.GOMAXPROCS(0)
 	if n < minParallelPrices || procs < 2 {
+		var buf bytes.Buffer
 		for i := range n {
-			price(i)
+			price(i, &buf)
 		}
 		return
 	}
@@ -207,12 +231,13 @@ func priceEach(n int, price func(i int)) {
 	var wg sync.WaitGroup
 	for range min(procs, n/(minParallelPrices/2)) {
 		wg.Go(func() {
+			var buf bytes.Buffer
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n {
 					return
 				}
-				price(i)
+				price(i, &buf)
 			}
 		})
 	}

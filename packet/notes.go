@@ -138,7 +138,14 @@ func (b *builder) noteOf(i int, k budget.Fitted, kept bool, deferred map[string]
 // sortNotes puts notes in the order the ladder deferred them: by step,
 // then least important first (the order of budget.Fit).
 func (b *builder) sortNotes(notes []Note) {
-	slices.SortFunc(notes, func(x, y Note) int {
+	// Sorted by position, not in place: a Note is a dozen words, and the
+	// sort compares (and moves) each many times.
+	order := make([]int, len(notes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int {
+		x, y := &notes[i], &notes[j]
 		if c := cmp.Compare(x.Step, y.Step); c != 0 {
 			return c
 		}
@@ -153,4 +160,9 @@ func (b *builder) sortNotes(notes []Note) {
 		}
 		return strings.Compare(x.ID, y.ID)
 	})
+	sorted := make([]Note, len(notes))
+	for k, i := range order {
+		sorted[k] = notes[i]
+	}
+	copy(notes, sorted)
 }

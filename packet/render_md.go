@@ -2,7 +2,9 @@ package packet
 
 import (
 	"fmt"
+	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -69,7 +71,7 @@ func mdDeferred(p *Packet) string {
 	}
 	b.WriteByte('\n')
 	for _, n := range p.listed {
-		b.WriteString(mdNote(n))
+		writeMDNote(&b, n)
 	}
 	for _, g := range p.Grouped {
 		b.WriteString(mdGroup(g))
@@ -212,27 +214,35 @@ func mdEntry(e Entry, withKind bool) string {
 // opens with its id bare where that reads as one word ("D4:1 Caroline"):
 // a token less than "[D4:1]", and the heading is most of a short
 // record's overhead. With no title the bracket stays, to mark the line.
-func writeMDEntry(b *strings.Builder, e Entry, withKind bool) {
+//
+// b is a *strings.Builder for a render and a reused *bytes.Buffer for
+// pricing (measure.go): both write the same bytes.
+func writeMDEntry(b textWriter, e Entry, withKind bool) {
 	kind := withKind && e.Kind != ""
 	why := e.Why != "" && !e.hit && !e.beside
 	titled := e.Title != "" && e.Title != e.ID
 	switch {
 	case kind || why:
-		b.WriteString("[" + e.ID)
+		b.WriteByte('[')
+		b.WriteString(e.ID)
 		if kind {
-			b.WriteString(" " + e.Kind)
+			b.WriteByte(' ')
+			b.WriteString(e.Kind)
 		}
 		if kind && why {
 			b.WriteString(",")
 		}
 		if why {
-			b.WriteString(" " + e.Why)
+			b.WriteByte(' ')
+			b.WriteString(e.Why)
 		}
 		b.WriteString("]")
 	case titled && bareID(e.ID):
 		b.WriteString(e.ID)
 	default:
-		b.WriteString("[" + e.ID + "]")
+		b.WriteByte('[')
+		b.WriteString(e.ID)
+		b.WriteByte(']')
 	}
 	if titled {
 		b.WriteByte(' ')
@@ -241,16 +251,24 @@ func writeMDEntry(b *strings.Builder, e Entry, withKind bool) {
 	b.WriteByte('\n')
 	switch e.Form {
 	case "summary":
-		fmt.Fprintf(b, "Summary: %s\nFull text: %s\n", strings.TrimRight(e.Text, "\n"), code(e.Fetch))
+		b.WriteString("Summary: ")
+		b.WriteString(strings.TrimRight(e.Text, "\n"))
+		b.WriteString("\nFull text: ")
+		writeCode(b, e.Fetch)
+		b.WriteByte('\n')
 	case "title":
-		fmt.Fprintf(b, "Collapsed; full text: %s\n", code(e.Fetch))
+		b.WriteString("Collapsed; full text: ")
+		writeCode(b, e.Fetch)
+		b.WriteByte('\n')
 	default:
 		if t := strings.TrimRight(e.Text, "\n"); t != "" {
 			b.WriteString(demoteHeadings(t))
 			b.WriteByte('\n')
 		}
 		if e.Truncated > 0 {
-			fmt.Fprintf(b, "Full text: %s\n", code(e.Fetch))
+			b.WriteString("Full text: ")
+			writeCode(b, e.Fetch)
+			b.WriteByte('\n')
 		}
 	}
 }
@@ -274,8 +292,32 @@ func bareID(id string) bool {
 }
 
 func mdNote(n Note) string {
-	return fmt.Sprintf("- %s %s · rank %d · %s tokens · %s · %s\n",
-		code(n.ID), n.Kind, n.Rank, numfmt.Thousands(n.Tokens), n.Reason, code(n.Fetch))
+	var b strings.Builder
+	writeMDNote(&b, n)
+	return b.String()
+}
+
+// writeMDNote writes note n's line to b (see writeMDEntry).
+func writeMDNote(b textWriter, n Note) {
+	b.WriteString("- ")
+	writeCode(b, n.ID)
+	b.WriteByte(' ')
+	b.WriteString(n.Kind)
+	b.WriteString(" · rank ")
+	b.WriteString(strconv.Itoa(n.Rank))
+	b.WriteString(" · ")
+	b.WriteString(numfmt.Thousands(n.Tokens))
+	b.WriteString(" tokens · ")
+	b.WriteString(n.Reason)
+	b.WriteString(" · ")
+	writeCode(b, n.Fetch)
+	b.WriteByte('\n')
+}
+
+// textWriter is what the markdown writers write to.
+type textWriter interface {
+	io.StringWriter
+	io.ByteWriter
 }
 
 // code is s as markdown inline code, with a fence longer than any run
@@ -283,6 +325,19 @@ func mdNote(n Note) string {
 func code(s string) string {
 	if !strings.Contains(s, "`") {
 		return "`" + s + "`"
+	}
+	var b strings.Builder
+	writeCode(&b, s)
+	return b.String()
+}
+
+// writeCode writes code(s) to b.
+func writeCode(b textWriter, s string) {
+	if !strings.Contains(s, "`") {
+		b.WriteByte('`')
+		b.WriteString(s)
+		b.WriteByte('`')
+		return
 	}
 	run, longest := 0, 0
 	for _, r := range s {
@@ -294,7 +349,11 @@ func code(s string) string {
 		}
 	}
 	fence := strings.Repeat("`", longest+1)
-	return fence + " " + s + " " + fence
+	b.WriteString(fence)
+	b.WriteByte(' ')
+	b.WriteString(s)
+	b.WriteByte(' ')
+	b.WriteString(fence)
 }
 
 func mdGroup(g NoteGroup) string {

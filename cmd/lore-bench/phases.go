@@ -305,6 +305,8 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 	qs := c.queries(a.Queries)
 	var total time.Duration
 	for _, b := range packetBudgets {
+		// A CPU profile tells the budgets apart: pprof -tagfocus budget=scene.
+		pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("budget", b.scope)))
 		// one builds and renders the packet of q; out is the packet, or
 		// the refusal's message.
 		one := func(q query) (out []byte, tokens int, deferred, refused bool, err error) {
@@ -365,6 +367,7 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 		}
 		res.Latency[b.scope] = s
 	}
+	pprof.SetGoroutineLabels(ctx)
 	// Lore's search alone, to compare index with index.
 	search, err := searchTimes(l, qs)
 	if err != nil {
