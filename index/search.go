@@ -127,11 +127,10 @@ func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie boo
 		return byID()
 	}
 	size := limit + tieMargin(limit)
-	res, err := ix.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(bq, size, 0, false))
+	hits, err := ix.bestScored(ctx, bq, size)
 	if err != nil {
 		return nil, err
 	}
-	hits := res.Hits
 	if len(hits) == size && hits[size-1].Score >= hits[limit-1].Score {
 		return byID()
 	}
