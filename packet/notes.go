@@ -160,9 +160,22 @@ func (b *builder) sortNotes(notes []Note) {
 		}
 		return strings.Compare(x.ID, y.ID)
 	})
-	sorted := make([]Note, len(notes))
-	for k, i := range order {
-		sorted[k] = notes[i]
+	// Put notes[order[k]] at k for every k, one cycle of the permutation
+	// at a time.
+	for k := range order {
+		if order[k] < 0 {
+			continue
+		}
+		first, j := notes[k], k
+		for {
+			from := order[j]
+			order[j] = -1
+			if from == k {
+				notes[j] = first
+				break
+			}
+			notes[j] = notes[from]
+			j = from
+		}
 	}
-	copy(notes, sorted)
 }

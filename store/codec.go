@@ -152,6 +152,39 @@ func (d *dec) bytes(what string) []byte {
 
 func (d *dec) str(what string) string { return string(d.bytes(what)) }
 
+// common reads a string that many records share (a kind, a tag, a meta
+// key, a counter's name), one copy per interner.
+func (d *dec) common(what string, in interner) string {
+	b := d.bytes(what)
+	if in == nil {
+		return string(b)
+	}
+	return in.str(b)
+}
+
+// interner keeps one copy of each short string decoded through it: the
+// heads of one read share a few kinds, meta keys and counter names, and
+// a packet reads hundreds of heads. It is for one goroutine.
+type interner map[string]string
+
+// Bounds of an interner: strings longer than maxInternedLen, or met once
+// it holds maxInterned, are copied as they are.
+const (
+	maxInternedLen = 32
+	maxInterned    = 512
+)
+
+func (in interner) str(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(b) <= maxInternedLen && len(in) < maxInterned {
+		in[s] = s
+	}
+	return s
+}
+
 func (d *dec) int(what string) int {
 	v := d.varint(what)
 	if v < math.MinInt32 || v > math.MaxInt32 {
@@ -271,7 +304,11 @@ func hexString(b []byte) string {
 
 // decodeHead decodes a head value; ns and id come from its key. Corrupt
 // bytes give ErrCorrupt, never a panic.
-func decodeHead(ns, id string, b []byte) (Record, error) {
+func decodeHead(ns, id string, b []byte) (Record, error) { return decodeHeadWith(ns, id, b, nil) }
+
+// decodeHeadWith is decodeHead with the strings records share taken
+// through in (nil: none).
+func decodeHeadWith(ns, id string, b []byte, in interner) (Record, error) {
 	d := dec{b: b}
 	named := len(b) > 0 && b[0] == formatV2
 	if named {
@@ -280,20 +317,20 @@ func decodeHead(ns, id string, b []byte) (Record, error) {
 		d.format("record")
 	}
 	r := Record{NS: ns, ID: id}
-	r.Kind = d.str("kind")
+	r.Kind = d.common("kind", in)
 	r.Title = d.str("title")
 	r.Summary = d.str("summary")
 	if n := d.count("tags"); n > 0 {
 		r.Tags = make([]string, n)
 		for i := range r.Tags {
-			r.Tags[i] = d.str("tag")
+			r.Tags[i] = d.common("tag", in)
 		}
 	}
 	if n := d.count("meta"); n > 0 {
 		r.Meta = make(map[string]string, n)
 		for range n {
-			k := d.str("meta key")
-			r.Meta[k] = d.str("meta value")
+			k := d.common("meta key", in)
+			r.Meta[k] = d.common("meta value", in)
 		}
 	}
 	r.Order = d.varint("order")
@@ -315,7 +352,7 @@ func decodeHead(ns, id string, b []byte) (Record, error) {
 	if n := d.count("token counts"); n > 0 {
 		r.Tokens = make(map[string]TokenCount, n)
 		for range n {
-			name := d.str("counter name")
+			name := d.common("counter name", in)
 			r.Tokens[name] = TokenCount{Title: d.int("title tokens"), Body: d.int("body tokens"), Summary: d.int("summary tokens")}
 		}
 	}

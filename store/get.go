@@ -90,6 +90,7 @@ func (s *Store) Heads(ns string, ids []string) ([]Record, error) {
 	err := s.view(func(tx kvTx) error {
 		prefetch(tx, ns, ids, bucketHeads)
 		get := getter(tx.Bucket(bucketHeads))
+		in := interner{}
 		var k []byte
 		for _, id := range ids {
 			k = appendKey(k[:0], ns, id)
@@ -97,7 +98,7 @@ func (s *Store) Heads(ns string, ids []string) ([]Record, error) {
 			if b == nil {
 				continue
 			}
-			r, err := decodeHead(ns, id, b)
+			r, err := decodeHeadWith(ns, id, b, in)
 			if err != nil {
 				return err
 			}
