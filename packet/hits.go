@@ -20,6 +20,7 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 	if err != nil {
 		return err
 	}
+	g.warmHits(hits)
 	var own []tieredHit
 	first := g.firstPool()
 	for pos, h := range hits {
