@@ -69,7 +69,7 @@ func (c *bpeCounter) count(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
 		j := split(s, i)
-		n += v.pieceTokens(s[i:j], nil, &sc)
+		n += v.countPiece(s[i:j], &sc)
 		i = j
 	}
 	return n

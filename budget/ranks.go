@@ -29,7 +29,8 @@ const (
 
 // vocab is one encoding's token table: rank -> bytes through off, and
 // bytes -> rank through an open-addressing hash table. It is immutable
-// after loadVocab and safe for concurrent use.
+// after loadVocab but for its table of recent pieces (piececache.go),
+// and safe for concurrent use.
 type vocab struct {
 	data   string   // the tokens' bytes, concatenated in rank order
 	off    []uint32 // token r is data[off[r]:off[r+1]]
@@ -44,6 +45,9 @@ type vocab struct {
 	shortKeys  []uint64
 	shortVals  []uint32 // len<<24 | rank+1; 0 is empty
 	shortShift uint
+	// recent keeps the counts of pieces counted lately (piececache.go);
+	// the one part of a vocab that changes after loadVocab.
+	recent *pieceCache
 }
 
 // shortMax is the longest token kept in the short table.
@@ -71,7 +75,7 @@ func loadVocab(file string) (*vocab, error) {
 		return nil, err
 	}
 	n := len(lens)
-	v := &vocab{data: data, off: make([]uint32, n+1), seed: maphash.MakeSeed()}
+	v := &vocab{data: data, off: make([]uint32, n+1), seed: maphash.MakeSeed(), recent: new(pieceCache)}
 	var o uint32
 	for r := 0; r < n; r++ {
 		v.off[r] = o
