@@ -43,9 +43,11 @@ func (p Problem) Warning() bool { return p.Severity == SeverityWarning }
 // On a writable store Check holds the write lock while it runs (bbolt's
 // page check is only safe that way), so writers wait.
 func (s *Store) Check() (probs []Problem, err error) {
-	err = guard(s.path, func() error {
-		probs, err = s.check()
-		return err
+	err = s.gate.check(func() error {
+		return guard(s.path, func() error {
+			probs, err = s.check()
+			return err
+		})
 	})
 	return probs, err
 }
@@ -323,12 +325,10 @@ func (s *Store) Backup(w io.Writer) (int64, error) {
 	if s.etcd != nil {
 		return 0, fmt.Errorf("backup of %s: %w: an etcd store is backed up by the cluster's own snapshot (etcdctl snapshot save) or by lore export", s.path, ErrInvalid)
 	}
-	err := guard(s.path, func() error {
-		return s.db.View(func(tx *bolt.Tx) error {
-			var err error
-			n, err = tx.WriteTo(w)
-			return err
-		})
+	err := s.boltView(func(tx *bolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
 	})
 	return n, err
 }
