@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"context"
 	"slices"
 	"sync/atomic"
 )
@@ -60,7 +61,7 @@ func (b *builder) startBodiesAhead() *bodiesAhead {
 	a := &bodiesAhead{done: make(chan struct{})}
 	src, ns, format := b.src, b.req.NS, b.req.Format
 	frags := newFragmentCounter(b.req.Counter)
-	go func() {
+	b.bg.Go(func(ctx context.Context) {
 		defer close(a.done)
 		sorted := slices.Sorted(slices.Values(ids))
 		bodies, err := src.Bodies(ns, sorted)
@@ -73,11 +74,14 @@ func (b *builder) startBodiesAhead() *bodiesAhead {
 			return // counts are kept for the budget package's counters alone
 		}
 		for k, id := range ids {
+			if ctx.Err() != nil {
+				return // the build has returned
+			}
 			e := entries[k]
 			e.Text = bodies[id]
 			frags.Count(entryFragment(format, e)) // kept chunk by chunk, as the render's count takes them
 		}
-	}()
+	})
 	return a
 }
 

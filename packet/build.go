@@ -110,7 +110,9 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	if req.work == nil {
 		req.work = &requestWork{} // and so is this
 	}
-	g := &gatherer{ctx: ctx, src: src, srch: srch, req: req, cfg: cfg, prof: cfg.Profiles[req.Profile],
+	bg := startHelpers(ctx)
+	defer bg.stop()
+	g := &gatherer{ctx: ctx, bg: bg, src: src, srch: srch, req: req, cfg: cfg, prof: cfg.Profiles[req.Profile],
 		cands: map[string]*candidate{}, heads: req.work.headsOf(req.NS)}
 	if err := g.gather(); err != nil {
 		return nil, err
@@ -119,7 +121,7 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b := &builder{ctx: ctx, srch: srch, req: g.req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
+	b := &builder{ctx: ctx, bg: bg, srch: srch, req: g.req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
 		memo: newMemoCounter(req.Counter)}
 	if err := b.measure(); err != nil {
 		return nil, err

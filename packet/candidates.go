@@ -51,6 +51,7 @@ type Skip struct {
 // gatherer collects and ranks candidates (pipeline steps 1 and 2).
 type gatherer struct {
 	ctx   context.Context
+	bg    *helpers // the goroutines it starts (helpers.go)
 	src   Source
 	srch  Searcher
 	req   Request

@@ -29,6 +29,7 @@ type builder struct {
 	req  Request
 	cfg  Config
 	ctx  context.Context
+	bg   *helpers // the goroutines it starts (helpers.go)
 	src  Source
 	srch Searcher // for building the packets a split proposes
 	// refusedFrame is the frame's real count when the budget is below it

@@ -16,12 +16,14 @@ func TestSummaryPricedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &gatherer{ctx: t.Context(), src: env.st, srch: memoized(env.ix), req: req, cfg: cfg, prof: cfg.Profiles[req.Profile],
+	bg := startHelpers(t.Context())
+	defer bg.stop()
+	g := &gatherer{ctx: t.Context(), bg: bg, src: env.st, srch: memoized(env.ix), req: req, cfg: cfg, prof: cfg.Profiles[req.Profile],
 		cands: map[string]*candidate{}, heads: map[string]store.Record{}}
 	if err := g.gather(); err != nil {
 		t.Fatal(err)
 	}
-	b := &builder{ctx: t.Context(), srch: g.srch, req: g.req, cfg: cfg, src: env.st, cands: g.rank(), bodies: map[string]string{}, memo: newMemoCounter(req.Counter)}
+	b := &builder{ctx: t.Context(), bg: bg, srch: g.srch, req: g.req, cfg: cfg, src: env.st, cands: g.rank(), bodies: map[string]string{}, memo: newMemoCounter(req.Counter)}
 	if err := b.measure(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package packet
 
 import (
+	"context"
+
 	"github.com/lorekeep/lore/index"
 )
 
@@ -33,10 +35,10 @@ func (g *gatherer) startSearch() *searchAhead {
 		return nil
 	}
 	a := &searchAhead{done: make(chan struct{})}
-	q, srch, ctx := g.firstSearch(), g.srch, g.ctx
-	go func() {
+	q, srch := g.firstSearch(), g.srch
+	g.bg.Go(func(ctx context.Context) {
 		defer close(a.done)
 		a.hits, a.err = srch.Search(ctx, q)
-	}()
+	})
 	return a
 }

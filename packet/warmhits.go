@@ -2,6 +2,7 @@ package packet
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"strings"
 
@@ -30,8 +31,9 @@ const warmTokensPerHit = 500
 // warmHits starts counting the bodies of the best of hits on another
 // goroutine, where the source can be read from two and the counts are
 // the budget package's own (so they are kept), for a markdown packet.
-// The build does not wait for it; the channel, closed when it is done
-// (nil if it did not start), is for tests.
+// The build does not wait for it but as it returns (helpers.go), and
+// stops it then; the channel, closed when it is done (nil if it did not
+// start), is for tests.
 func (g *gatherer) warmHits(hits []index.Hit) <-chan struct{} {
 	if g.req.Format != "md" || !readsConcurrently(g.src) || !exactBPE(g.req.Counter) {
 		return nil
@@ -48,7 +50,7 @@ func (g *gatherer) warmHits(hits []index.Hit) <-chan struct{} {
 	slices.Sort(ids)
 	src, ns, frags := g.src, g.req.NS, sharedFragmentCounter(g.req.Counter)
 	done := make(chan struct{})
-	go func() {
+	g.bg.Go(func(ctx context.Context) {
 		defer close(done)
 		bodies, err := src.Bodies(ns, ids)
 		if err != nil {
@@ -56,6 +58,9 @@ func (g *gatherer) warmHits(hits []index.Hit) <-chan struct{} {
 		}
 		var buf bytes.Buffer
 		for _, id := range ids {
+			if ctx.Err() != nil {
+				return // the build has returned
+			}
 			text := strings.TrimRight(bodies[id], "\n")
 			if text == "" {
 				continue
@@ -67,6 +72,6 @@ func (g *gatherer) warmHits(hits []index.Hit) <-chan struct{} {
 			buf.WriteByte('\n')
 			frags.countBytes(buf.Bytes())
 		}
-	}()
+	})
 	return done
 }

@@ -1,10 +1,14 @@
 package packet
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/store"
@@ -36,7 +40,8 @@ func TestWarmHitsCountsBodiesAsRendered(t *testing.T) {
 
 	resetFragments()
 	defer resetFragments()
-	g := &gatherer{src: env.st, req: req}
+	g := &gatherer{src: env.st, req: req, bg: startHelpers(t.Context())}
+	defer g.bg.stop()
 	done := g.warmHits(hits)
 	if done == nil {
 		t.Fatal("the warm-up did not start")
@@ -64,5 +69,56 @@ func TestWarmHitsCountsBodiesAsRendered(t *testing.T) {
 	}
 	if _, got := fxBuild(t, env, req); string(got) != string(want) {
 		t.Errorf("the packet after the warm-up differs:\n%s\n---\n%s", got, want)
+	}
+}
+
+// slowBodies is the store with reads of bodies that take a while, and a
+// count of those under way.
+type slowBodies struct {
+	*store.Store
+	inFlight atomic.Int32
+}
+
+func (s *slowBodies) Bodies(ns string, ids []string) (map[string]string, error) {
+	s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	time.Sleep(30 * time.Millisecond)
+	return s.Store.Bodies(ns, ids)
+}
+
+// cancelAfterSearch cancels the build once its first search is made.
+type cancelAfterSearch struct {
+	Searcher
+	cancel context.CancelFunc
+}
+
+func (c cancelAfterSearch) Search(ctx context.Context, q index.Query) ([]index.Hit, error) {
+	defer c.cancel()
+	return c.Searcher.Search(ctx, q)
+}
+
+// No goroutine of a build reads the store after Build has returned, even
+// when it returns early (here: cancelled once its search is made, while
+// the best hits' bodies are being read on another goroutine): a caller
+// may close the store then.
+func TestBuildReturnsAfterItsReads(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	src := &slowBodies{Store: env.st}
+	req := fxSceneRequest(8000)
+	req.Query, req.Format, req.Counter = "fire at the mill", "md", fxCounter(t)
+	if _, err := Build(t.Context(), src, env.ix, req); err != nil {
+		t.Fatalf("the build itself: %v", err)
+	}
+	for range 3 {
+		ctx, cancel := context.WithCancel(t.Context())
+		_, err := Build(ctx, src, cancelAfterSearch{env.ix, cancel}, req)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Build cancelled after its search = %v, want context.Canceled", err)
+		}
+		if n := src.inFlight.Load(); n != 0 {
+			t.Fatalf("Build returned with %d reads of bodies still under way", n)
+		}
 	}
 }
