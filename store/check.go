@@ -41,7 +41,9 @@ func (p Problem) Warning() bool { return p.Severity == SeverityWarning }
 // recount. The error is for failures to run the check at all.
 //
 // On a writable store Check holds the write lock while it runs (bbolt's
-// page check is only safe that way), so writers wait.
+// page check is only safe that way), so writers wait. On a read-only
+// store the first Check runs alone beside the store's other reads, as it
+// loads bbolt's freelist (freelist.go).
 func (s *Store) Check() (probs []Problem, err error) {
 	err = s.gate.check(func() error {
 		return guard(s.path, func() error {
