@@ -31,8 +31,8 @@ const warmTokensPerHit = 500
 // warmHits starts counting the bodies of the best of hits on another
 // goroutine, where the source can be read from two and the counts are
 // the budget package's own (so they are kept), for a markdown packet.
-// The build does not wait for it but as it returns (helpers.go), and
-// stops it then; the channel, closed when it is done (nil if it did not
+// The build waits for it only as it returns, cancelling it first
+// (helpers.go); the channel, closed when it is done (nil if it did not
 // start), is for tests.
 func (g *gatherer) warmHits(hits []index.Hit) <-chan struct{} {
 	if g.req.Format != "md" || !readsConcurrently(g.src) || !exactBPE(g.req.Counter) {

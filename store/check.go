@@ -42,14 +42,11 @@ func (p Problem) Warning() bool { return p.Severity == SeverityWarning }
 //
 // On a writable store Check holds the write lock while it runs (bbolt's
 // page check is only safe that way), so writers wait. On a read-only
-// store the first Check runs alone beside the store's other reads, as it
-// loads bbolt's freelist (freelist.go).
+// store it checks through a bbolt handle of its own (checkHandle).
 func (s *Store) Check() (probs []Problem, err error) {
-	err = s.gate.check(func() error {
-		return guard(s.path, func() error {
-			probs, err = s.check()
-			return err
-		})
+	err = guard(s.path, func() error {
+		probs, err = s.check()
+		return err
 	})
 	return probs, err
 }
@@ -65,7 +62,16 @@ func (s *Store) check() ([]Problem, error) {
 		})
 		return probs, err
 	}
-	tx, err := s.db.Begin(!s.opts.ReadOnly)
+	db := s.db
+	if s.opts.ReadOnly {
+		own, err := s.checkHandle()
+		if err != nil {
+			return nil, err
+		}
+		defer own.Close()
+		db = own
+	}
+	tx, err := db.Begin(!s.opts.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +82,23 @@ func (s *Store) check() ([]Problem, error) {
 	}
 	c.all()
 	return c.problems, nil
+}
+
+// checkHandle opens the store's file read-only once more, for a page
+// check. bbolt reads a read-only file's freelist only in its first
+// Tx.Check, on the check's goroutine and without the lock under which
+// the handle's other transactions read it as they begin and end (bbolt
+// v1.5.0: DB.loadFreelist against DB.beginTx and DB.removeTx), so a
+// check on the store's own handle races the reads beside it. A handle
+// of the check's own has no other transactions; it shares the file's
+// lock with the store's (both are shared) and sees the same file, which
+// no writer can change while the store holds it open.
+func (s *Store) checkHandle() (*bolt.DB, error) {
+	db, err := bolt.Open(s.path, 0o600, &bolt.Options{ReadOnly: true, Timeout: s.opts.LockTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("check %s: open it for the page check: %w", s.path, err)
+	}
+	return db, nil
 }
 
 // all runs every check of the kv layer and sorts what it found.
@@ -327,10 +350,12 @@ func (s *Store) Backup(w io.Writer) (int64, error) {
 	if s.etcd != nil {
 		return 0, fmt.Errorf("backup of %s: %w: an etcd store is backed up by the cluster's own snapshot (etcdctl snapshot save) or by lore export", s.path, ErrInvalid)
 	}
-	err := s.boltView(func(tx *bolt.Tx) error {
-		var err error
-		n, err = tx.WriteTo(w)
-		return err
+	err := guard(s.path, func() error {
+		return s.db.View(func(tx *bolt.Tx) error {
+			var err error
+			n, err = tx.WriteTo(w)
+			return err
+		})
 	})
 	return n, err
 }

@@ -105,10 +105,11 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// A read-only store's first Check loads bbolt's freelist, which bbolt
-// does without the lock its other transactions read it under: reads
-// running beside that check must not race it (run with -race; without
-// the store's freelist gate this reports a race inside bbolt).
+// A read-only store's first page check loads bbolt's freelist, which
+// bbolt does without the lock its other transactions read it under:
+// reads running beside Check must not race it (run with -race; a check
+// on the store's own handle, not checkHandle's, reports a race inside
+// bbolt).
 func TestReadOnlyCheckBesideReads(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lore.bolt")
 	s, err := store.Open(path, nil)

@@ -98,7 +98,6 @@ type Store struct {
 	etcd *etcdEngine // the etcd engine, or nil
 	path string
 	opts Options
-	gate freelistGate // a read-only file's first page check (freelist.go)
 }
 
 // Open opens the store file at path, creating it (and its buckets) unless
@@ -141,8 +140,6 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
 	s := &Store{db: db, path: path, opts: o}
-	// A writable open reads the freelist at once: its gate stands open.
-	s.gate.loaded.Store(!o.ReadOnly)
 	if err := s.init(); err != nil {
 		db.Close()
 		return nil, err
