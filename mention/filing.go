@@ -75,3 +75,14 @@ func cut(w string) string {
 	}
 	return w[:n]
 }
+
+// wordSet is the set of the folded words of texts.
+func wordSet(texts []string) map[string]struct{} {
+	have := map[string]struct{}{}
+	for _, t := range texts {
+		for _, w := range wordsOf(t) {
+			have[w.fold] = struct{}{}
+		}
+	}
+	return have
+}

@@ -5,38 +5,41 @@ import "slices"
 // Index selects, among many names, those a text can match without a pass
 // over every name: NewFor's selection, for a list of names kept across
 // many texts (a server's packets over one namespace). A name can match
-// only a text that holds all its words, so each name is filed under one
-// of them, folded as NewFor folds it: the one the fewest names share, so
-// that a text's common words ("the") reach few names through it. It is
-// safe for concurrent use once built.
+// only a text that holds its words in a row, so each name is filed under
+// one of the keys Select checks (its word, or a pair of its words in a
+// row), folded as Select folds them: the one the fewest names share, so
+// that a text's common words ("of the") reach few names through it. It
+// is safe for concurrent use once built.
 type Index struct {
 	names []Name
-	by    map[string][]int32 // word -> positions in names, ascending
+	by    map[string][]int32 // key -> positions in names, ascending
 }
 
-// NewIndex files names by their rarest word. A name without a word is
+// NewIndex files names by their rarest key. A name without a word is
 // left out: it never matches.
 func NewIndex(names []Name) *Index {
 	x := &Index{names: names, by: map[string][]int32{}}
-	var buf []byte
-	words := make([][]string, len(names))
-	shared := map[string]int{} // names per word
+	var s rowScratch
+	keys := make([][]string, len(names))
+	shared := map[string]int{} // names per key
 	for i, n := range names {
-		words[i] = foldedWords(n.Text, &buf)
-		for k, w := range words[i] {
-			if !slices.Contains(words[i][:k], w) {
-				shared[w]++
+		nameKeys(n.Text, &s, func(key []byte) bool {
+			k := string(key)
+			if !slices.Contains(keys[i], k) {
+				keys[i] = append(keys[i], k)
+				shared[k]++
 			}
-		}
+			return true
+		})
 	}
-	for i, ws := range words {
-		if len(ws) == 0 {
+	for i, ks := range keys {
+		if len(ks) == 0 {
 			continue
 		}
-		rarest := ws[0]
-		for _, w := range ws[1:] {
-			if shared[w] < shared[rarest] {
-				rarest = w
+		rarest := ks[0]
+		for _, k := range ks[1:] {
+			if shared[k] < shared[rarest] {
+				rarest = k
 			}
 		}
 		x.by[rarest] = append(x.by[rarest], int32(i))
@@ -50,41 +53,21 @@ func (x *Index) Len() int { return len(x.names) }
 // Name returns the i-th name the index was built over.
 func (x *Index) Name(i int) Name { return x.names[i] }
 
-// For returns, ascending, the positions of the names all of whose words
-// the texts hold, whatever their case: the names NewFor(names, texts...)
-// keeps, in their order.
+// For returns, ascending, the positions of the names whose words the
+// texts hold in a row, whatever their case: the names NewFor(names,
+// texts...) keeps, in their order.
 func (x *Index) For(texts ...string) []int {
-	have := wordSet(texts)
+	have := rowsOf(texts)
 	var out []int
+	var s rowScratch
 	var buf []byte
-	for w := range have {
-		for _, i := range x.by[w] {
-			if allIn(x.names[i].Text, have, &buf) {
+	have.eachKey(&buf, func(key []byte) {
+		for _, i := range x.by[string(key)] {
+			if inRow(x.names[i].Text, have, &s) {
 				out = append(out, int(i))
 			}
 		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// wordSet is the set of the folded words of texts.
-func wordSet(texts []string) map[string]struct{} {
-	have := map[string]struct{}{}
-	for _, t := range texts {
-		for _, w := range wordsOf(t) {
-			have[w.fold] = struct{}{}
-		}
-	}
-	return have
-}
-
-// foldedWords are the words of name folded as allIn folds them.
-func foldedWords(name string, buf *[]byte) []string {
-	var out []string
-	eachWord(name, func(start, end int) bool {
-		out = append(out, string(lowerWord(name[start:end], buf)))
-		return true
 	})
+	slices.Sort(out)
 	return out
 }

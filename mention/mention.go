@@ -113,10 +113,10 @@ func New(names []Name) *Matcher {
 }
 
 // NewFor builds a Matcher over the names that can match in texts: those
-// all of whose words the texts hold, whatever their case. Scanning texts
-// with it finds what New(names) finds; building it costs a word lookup per
-// name word instead of a trie node, which is what makes a cold packet
-// over a large namespace cheap.
+// whose words the texts hold in a row, whatever their case (Select).
+// Scanning texts with it finds what New(names) finds; building it costs
+// a lookup per name word instead of a trie node, which is what makes a
+// cold packet over a large namespace cheap.
 func NewFor(names []Name, texts ...string) *Matcher {
 	pos := Select(names, texts...)
 	keep := make([]Name, 0, len(pos))
@@ -126,31 +126,20 @@ func NewFor(names []Name, texts ...string) *Matcher {
 	return New(keep)
 }
 
-// Select returns, ascending, the positions of the names all of whose
-// words the texts hold, whatever their case: the names NewFor keeps, by
-// one pass over them (Index.For finds the same without the pass).
+// Select returns, ascending, the positions of the names whose words the
+// texts hold in a row, whatever their case: the only names that can
+// match there (inrow.go), and the names NewFor keeps, by one pass over
+// them (Index.For finds the same without the pass).
 func Select(names []Name, texts ...string) []int {
-	have := wordSet(texts)
+	have := rowsOf(texts)
 	var out []int
-	var buf []byte
+	var s rowScratch
 	for i, n := range names {
-		if allIn(n.Text, have, &buf) {
+		if inRow(n.Text, have, &s) {
 			out = append(out, i)
 		}
 	}
 	return out
-}
-
-// allIn reports whether every word of name, folded, is in have; buf is
-// scratch space so the common case does not allocate.
-func allIn(name string, have map[string]struct{}, buf *[]byte) bool {
-	any := false
-	all := eachWord(name, func(start, end int) bool {
-		any = true
-		_, ok := have[string(lowerWord(name[start:end], buf))]
-		return ok
-	})
-	return any && all
 }
 
 // lowerWord lower-cases w rune by rune into buf and returns buf's bytes:

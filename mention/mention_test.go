@@ -120,6 +120,7 @@ func TestScanEmptyMatcher(t *testing.T) {
 func FuzzScan(f *testing.F) {
 	f.Add("the Needle", "Sefa climbed past the Needle at dusk")
 	f.Add("Ærø", "ærø Ærø")
+	f.Add("Saltmarsh Port", "the port of Saltmarsh; SALTMARSH\nport")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		m := New([]Name{{Text: name, ID: "x"}})
 		if a, b := found(m.Scan(text)), found(NewFor([]Name{{Text: name, ID: "x"}}, text).Scan(text)); !reflect.DeepEqual(a, b) {
@@ -167,5 +168,25 @@ func TestNewForFindsWhatNewFinds(t *testing.T) {
 		if a, b := found(New(ns).Scan(text)), found(NewFor(ns, text).Scan(text)); !reflect.DeepEqual(a, b) {
 			t.Errorf("Scan(%q): New %q, NewFor %q", text, a, b)
 		}
+	}
+}
+
+// A name whose words a text holds only apart cannot match there: Select
+// and the index leave it out, and keep the names whose words it holds in
+// a row, across a line break and whatever their case.
+func TestSelectNeedsWordsInARow(t *testing.T) {
+	ns := []Name{
+		{Text: "Saltmarsh Port", ID: "port"}, {Text: "the Old Mill", ID: "mill"},
+		{Text: "Mill", ID: "m"}, {Text: "old", ID: "o"}, {Text: "Port Port", ID: "pp"},
+	}
+	text := "The port of Saltmarsh stood by the mill; the old\nMill burned."
+	if got := Select(ns, text); !reflect.DeepEqual(got, []int{1, 2, 3}) {
+		t.Errorf("Select = %v; want [1 2 3] (not the names whose words are apart)", got)
+	}
+	if got := NewIndex(ns).For(text); !reflect.DeepEqual(got, []int{1, 2, 3}) {
+		t.Errorf("Index.For = %v; want [1 2 3]", got)
+	}
+	if a, b := found(New(ns).Scan(text)), found(NewFor(ns, text).Scan(text)); !reflect.DeepEqual(a, b) || len(a) != 2 {
+		t.Errorf("New finds %q, NewFor %q; want the same two matches (\"old\" is not \"Old\")", a, b)
 	}
 }
