@@ -18,16 +18,19 @@
 // memories, facts, preferences and six core memories each, three pinned.
 //
 // Each phase runs in its own sub-process of this binary, so each has its
-// own peak RSS (VmHWM from /proc/self/status) and CPU time:
+// own peak RSS (VmHWM from /proc/self/status), CPU time and count of
+// pages read from disk (major faults: the "disk reads" of the packets
+// table), in this order, each engine's queries right after its own
+// ingest so that both meet the page cache as their own writes left it:
 //
 //   - ingest-lore: lore.Init, then PutMany in batches of -batch records
 //     (validation, token counting, bbolt, links, change log, index);
-//   - ingest-bleve: the baseline, bleve.New with bleve.NewIndexMapping()
-//     indexing the same records in batches of the same size;
 //   - packets: -queries seeded requests (a scene focus and two or three
 //     words in novel namespaces, the words alone in agent ones), each built
 //     and rendered at the scene (8,000) and chapter (20,000) budgets, warm,
 //     through a read-only lore.Open like the CLI's;
+//   - ingest-bleve: the baseline, bleve.New with bleve.NewIndexMapping()
+//     indexing the same records in batches of the same size;
 //   - search-bleve: the baseline search for the same queries (the words
 //     as a match query on _all, within the namespace, top 50);
 //   - count: the o200k_base counter over the first -count-max records.

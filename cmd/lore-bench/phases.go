@@ -79,6 +79,10 @@ type phaseResult struct {
 	PeakAnon int64 `json:"peak_rss_anon_bytes"`
 	RSSFile  int64 `json:"rss_file_bytes"`
 	HeapSys  int64 `json:"go_heap_sys_bytes"`
+	// MajorFaults is the pages the process read from disk (page faults
+	// the page cache could not serve): a query phase with many read a
+	// store the cache did not hold.
+	MajorFaults int64 `json:"major_faults"`
 
 	// Ingest and count.
 	// GenCPUSeconds is the CPU the process used while generating the
@@ -193,6 +197,7 @@ func runPhase(a phaseArgs) (phaseResult, error) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	res.HeapSys = int64(ms.HeapSys)
+	res.MajorFaults = majorFaults()
 	return res, err
 }
 
@@ -561,6 +566,15 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// majorFaults returns the page faults of this process that read from disk.
+func majorFaults() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return int64(ru.Majflt)
 }
 
 // sampleAnon polls RssAnon until stop is closed, then sends the largest

@@ -205,7 +205,7 @@ func (rep *report) print(w io.Writer) {
 	tw.Flush()
 
 	fmt.Fprintln(w, "\nPACKETS (warm, in process; ms) vs bleve search alone (default mapping, top 50)")
-	row("N", "budget", "lore p50", "p95", "p99", "bleve p50", "p95", "p99", "p50 ratio", "deferred", "refused", "bleve hits", "lore RSS MiB", "bleve RSS MiB", "names kept", "fragments kept", "bodies ahead used")
+	row("N", "budget", "lore p50", "p95", "p99", "bleve p50", "p95", "p99", "p50 ratio", "deferred", "refused", "bleve hits", "lore RSS MiB", "bleve RSS MiB", "names kept", "fragments kept", "bodies ahead used", "lore disk reads", "bleve disk reads")
 	for _, r := range rep.Runs {
 		base := r.SearchBleve.Latency["top50"]
 		for _, b := range packetBudgets {
@@ -216,7 +216,8 @@ func (rep *report) print(w io.Writer) {
 			}
 			row(fmt.Sprint(r.N), fmt.Sprintf("%s %d", b.scope, b.tokens), f2(l.P50ms), f2(l.P95ms), f2(l.P99ms),
 				f2(base.P50ms), f2(base.P95ms), f2(base.P99ms), f2(ratio),
-				fmt.Sprint(l.Deferred), fmt.Sprint(l.Refused), f1(base.Hits), rss(r.Packets), rss(r.SearchBleve), share(l.NameHits, l.NameMisses), share(l.FragmentHits, l.FragmentMisses), share(l.AheadUsed, l.AheadRead-l.AheadUsed))
+				fmt.Sprint(l.Deferred), fmt.Sprint(l.Refused), f1(base.Hits), rss(r.Packets), rss(r.SearchBleve), share(l.NameHits, l.NameMisses), share(l.FragmentHits, l.FragmentMisses), share(l.AheadUsed, l.AheadRead-l.AheadUsed),
+				fmt.Sprint(r.Packets.MajorFaults), fmt.Sprint(r.SearchBleve.MajorFaults))
 		}
 	}
 	tw.Flush()
