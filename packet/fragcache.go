@@ -134,7 +134,7 @@ func lookupFragment(k fragmentKey) (int, bool) {
 // holds it already (two builds counted it at once). A set another writer
 // holds is left as it is: the count is kept another time.
 func keepFragment(k fragmentKey, n int) {
-	if n < 0 || n > maxKeptCount {
+	if n < 0 || uint64(n) > maxKeptCount {
 		return
 	}
 	set := setOf(k)

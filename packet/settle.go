@@ -216,7 +216,7 @@ func (p *Packet) boundCount(format string) countBounds {
 		return b
 	}
 	// The longest line: more digits than any total, the whole hash.
-	longest := len(totalLine(format, view{p: p, tokens: 1 << 50, hash: "sha256:" + strings.Repeat("f", sha256.Size*2)}))
+	longest := len(totalLine(format, view{p: p, tokens: min(1<<50, math.MaxInt), hash: "sha256:" + strings.Repeat("f", sha256.Size*2)}))
 	b.lo = tc.fixed + 1
 	b.hi = max(p.Budget, tc.fixed+len(tc.lead)+longest+len(tc.rest)+settleOver)
 	return b
