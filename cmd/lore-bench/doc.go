@@ -35,9 +35,9 @@
 //     as a match query on _all, within the namespace, top 50);
 //   - count: the o200k_base counter over the first -count-max records.
 //
-// Between them the parent times `lore packet` as a fresh process
-// (-cold-runs, median), building the CLI once with go build, and measures
-// the bytes on disk. Times exclude generating the corpus. Nothing is
-// asserted: the program reports, the reader compares with the goals of
-// BENCHMARKS.md.
+// Right after the packets, the parent times `lore packet` as a fresh
+// process (-cold-runs, median), building the CLI once with go build;
+// after the phases it measures the bytes on disk. Times exclude
+// generating the corpus. Nothing is asserted: the program reports, the
+// reader compares with the goals of BENCHMARKS.md.
 package main
