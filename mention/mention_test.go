@@ -126,6 +126,10 @@ func FuzzScan(f *testing.F) {
 		if a, b := found(m.Scan(text)), found(NewFor([]Name{{Text: name, ID: "x"}}, text).Scan(text)); !reflect.DeepEqual(a, b) {
 			t.Fatalf("name %q in %q: New finds %q, NewFor %q", name, text, a, b)
 		}
+		names := []Name{{Text: name, ID: "x"}, {Text: "the " + name, ID: "y"}}
+		if a, b := Select(names, text), NewIndex(names).For(text); !reflect.DeepEqual(a, b) {
+			t.Fatalf("names %q in %q: Select keeps %v, Index.For %v", names, text, a, b)
+		}
 		last := 0
 		for _, mt := range m.Scan(text) {
 			if mt.Start < last || mt.End <= mt.Start || mt.End > len(text) || text[mt.Start:mt.End] != mt.Text {
