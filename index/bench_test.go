@@ -6,9 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/blevesearch/bleve/v2"
 
@@ -44,17 +42,6 @@ func benchCorpus(ns string, start, n, bodyWords int) []store.Record {
 		}
 	}
 	return out
-}
-
-// cpuTime returns the process's user+system CPU time. Benchmarks report
-// CPU per record beside wall time because the shared 2-core machine is
-// often loaded by other work, which inflates wall time but not CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkApply measures one Apply of 1,000 new records (about 200 words
