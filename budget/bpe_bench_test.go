@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/lorekeep/lore/internal/rusage"
 )
 
 // The benchmark corpus is built from files that the pinned modules ship
@@ -220,7 +222,7 @@ func BenchmarkCount(b *testing.B) {
 			b.Run(enc+"/"+kind, func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(s)))
-				cpu := cpuNow()
+				cpu := rusage.CPU()
 				for b.Loop() {
 					c.count(sanitize(s))
 				}
@@ -231,9 +233,9 @@ func BenchmarkCount(b *testing.B) {
 }
 
 // reportCPU adds the cpu-MB/s metric: bytes counted per second of CPU time
-// used by the process since start (see cpuNow).
+// used by the process since start (see rusage.CPU).
 func reportCPU(b *testing.B, start time.Duration, size int) {
-	if used := cpuNow() - start; start > 0 && used > 0 {
+	if used := rusage.CPU() - start; start > 0 && used > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/1e6/used.Seconds(), "cpu-MB/s")
 	}
 }
@@ -284,7 +286,7 @@ func BenchmarkLibrary(b *testing.B) {
 			b.Run(enc+"/"+kind, func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(s)))
-				cpu := cpuNow()
+				cpu := rusage.CPU()
 				for b.Loop() {
 					lib.EncodeOrdinary(s)
 				}

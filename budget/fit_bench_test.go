@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/lorekeep/lore/internal/rusage"
 )
 
 // benchItems are n items with ranks 1 to 11, a few scores, sizes up to
@@ -51,13 +53,13 @@ func BenchmarkFit10k(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			req := Request{Items: items, Limit: c.limit, ByOrder: c.byOrder, Frame: 200}
 			b.ReportAllocs()
-			start := cpuTime()
+			start := rusage.CPU()
 			for b.Loop() {
 				if _, err := Fit(req); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(rusage.CPU()-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
@@ -87,11 +89,11 @@ func BenchmarkFitTruncate1k(b *testing.B) {
 	}
 	req := Request{Items: items, Limit: total / 3, Counter: c}
 	b.ReportAllocs()
-	start := cpuTime()
+	start := rusage.CPU()
 	for b.Loop() {
 		if _, err := Fit(req); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(rusage.CPU()-start)/float64(b.N), "cpu-ns/op")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/lorekeep/lore/internal/rusage"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -57,7 +58,7 @@ func BenchmarkApply(b *testing.B) {
 	pool := benchCorpus("bench", 0, 10*batch, 200)
 	b.ReportAllocs()
 	seq, n := uint64(0), 0
-	cpu0 := cpuTime()
+	cpu0 := rusage.CPU()
 	for b.Loop() {
 		recs := make([]store.Record, batch)
 		copy(recs, pool[(n%10)*batch:])
@@ -71,7 +72,7 @@ func BenchmarkApply(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*batch), "µs/record")
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n*batch), "cpu-µs/record")
+	b.ReportMetric(float64((rusage.CPU()-cpu0).Microseconds())/float64(n*batch), "cpu-µs/record")
 }
 
 // BenchmarkApplyDefaultMapping is the baseline of issue 5: the same 1,000
@@ -87,7 +88,7 @@ func BenchmarkApplyDefaultMapping(b *testing.B) {
 	pool := benchCorpus("bench", 0, 10*batch, 200)
 	b.ReportAllocs()
 	n := 0
-	cpu0 := cpuTime()
+	cpu0 := rusage.CPU()
 	for b.Loop() {
 		bt := bi.NewBatch()
 		for i := range batch {
@@ -102,7 +103,7 @@ func BenchmarkApplyDefaultMapping(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*batch), "µs/record")
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n*batch), "cpu-µs/record")
+	b.ReportMetric(float64((rusage.CPU()-cpu0).Microseconds())/float64(n*batch), "cpu-µs/record")
 }
 
 // BenchmarkRebuild measures Rebuild of 5,000 records.
@@ -110,14 +111,14 @@ func BenchmarkRebuild(b *testing.B) {
 	dir := filepath.Join(b.TempDir(), "index")
 	recs := benchCorpus("bench", 0, 5000, 200)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := rusage.CPU()
 	for b.Loop() {
 		if err := Rebuild(dir, source(recs), 1); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(recs)), "µs/record")
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N*len(recs)), "cpu-µs/record")
+	b.ReportMetric(float64((rusage.CPU()-cpu0).Microseconds())/float64(b.N*len(recs)), "cpu-µs/record")
 }
 
 // BenchmarkSearch searches an index of 20,100 records in three namespaces.

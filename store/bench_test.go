@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lorekeep/lore/internal/rusage"
 	"github.com/lorekeep/lore/store"
 	"github.com/lorekeep/lore/store/storetest"
 )
@@ -124,11 +125,11 @@ func TestPutMany100k(t *testing.T) {
 	for i := range recs {
 		recs[i] = smallRecord(i)
 	}
-	cpu0 := cpuTime()
+	cpu0 := rusage.CPU()
 	start := time.Now()
 	res, err := s.PutMany(recs, nil)
 	elapsed := time.Since(start)
-	cpu := cpuTime() - cpu0
+	cpu := rusage.CPU() - cpu0
 	if err != nil {
 		t.Fatal(err)
 	}

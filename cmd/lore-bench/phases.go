@@ -22,6 +22,7 @@ import (
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/internal/rusage"
 	"github.com/lorekeep/lore/packet"
 )
 
@@ -196,7 +197,7 @@ func runPhase(a phaseArgs) (phaseResult, error) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	res.HeapSys = int64(ms.HeapSys)
-	res.MajorFaults = majorFaults()
+	res.MajorFaults = rusage.MajorFaults()
 	return res, err
 }
 
@@ -217,9 +218,9 @@ func ingestLore(c corpus, a phaseArgs) (phaseResult, error) {
 	spent += time.Since(start)
 	ctx := context.Background()
 	for from := 0; from < c.n; from += a.Batch {
-		g := cpuTime()
+		g := rusage.CPU()
 		recs, links := c.batch(from, min(from+a.Batch, c.n))
-		res.GenCPUSeconds += (cpuTime() - g).Seconds()
+		res.GenCPUSeconds += (rusage.CPU() - g).Seconds()
 		for i := range recs {
 			res.Bytes += int64(textBytes(&recs[i]))
 		}
@@ -253,9 +254,9 @@ func ingestBleve(c corpus, a phaseArgs) (phaseResult, error) {
 	}
 	spent += time.Since(start)
 	for from := 0; from < c.n; from += a.Batch {
-		g := cpuTime()
+		g := rusage.CPU()
 		recs, _ := c.batch(from, min(from+a.Batch, c.n))
-		res.GenCPUSeconds += (cpuTime() - g).Seconds()
+		res.GenCPUSeconds += (rusage.CPU() - g).Seconds()
 		t := time.Now()
 		b := bi.NewBatch()
 		for i := range recs {
