@@ -55,10 +55,11 @@ func NameWords(name string) (filing string, others []string) {
 // TextWords returns, sorted, the distinct folded words of texts, each cut
 // as FilingWord cuts it: the words to look a text's names up by.
 func TextWords(texts ...string) []string {
-	have := wordSet(texts)
-	out := make([]string, 0, len(have))
-	for w := range have {
-		out = append(out, cut(w))
+	var out []string
+	for _, t := range texts {
+		for _, w := range wordsOf(t) {
+			out = append(out, cut(w.fold))
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -74,15 +75,4 @@ func cut(w string) string {
 		n--
 	}
 	return w[:n]
-}
-
-// wordSet is the set of the folded words of texts.
-func wordSet(texts []string) map[string]struct{} {
-	have := map[string]struct{}{}
-	for _, t := range texts {
-		for _, w := range wordsOf(t) {
-			have[w.fold] = struct{}{}
-		}
-	}
-	return have
 }

@@ -19,18 +19,13 @@ type Index struct {
 // left out: it never matches.
 func NewIndex(names []Name) *Index {
 	x := &Index{names: names, by: map[string][]int32{}}
-	var s rowScratch
 	keys := make([][]string, len(names))
 	shared := map[string]int{} // names per key
 	for i, n := range names {
-		nameKeys(n.Text, &s, func(key []byte) bool {
-			k := string(key)
-			if !slices.Contains(keys[i], k) {
-				keys[i] = append(keys[i], k)
-				shared[k]++
-			}
-			return true
-		})
+		keys[i] = nameKeys(n.Text)
+		for _, k := range keys[i] {
+			shared[k]++
+		}
 	}
 	for i, ks := range keys {
 		if len(ks) == 0 {
@@ -59,11 +54,10 @@ func (x *Index) Name(i int) Name { return x.names[i] }
 func (x *Index) For(texts ...string) []int {
 	have := rowsOf(texts)
 	var out []int
-	var s rowScratch
-	var buf []byte
-	have.eachKey(&buf, func(key []byte) {
-		for _, i := range x.by[string(key)] {
-			if inRow(x.names[i].Text, have, &s) {
+	var key, word []byte
+	have.eachKey(&key, func(k []byte) {
+		for _, i := range x.by[string(k)] {
+			if inRow(x.names[i].Text, have, &word) {
 				out = append(out, int(i))
 			}
 		}

@@ -1,5 +1,7 @@
 package mention
 
+import "slices"
+
 // Selection by words in a row. A name matches only consecutive words of a
 // text (longest), so a name of several words can match only a text that
 // holds each pair of its consecutive words next to each other. Selecting
@@ -57,42 +59,36 @@ func (r *rowSet) eachKey(buf *[]byte, fn func(key []byte)) {
 	}
 }
 
-// rowScratch is the buffers a name's words are folded into, so that the
-// common case does not allocate.
-type rowScratch struct {
-	prev, cur, pair []byte
-}
-
-// nameKeys calls fn with each key a text must hold for name to match in
-// it: its word, for a name of one, else each pair of its words in a row,
-// folded as Select folds them, until fn returns false. It reports whether
-// name has a word and fn never returned false.
-func nameKeys(name string, s *rowScratch, fn func(key []byte) bool) bool {
+// nameKeys returns the distinct keys a text must hold for name to match
+// in it: its word, for a name of one, else each pair of its words in a
+// row, folded as Select folds them. A name without a word has none.
+func nameKeys(name string) []string {
+	var keys []string
+	var prev, cur []byte
 	words := 0
-	all := eachWord(name, func(start, end int) bool {
-		s.cur = lowerWord(name[start:end], &s.cur)
-		words++
-		ok := true
-		if words > 1 {
-			s.pair = append(append(append(s.pair[:0], s.prev...), pairSep), s.cur...)
-			ok = fn(s.pair)
+	eachWord(name, func(start, end int) bool {
+		cur = lowerWord(name[start:end], &cur)
+		if words++; words > 1 {
+			if k := string(prev) + string(pairSep) + string(cur); !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
 		}
-		s.prev, s.cur = s.cur, s.prev
-		return ok
+		prev, cur = cur, prev
+		return true
 	})
 	if words == 1 {
-		return fn(s.prev) // the word, swapped in above
+		return []string{string(prev)} // the word, swapped in above
 	}
-	return words > 0 && all
+	return keys
 }
 
 // inRow reports whether r holds name's words in a row: its word, for a
-// name of one, else each pair of its words in a row.
-func inRow(name string, r *rowSet, s *rowScratch) bool {
+// name of one, else each pair of its words in a row. buf is scratch
+// space, so that the common case does not allocate.
+func inRow(name string, r *rowSet, buf *[]byte) bool {
 	words, prev := 0, int32(-1)
 	all := eachWord(name, func(start, end int) bool {
-		s.cur = lowerWord(name[start:end], &s.cur)
-		id, ok := r.ids[string(s.cur)]
+		id, ok := r.ids[string(lowerWord(name[start:end], buf))]
 		if ok && prev >= 0 {
 			_, ok = r.pairs[pairOf(prev, id)]
 		}

@@ -133,9 +133,9 @@ func NewFor(names []Name, texts ...string) *Matcher {
 func Select(names []Name, texts ...string) []int {
 	have := rowsOf(texts)
 	var out []int
-	var s rowScratch
+	var buf []byte
 	for i, n := range names {
-		if inRow(n.Text, have, &s) {
+		if inRow(n.Text, have, &buf) {
 			out = append(out, i)
 		}
 	}

@@ -350,12 +350,10 @@ func (s *Store) Backup(w io.Writer) (int64, error) {
 	if s.etcd != nil {
 		return 0, fmt.Errorf("backup of %s: %w: an etcd store is backed up by the cluster's own snapshot (etcdctl snapshot save) or by lore export", s.path, ErrInvalid)
 	}
-	err := guard(s.path, func() error {
-		return s.db.View(func(tx *bolt.Tx) error {
-			var err error
-			n, err = tx.WriteTo(w)
-			return err
-		})
+	err := s.boltView(func(tx *bolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
 	})
 	return n, err
 }

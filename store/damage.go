@@ -218,5 +218,10 @@ func (s *Store) view(fn func(tx kvTx) error) error {
 	if s.etcd != nil {
 		return s.etcd.view(fn)
 	}
-	return guard(s.path, func() error { return s.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx: tx}) }) })
+	return s.boltView(func(tx *bolt.Tx) error { return fn(boltTx{tx: tx}) })
+}
+
+// boltView runs fn in a bbolt read transaction, through guard.
+func (s *Store) boltView(fn func(tx *bolt.Tx) error) error {
+	return guard(s.path, func() error { return s.db.View(fn) })
 }
