@@ -67,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.dir, "dir", "", "work directory (default: a temporary one, removed at the end)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile per phase: FILE.<phase>.<n>.pprof")
-	fs.StringVar(&c.packetsOut, "packets-out", "", "with -phase packets: write each packet's sha256 (or its refusal) to this file, one line a packet, to compare two builds' bytes")
+	fs.StringVar(&c.packetsOut, "packets-out", "", "with -phase packets: write each packet's sha256 (or its refusal's) and its time to this file, one line a packet, to compare two builds' bytes (the first four fields) and see where the tail is")
 	fs.StringVar(&c.loreBin, "lore-bin", "", "lore binary for the cold CLI runs (default: go build ./cmd/lore once)")
 	fs.StringVar(&c.phase, "phase", "", "internal: run one phase in this process")
 	fs.StringVar(&c.print, "print", "", "print the table of a JSON report written by -json, and run nothing")

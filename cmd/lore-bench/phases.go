@@ -347,7 +347,7 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 				return res, err
 			}
 			if dump != nil {
-				fmt.Fprintf(dump, "%s %d refused=%t %x\n", b.scope, k, refused, sha256.Sum256(out))
+				fmt.Fprintf(dump, "%s %d refused=%t %x %.2fms\n", b.scope, k, refused, sha256.Sum256(out), d.Seconds()*1000)
 			}
 			ds = append(ds, d)
 			total += d
