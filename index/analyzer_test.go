@@ -26,9 +26,12 @@ var stemWords = []string{
 func TestFastAnalyzerMatchesEn(t *testing.T) {
 	m := mapping.NewIndexMapping()
 	want := m.AnalyzerNamed(en.AnalyzerName)
-	fast := fastAnalyzer(want.(*analysis.DefaultAnalyzer))
-	if _, ok := fast.Tokenizer.(wordTokenizer); !ok {
-		t.Fatalf("fastAnalyzer's tokenizer is %T, want wordTokenizer", fast.Tokenizer)
+	fast, ok := fastAnalyzer(want.(*analysis.DefaultAnalyzer)).(*cachedAnalyzer)
+	if !ok {
+		t.Fatalf("fastAnalyzer gives %T, want *cachedAnalyzer", fast)
+	}
+	if _, ok := fast.tokenizer.(wordTokenizer); !ok {
+		t.Fatalf("fastAnalyzer's tokenizer is %T, want wordTokenizer", fast.tokenizer)
 	}
 	var wg sync.WaitGroup
 	for g := range 4 {
@@ -71,5 +74,37 @@ func BenchmarkAnalyze(b *testing.B) {
 				a.a.Analyze(text)
 			}
 		})
+	}
+}
+
+// TestCachedAnalyzerEvicting: with two slots every word keeps replacing
+// another in the term cache, and the tokens are still the "en"
+// analyzer's; filed under a namespace they are its terms with the
+// namespace before them, and no two streams share a term's bytes.
+func TestCachedAnalyzerEvicting(t *testing.T) {
+	want := mapping.NewIndexMapping().AnalyzerNamed(en.AnalyzerName)
+	fast := fastAnalyzer(want.(*analysis.DefaultAnalyzer)).(*cachedAnalyzer)
+	fast.terms.withSlots(2)
+	rng := rand.New(rand.NewPCG(3, 9))
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(stemWords[rng.IntN(len(stemWords))])
+			b.WriteString(wordPieces[rng.IntN(len(wordPieces))])
+			b.WriteByte(' ')
+		}
+		text := []byte(b.String())
+		wantTS := want.Analyze(text)
+		if got, w := tokenString(fast.Analyze(text)), tokenString(wantTS); got != w {
+			t.Fatalf("tokens of %q:\n got  %s\n want %s (bleve's en analyzer)", text, got, w)
+		}
+		fileUnder("ns1", wantTS)
+		filed := nsAnalyzer{ns: "ns1", an: fast}.Analyze(text)
+		if got, w := tokenString(filed), tokenString(wantTS); got != w {
+			t.Fatalf("tokens of %q filed under ns1:\n got  %s\n want %s", text, got, w)
+		}
+		for _, tok := range filed {
+			clear(tok.Term) // a later stream must not see this
+		}
 	}
 }

@@ -151,13 +151,18 @@ func newBuilder(m mapping.IndexMapping, format string) (*builder, error) {
 	return b, nil
 }
 
-// fastAnalyzer is analyzer a with its unicode tokenizer replaced by
-// wordTokenizer, which gives the same tokens faster. a's own fields are
-// the registry's and stay as they are.
-func fastAnalyzer(a *analysis.DefaultAnalyzer) *analysis.DefaultAnalyzer {
+// fastAnalyzer gives the tokens analyzer a gives, faster: its unicode
+// tokenizer replaced by wordTokenizer and, where each of its filters
+// filters a token alone (as the "en" analyzer's do), the filters behind a
+// termCache. a's own fields are the registry's and stay as they are.
+func fastAnalyzer(a *analysis.DefaultAnalyzer) analysis.Analyzer {
 	fast := *a
-	if _, ok := a.Tokenizer.(*unicodetok.UnicodeTokenizer); ok {
-		fast.Tokenizer = wordTokenizer{}
+	if _, ok := a.Tokenizer.(*unicodetok.UnicodeTokenizer); !ok {
+		return &fast
+	}
+	fast.Tokenizer = wordTokenizer{}
+	if c := newTermCache(a.TokenFilters); c != nil && len(a.CharFilters) == 0 {
+		return &cachedAnalyzer{tokenizer: fast.Tokenizer, terms: c}
 	}
 	return &fast
 }

@@ -30,6 +30,9 @@ type nsAnalyzer struct {
 }
 
 func (a nsAnalyzer) Analyze(text []byte) analysis.TokenStream {
+	if c, ok := a.an.(*cachedAnalyzer); ok {
+		return c.analyzeUnder(a.ns, text) // filed as it is written
+	}
 	ts := a.an.Analyze(text)
 	fileUnder(a.ns, ts)
 	return ts
