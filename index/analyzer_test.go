@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -17,6 +18,9 @@ var stemWords = []string{
 	"running", "runs", "ran", "ponies", "caresses", "relational", "conditional", "hopefully",
 	"generalizations", "The", "keeper's", "Lamps", "LIGHTHOUSE", "harbours", "a", "and", "sky",
 	"naïve", "cafés", "Ærøskøbing", "agreed", "feed", "happy", "it’s", "1,200", "_x_", "x.y.z",
+	// lower case lengthens the first (36 bytes, a term of 54) and shortens
+	// the second (a Kelvin sign, 3 bytes, is "k")
+	"ȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺ", "\u212AELVIN", "İstanbul",
 }
 
 // TestFastAnalyzerMatchesEn: the analyzer documents and queries go
@@ -48,7 +52,8 @@ func TestFastAnalyzerMatchesEn(t *testing.T) {
 					}
 				}
 				text := []byte(b.String())
-				if got, want := tokenString(fast.Analyze(text)), tokenString(want.Analyze(text)); got != want {
+				// bleve's lower case filter writes into the text it is given
+				if got, want := tokenString(fast.Analyze(text)), tokenString(want.Analyze(bytes.Clone(text))); got != want {
 					t.Errorf("tokens of %q:\n got  %s\n want %s (bleve's en analyzer)", text, got, want)
 					return
 				}
@@ -94,7 +99,7 @@ func TestCachedAnalyzerEvicting(t *testing.T) {
 			b.WriteByte(' ')
 		}
 		text := []byte(b.String())
-		wantTS := want.Analyze(text)
+		wantTS := want.Analyze(bytes.Clone(text)) // bleve lower-cases in place
 		if got, w := tokenString(fast.Analyze(text)), tokenString(wantTS); got != w {
 			t.Fatalf("tokens of %q:\n got  %s\n want %s (bleve's en analyzer)", text, got, w)
 		}

@@ -49,8 +49,7 @@ func (e *termEntry) term() []byte { return e.text[e.wordLen : int(e.wordLen)+int
 const (
 	termCacheSlots = 1 << 17 // a megabyte of slots; prose has fewer words
 	// maxCachedWord bounds the words cached (longer ones seldom repeat,
-	// and are filtered as they come) and the terms: the filters never
-	// make a term longer than its word.
+	// and are filtered as they come) and the terms kept.
 	maxCachedWord = 36
 )
 
@@ -85,7 +84,7 @@ func (c *termCache) termOf(tok *analysis.Token) (term []byte, stop bool) {
 		return e.term(), e.stop
 	}
 	term, stop = c.filter(tok)
-	if len(term) <= maxCachedWord { // the filters never lengthen a word; checked all the same
+	if len(term) <= maxCachedWord { // lower case can lengthen a word ("Ⱥ" is 2 bytes, "ⱥ" 3)
 		e := &termEntry{stop: stop, wordLen: uint8(len(tok.Term)), termLen: uint8(len(term))}
 		copy(e.text[copy(e.text[:], tok.Term):], term)
 		slot.Store(e)
