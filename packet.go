@@ -147,5 +147,21 @@ func (l *Lore) Packet(ctx context.Context, req packet.Request) (*packet.Packet, 
 	} else if req.Query != "" {
 		return nil, fmt.Errorf("packet: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
 	}
+	l.sizeSharedCaches()
 	return packet.Build(ctx, l.source(), srch, req)
+}
+
+// sizeSharedCaches lets the process's caches that grow with a store's
+// size (packet.SizeFragmentCache) see this one's: its index's count of
+// records, cheap to read (the sum of the segments' counts).
+func (l *Lore) sizeSharedCaches() {
+	l.mu.Lock()
+	ix := l.ix
+	l.mu.Unlock()
+	if ix == nil {
+		return
+	}
+	if n, err := ix.Count(); err == nil {
+		packet.SizeFragmentCache(n)
+	}
 }

@@ -94,7 +94,7 @@ func TestFragmentCacheConcurrent(t *testing.T) {
 	defer resetFragments()
 	var keys []fragmentKey
 	for i := 0; len(keys) < 64; i++ {
-		if k := keyOf("o200k_base", fmt.Sprint("text ", i)); k.h1%fragmentSets < 4 {
+		if k := keyOf("o200k_base", fmt.Sprint("text ", i)); k.h1&uint64(len(fragmentTable())-1) < 4 {
 			keys = append(keys, k)
 		}
 	}
@@ -211,5 +211,58 @@ func TestPricedInABufferCountsAsTheFragment(t *testing.T) {
 		if again, want := f.countBytes([]byte(mdNote(n))), c.Count(mdNote(n)); first != want || again != want {
 			t.Errorf("%s: note %q priced %d, then %d; want %d", name, mdNote(n), first, again, want)
 		}
+	}
+}
+
+// The table grows to a set for each record of the largest store it is
+// sized for, within its bounds, and never shrinks; counts taken while it
+// grows, from four goroutines, are the counter's own (run with -race).
+func TestSizeFragmentCache(t *testing.T) {
+	resetFragments()
+	defer resetFragments()
+	c, err := budget.NewCounter("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sharedFragmentCounter(c)
+	text := func(i int) string { return fmt.Sprintf("note %d: the keeper's lamp, lit at %d:45", i, i%24) }
+	var wg sync.WaitGroup
+	var wrong atomic.Int64
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 3000 {
+				if s := text(i*4 + w%2); f.Count(s) != c.Count(s) {
+					wrong.Add(1)
+				}
+			}
+		})
+	}
+	for _, step := range []struct {
+		records uint64
+		want    int
+	}{
+		{0, fragmentSets},
+		{fragmentSets, fragmentSets},
+		{fragmentSets + 1, 2 * fragmentSets},
+		{300_000, 2 * fragmentSets},
+		{1 << 40, maxFragmentSets},
+		{10, maxFragmentSets},
+	} {
+		SizeFragmentCache(step.records)
+		if n := len(fragmentTable()); n != step.want {
+			t.Errorf("sized for %d records: %d sets, want %d", step.records, n, step.want)
+		}
+	}
+	wg.Wait()
+	if n := wrong.Load(); n > 0 {
+		t.Errorf("%d counts differ from the counter's while the table grew", n)
+	}
+	s := text(1)
+	hits, _ := FragmentStats()
+	if f.Count(s); f.Count(s) != c.Count(s) {
+		t.Errorf("count of %q differs from the counter's", s)
+	}
+	if after, _ := FragmentStats(); after == hits {
+		t.Error("a count kept in the grown table was not served from it")
 	}
 }
