@@ -19,7 +19,7 @@ var stemWords = []string{
 	"generalizations", "The", "keeper's", "Lamps", "LIGHTHOUSE", "harbours", "a", "and", "sky",
 	"naïve", "cafés", "Ærøskøbing", "agreed", "feed", "happy", "it’s", "1,200", "_x_", "x.y.z",
 	// lower case lengthens the first (36 bytes, a term of 54) and shortens
-	// the second (a Kelvin sign, 3 bytes, is "k")
+	// the others (a Kelvin sign, 3 bytes, is "k"; "İ", 2 bytes, is "i")
 	"ȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺ", "\u212AELVIN", "İstanbul",
 }
 

@@ -128,10 +128,7 @@ func keyOf(encoding, text string) fragmentKey { return keyWith(seedsOf(encoding)
 func TestFragmentCounterCountsChunksOnce(t *testing.T) {
 	resetFragments()
 	defer resetFragments()
-	c, err := budget.NewCounter("o200k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := fxCounter(t)
 	f := newFragmentCounter(c)
 	if f.seeds == nil {
 		t.Fatal("the o200k_base counter is not shared")
@@ -220,10 +217,7 @@ func TestPricedInABufferCountsAsTheFragment(t *testing.T) {
 func TestSizeFragmentCache(t *testing.T) {
 	resetFragments()
 	defer resetFragments()
-	c, err := budget.NewCounter("o200k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := fxCounter(t)
 	f := sharedFragmentCounter(c)
 	text := func(i int) string { return fmt.Sprintf("note %d: the keeper's lamp, lit at %d:45", i, i%24) }
 	var wg sync.WaitGroup
