@@ -276,6 +276,12 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 			// below the frame and what it protects, is refused.
 			return nil, b.frameRefusal(n)
 		}
+		if b.req.fitsOnly && n <= b.req.Budget && !p.FrameOnly {
+			// It fits: put-back, arranging and listing notes only add
+			// to a packet within the budget, and none of them refuses.
+			p.Tokens = n
+			return p, nil
+		}
 		if n <= b.req.Budget || p.FrameOnly {
 			ladderStep := p.Step
 			p.ladderStep = ladderStep

@@ -79,6 +79,10 @@ type Request struct {
 	// whether they fit: a build whose protected records alone are over
 	// its budget stops before pricing (see builder.protectedFloor).
 	checkOnly bool
+	// fitsOnly is set on the builds that find a refusal's working budget,
+	// which ask only whether the request fits at a budget: such a build
+	// ends at the ladder's first fit (see builder.fitWith).
+	fitsOnly bool
 	// climb makes a refusal's working budget climb from its estimate a
 	// token at a time, as it did before it jumped to the engine's ask:
 	// tests compare the two.

@@ -291,6 +291,7 @@ func (b *builder) workingBudget(need int) int {
 	}
 	r := b.req
 	r.proposing, r.AsOf = true, 0 // the proposed command lets story time follow the focus
+	r.fitsOnly = true             // whether it fits is all this asks
 	cfg := b.cfg
 	r.Config = &cfg
 	for range 6 {

@@ -233,3 +233,45 @@ func TestSplitKeepsTheReadContracts(t *testing.T) {
 		t.Errorf("%d reads of a Source that is not concurrent ran beside another", n)
 	}
 }
+
+// A working budget's builds (Request.fitsOnly) end at the ladder's first
+// fit. They must answer as the whole build does: refused at the same
+// budgets with the same split, and within the budget where it fits. The
+// put-back they skip must change some packet here, or the test would not
+// see the early end at all.
+func TestFitsOnlyAnswersAsTheWholeBuild(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	counter := fxCounter(t)
+	fits, cut := 0, 0
+	for _, focus := range [][]string{{"scene-12"}, {"scene-12", "tomas"}, {"mara", "tl-13"}} {
+		for b := 40; b <= 3000; b += 37 {
+			req := fxSceneRequest(b)
+			req.Focus, req.Counter, req.proposing = focus, counter, true
+			whole, errWhole := Build(context.Background(), env.st, env.ix, req)
+			req.fitsOnly = true
+			early, errEarly := Build(context.Background(), env.st, env.ix, req)
+			if (errWhole == nil) != (errEarly == nil) {
+				t.Fatalf("focus %v at %d: the whole build gives %v, the one that ends at its first fit %v", focus, b, errWhole, errEarly)
+			}
+			if errWhole != nil {
+				var sw, se *SplitError
+				if !errors.As(errWhole, &sw) || !errors.As(errEarly, &se) || !reflect.DeepEqual(sw, se) {
+					t.Errorf("focus %v at %d: refused as\n%v\nand as\n%v", focus, b, errWhole, errEarly)
+				}
+				continue
+			}
+			fits++
+			if early.Tokens > b || whole.Tokens > b {
+				t.Errorf("focus %v at %d: %d and %d tokens, over the budget", focus, b, early.Tokens, whole.Tokens)
+			}
+			if early.Tokens != whole.Tokens {
+				cut++
+			}
+		}
+	}
+	if fits == 0 || cut == 0 {
+		t.Fatalf("%d packets fitted, %d of them put back or arranged after the first fit: the budgets no longer test the early end", fits, cut)
+	}
+	t.Logf("%d fitted, %d changed after their first fit", fits, cut)
+}
