@@ -57,8 +57,10 @@
 //     records with their tokens and proposes a split, each proposal with
 //     the `lore packet` command lines that carry it out. The packets it
 //     builds to check its proposals share the request's searches and
-//     heads (searchmemo.go, requestwork.go); on a ConcurrentSource a
-//     kinds proposal is checked beside the working budget (splitkinds.go).
+//     heads (searchmemo.go, requestwork.go); the working budget's builds
+//     stop at their first fit, since whether they fit is all they ask;
+//     on a ConcurrentSource a kinds proposal is checked beside the
+//     working budget (splitkinds.go).
 //  5. Load the survivors' bodies, render, and count the whole rendered
 //     packet with the real counter (budget rule 6). Where the Source is a
 //     ConcurrentSource, the bodies of the most important candidates (up
