@@ -81,7 +81,9 @@ type Request struct {
 	checkOnly bool
 	// fitsOnly is set on the builds that find a refusal's working budget,
 	// which ask only whether the request fits at a budget: such a build
-	// ends at the ladder's first fit (see builder.fitWith).
+	// ends at the ladder's first fit (see builder.fitWith), and of its
+	// packet only Tokens is meant to be read (it is neither put back nor
+	// hashed).
 	fitsOnly bool
 	// climb makes a refusal's working budget climb from its estimate a
 	// token at a time, as it did before it jumped to the engine's ask:
