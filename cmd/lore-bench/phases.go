@@ -40,10 +40,13 @@ const (
 var phaseNames = []string{phaseIngestLore, phaseIngestBleve, phasePackets, phaseSearchBleve, phaseSearchLore, phaseCount}
 
 // Budgets of the packet phase: the scene and chapter scopes.
-var packetBudgets = []struct {
+var packetBudgets = []packetBudget{{"scene", 8000}, {"chapter", 20000}}
+
+// packetBudget is a scope a latency phase builds its packets at.
+type packetBudget struct {
 	scope  string
 	tokens int
-}{{"scene", 8000}, {"chapter", 20000}}
+}
 
 // warmup is the number of queries run untimed before a latency phase.
 const warmup = 20
@@ -312,65 +315,12 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 	for _, b := range packetBudgets {
 		// A CPU profile tells the budgets apart: pprof -tagfocus budget=scene.
 		pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("budget", b.scope)))
-		// one builds and renders the packet of q; out is the packet, or
-		// the refusal's message.
-		one := func(q query) (out []byte, tokens int, deferred, refused bool, err error) {
-			p, err := l.Packet(ctx, packetRequest(q, b.scope, b.tokens))
-			if err != nil {
-				if errors.Is(err, packet.ErrCannotFit) {
-					return []byte(err.Error()), 0, false, true, nil
-				}
-				return nil, 0, false, false, fmt.Errorf("packet ns %q focus %q query %q: %w", q.NS, q.Focus, q.Text, err)
-			}
-			// Render is part of what a caller waits for.
-			if out, err = p.Render("md"); err != nil {
-				return nil, 0, false, false, err
-			}
-			return out, p.Tokens, p.Incomplete(), false, nil
-		}
-		for _, q := range qs[:min(warmup, len(qs))] {
-			if _, _, _, _, err := one(q); err != nil {
-				return res, err
-			}
-		}
-		ds := make([]time.Duration, 0, len(qs))
-		var lat latency
-		hits, misses := packet.NameStats()
-		fhits, fmisses := packet.FragmentStats()
-		aread, aused := packet.BodiesAheadStats()
-		var outTokens int
-		for k, q := range qs {
-			t := time.Now()
-			out, n, deferred, refused, err := one(q)
-			d := time.Since(t)
-			if err != nil {
-				return res, err
-			}
-			if dump != nil {
-				fmt.Fprintf(dump, "%s %d refused=%t %x %.2fms\n", b.scope, k, refused, sha256.Sum256(out), d.Seconds()*1000)
-			}
-			ds = append(ds, d)
-			total += d
-			outTokens += n
-			if deferred {
-				lat.Deferred++
-			}
-			if refused {
-				lat.Refused++
-			}
-		}
-		s := summarize(ds)
-		s.Deferred, s.Refused = lat.Deferred, lat.Refused
-		h, m := packet.NameStats()
-		s.NameHits, s.NameMisses = h-hits, m-misses
-		h, m = packet.FragmentStats()
-		s.FragmentHits, s.FragmentMisses = h-fhits, m-fmisses
-		r, u := packet.BodiesAheadStats()
-		s.AheadRead, s.AheadUsed = r-aread, u-aused
-		if len(qs) > 0 {
-			s.Tokens = float64(outTokens) / float64(len(qs))
+		s, took, err := packetsAt(ctx, l, qs, b, dump)
+		if err != nil {
+			return res, err
 		}
 		res.Latency[b.scope] = s
+		total += took
 	}
 	pprof.SetGoroutineLabels(ctx)
 	// Lore's search alone, to compare index with index.
@@ -381,6 +331,84 @@ func packets(c corpus, a phaseArgs) (phaseResult, error) {
 	res.Latency["search"] = search
 	res.Seconds = total.Seconds()
 	return res, dump.Close()
+}
+
+// packetsAt times the packets of qs at budget b, after a warm-up, and
+// returns their latencies, the process caches' figures over them and
+// the time they took in all; each packet's hash and time go to dump.
+func packetsAt(ctx context.Context, l *lore.Lore, qs []query, b packetBudget, dump *packetDump) (latency, time.Duration, error) {
+	// one builds and renders the packet of q; out is the packet, or the
+	// refusal's message.
+	one := func(q query) (out []byte, tokens int, deferred, refused bool, err error) {
+		p, err := l.Packet(ctx, packetRequest(q, b.scope, b.tokens))
+		if err != nil {
+			if errors.Is(err, packet.ErrCannotFit) {
+				return []byte(err.Error()), 0, false, true, nil
+			}
+			return nil, 0, false, false, fmt.Errorf("packet ns %q focus %q query %q: %w", q.NS, q.Focus, q.Text, err)
+		}
+		// Render is part of what a caller waits for.
+		if out, err = p.Render("md"); err != nil {
+			return nil, 0, false, false, err
+		}
+		return out, p.Tokens, p.Incomplete(), false, nil
+	}
+	for _, q := range qs[:min(warmup, len(qs))] {
+		if _, _, _, _, err := one(q); err != nil {
+			return latency{}, 0, err
+		}
+	}
+	ds := make([]time.Duration, 0, len(qs))
+	before := takeCacheStats()
+	var total time.Duration
+	var outTokens, deferrals, refusals int
+	for k, q := range qs {
+		t := time.Now()
+		out, n, deferred, refused, err := one(q)
+		d := time.Since(t)
+		if err != nil {
+			return latency{}, 0, err
+		}
+		if dump != nil {
+			fmt.Fprintf(dump, "%s %d refused=%t %x %.2fms\n", b.scope, k, refused, sha256.Sum256(out), d.Seconds()*1000)
+		}
+		ds = append(ds, d)
+		total += d
+		outTokens += n
+		if deferred {
+			deferrals++
+		}
+		if refused {
+			refusals++
+		}
+	}
+	s := summarize(ds)
+	s.Deferred, s.Refused = deferrals, refusals
+	takeCacheStats().since(before, &s)
+	if len(qs) > 0 {
+		s.Tokens = float64(outTokens) / float64(len(qs))
+	}
+	return s, total, nil
+}
+
+// cacheStats are the process's packet caches' counters at one moment.
+type cacheStats struct {
+	nameHits, nameMisses, fragHits, fragMisses, aheadRead, aheadUsed int64
+}
+
+func takeCacheStats() cacheStats {
+	var c cacheStats
+	c.nameHits, c.nameMisses = packet.NameStats()
+	c.fragHits, c.fragMisses = packet.FragmentStats()
+	c.aheadRead, c.aheadUsed = packet.BodiesAheadStats()
+	return c
+}
+
+// since puts into s what the counters gained from before to c.
+func (c cacheStats) since(before cacheStats, s *latency) {
+	s.NameHits, s.NameMisses = c.nameHits-before.nameHits, c.nameMisses-before.nameMisses
+	s.FragmentHits, s.FragmentMisses = c.fragHits-before.fragHits, c.fragMisses-before.fragMisses
+	s.AheadRead, s.AheadUsed = c.aheadRead-before.aheadRead, c.aheadUsed-before.aheadUsed
 }
 
 // searchTimes times Lore's search alone for qs (its own mapping, the
