@@ -174,38 +174,58 @@ func (rep *report) print(w io.Writer) {
 	fmt.Fprintf(w, "machine: %s, %d cores, %.1f GiB RAM, %s %s, load at start %s\n",
 		m.CPU, m.Cores, float64(m.MemBytes)/(1<<30), m.Go, m.OS, m.LoadAvg)
 	fmt.Fprintf(w, "seed %d, %d queries per budget, batches of %d\n\n", rep.Seed, rep.Queries, rep.Batch)
+	t := table{w: w, tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)}
+	rep.printIngest(t)
+	rep.printPackets(t)
+	rep.printSearch(t)
+	rep.printCold(t)
+	rep.printCounting(w)
+}
 
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
-	f1 := func(x float64) string { return fmt.Sprintf("%.1f", x) }
-	orDash := func(x float64) string { // a figure an older report lacks
-		if x == 0 {
-			return "-"
-		}
-		return f1(x)
-	}
-	f2 := func(x float64) string { return fmt.Sprintf("%.2f", x) }
-	n0 := func(x float64) string { return fmt.Sprintf("%.0f", x) }
-	mb := func(x int64) string { return fmt.Sprintf("%.0f", float64(x)/mib) }
-	// Peak RSS (VmHWM), then the peak of its anonymous part (the rest is
-	// mmapped store and index pages).
-	rss := func(p phaseResult) string {
-		return fmt.Sprintf("%.0f (anon %.0f)", float64(p.PeakRSS)/mib, float64(p.PeakAnon)/mib)
-	}
+// table writes a report's tables: a title, then rows of right-aligned
+// cells, flushed at its end.
+type table struct {
+	w  io.Writer
+	tw *tabwriter.Writer
+}
 
-	fmt.Fprintln(w, "INGEST (batches of PutMany vs bleve default mapping)")
-	row("N", "lore s", "bleve s", "ratio", "lore rec/s", "bleve rec/s", "lore MB/s", "bleve MB/s", "lore µs/rec", "lore cpu µs/rec", "bleve cpu µs/rec", "cpu ratio", "lore RSS MiB", "bleve RSS MiB")
+func (t table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")+"\t") }
+
+func f1(x float64) string { return fmt.Sprintf("%.1f", x) }
+func f2(x float64) string { return fmt.Sprintf("%.2f", x) }
+func n0(x float64) string { return fmt.Sprintf("%.0f", x) }
+func mb(x int64) string   { return fmt.Sprintf("%.0f", float64(x)/mib) }
+
+// orDash is a figure an older report lacks as "-".
+func orDash(x float64) string {
+	if x == 0 {
+		return "-"
+	}
+	return f1(x)
+}
+
+// rss is a phase's peak RSS (VmHWM), then the peak of its anonymous part
+// (the rest is mmapped store and index pages).
+func rss(p phaseResult) string {
+	return fmt.Sprintf("%.0f (anon %.0f)", float64(p.PeakRSS)/mib, float64(p.PeakAnon)/mib)
+}
+
+func (rep *report) printIngest(t table) {
+	fmt.Fprintln(t.w, "INGEST (batches of PutMany vs bleve default mapping)")
+	t.row("N", "lore s", "bleve s", "ratio", "lore rec/s", "bleve rec/s", "lore MB/s", "bleve MB/s", "lore µs/rec", "lore cpu µs/rec", "bleve cpu µs/rec", "cpu ratio", "lore RSS MiB", "bleve RSS MiB")
 	for _, r := range rep.Runs {
 		d := r.Derived
-		row(fmt.Sprint(r.N), f1(r.IngestLore.Seconds), f1(r.IngestBleve.Seconds), f2(d.IngestTimeRatio),
+		t.row(fmt.Sprint(r.N), f1(r.IngestLore.Seconds), f1(r.IngestBleve.Seconds), f2(d.IngestTimeRatio),
 			n0(d.LoreRecordsPerS), n0(d.BleveRecordsPerS), f2(d.LoreMBPerS), f2(d.BleveMBPerS),
 			n0(d.LoreUsPerRecord), n0(d.LoreCPUUsPerRec), n0(d.BleveCPUUsPerRec), f2(d.IngestCPURatio),
 			rss(r.IngestLore), rss(r.IngestBleve))
 	}
-	tw.Flush()
+	t.tw.Flush()
+}
 
-	fmt.Fprintln(w, "\nPACKETS (warm, in process; ms) vs bleve search alone (default mapping, top 50)")
-	row("N", "budget", "lore p50", "p95", "p99", "bleve p50", "p95", "p99", "p50 ratio", "deferred", "refused", "bleve hits", "lore RSS MiB", "bleve RSS MiB", "names kept", "fragments kept", "bodies ahead used", "lore disk reads", "bleve disk reads")
+func (rep *report) printPackets(t table) {
+	fmt.Fprintln(t.w, "\nPACKETS (warm, in process; ms) vs bleve search alone (default mapping, top 50)")
+	t.row("N", "budget", "lore p50", "p95", "p99", "bleve p50", "p95", "p99", "p50 ratio", "deferred", "refused", "bleve hits", "lore RSS MiB", "bleve RSS MiB", "names kept", "fragments kept", "bodies ahead used", "lore disk reads", "bleve disk reads")
 	for _, r := range rep.Runs {
 		base := r.SearchBleve.Latency["top50"]
 		for _, b := range packetBudgets {
@@ -214,35 +234,41 @@ func (rep *report) print(w io.Writer) {
 			if b.scope == "chapter" {
 				ratio = r.Derived.ChapterP50Ratio
 			}
-			row(fmt.Sprint(r.N), fmt.Sprintf("%s %d", b.scope, b.tokens), f2(l.P50ms), f2(l.P95ms), f2(l.P99ms),
+			t.row(fmt.Sprint(r.N), fmt.Sprintf("%s %d", b.scope, b.tokens), f2(l.P50ms), f2(l.P95ms), f2(l.P99ms),
 				f2(base.P50ms), f2(base.P95ms), f2(base.P99ms), f2(ratio),
 				fmt.Sprint(l.Deferred), fmt.Sprint(l.Refused), f1(base.Hits), rss(r.Packets), rss(r.SearchBleve), share(l.NameHits, l.NameMisses), share(l.FragmentHits, l.FragmentMisses), share(l.AheadUsed, l.AheadRead-l.AheadUsed),
 				fmt.Sprint(r.Packets.MajorFaults), fmt.Sprint(r.SearchBleve.MajorFaults))
 		}
 	}
-	tw.Flush()
+	t.tw.Flush()
+}
 
-	fmt.Fprintln(w, "\nSEARCH ALONE (top 50, same words; ms): Lore's index (hits checked against the store) vs bleve default mapping")
-	row("N", "lore p50", "p95", "p99", "lore hits", "bleve p50", "p95", "p99", "bleve hits", "p50 ratio")
+func (rep *report) printSearch(t table) {
+	fmt.Fprintln(t.w, "\nSEARCH ALONE (top 50, same words; ms): Lore's index (hits checked against the store) vs bleve default mapping")
+	t.row("N", "lore p50", "p95", "p99", "lore hits", "bleve p50", "p95", "p99", "bleve hits", "p50 ratio")
 	for _, r := range rep.Runs {
 		l, base := r.Packets.Latency["search"], r.SearchBleve.Latency["top50"]
 		ratio := 0.0
 		if base.P50ms > 0 {
 			ratio = l.P50ms / base.P50ms
 		}
-		row(fmt.Sprint(r.N), f2(l.P50ms), f2(l.P95ms), f2(l.P99ms), f1(l.Hits), f2(base.P50ms), f2(base.P95ms), f2(base.P99ms), f1(base.Hits), f2(ratio))
+		t.row(fmt.Sprint(r.N), f2(l.P50ms), f2(l.P95ms), f2(l.P99ms), f1(l.Hits), f2(base.P50ms), f2(base.P95ms), f2(base.P99ms), f1(base.Hits), f2(ratio))
 	}
-	tw.Flush()
+	t.tw.Flush()
+}
 
-	fmt.Fprintln(w, "\nCOLD CLI (`lore packet --scope scene`, fresh process; ms) and DISK")
-	row("N", "cold median", "cold max", "runs", "novel+focus median", "agent median", "lore bytes/rec", "bleve bytes/rec", "lore MiB", "bleve MiB", "text bytes/rec")
+func (rep *report) printCold(t table) {
+	fmt.Fprintln(t.w, "\nCOLD CLI (`lore packet --scope scene`, fresh process; ms) and DISK")
+	t.row("N", "cold median", "cold max", "runs", "novel+focus median", "agent median", "lore bytes/rec", "bleve bytes/rec", "lore MiB", "bleve MiB", "text bytes/rec")
 	for _, r := range rep.Runs {
 		d := r.Derived
-		row(fmt.Sprint(r.N), f1(r.ColdCLI.Medianms), f1(r.ColdCLI.Maxms), fmt.Sprint(r.ColdCLI.Runs), orDash(r.ColdCLI.FocusMedianms), orDash(r.ColdCLI.AgentMedianms),
+		t.row(fmt.Sprint(r.N), f1(r.ColdCLI.Medianms), f1(r.ColdCLI.Maxms), fmt.Sprint(r.ColdCLI.Runs), orDash(r.ColdCLI.FocusMedianms), orDash(r.ColdCLI.AgentMedianms),
 			n0(d.LoreBytesPerRec), n0(d.BleveBytesPerRec), mb(r.DiskLore), mb(r.DiskBleve), n0(d.AvgRecordTextByte))
 	}
-	tw.Flush()
+	t.tw.Flush()
+}
 
+func (rep *report) printCounting(w io.Writer) {
 	c := rep.Counting
 	fmt.Fprintf(w, "\nCOUNTING (o200k_base, one goroutine): %d records, %.1f MiB, %d tokens (%.0f a record) in %.2f s: %.0f tokens/s, %.2f MB/s\n",
 		c.Records, float64(c.Bytes)/mib, c.Tokens, c.TokensPerRe, c.Seconds, c.TokensPerS, c.MBPerS)
