@@ -39,8 +39,8 @@ func (m *modelAhead) wait() (countBounds, error) {
 // otherwise (calibrate then counts in place). It must be called before
 // the ladder writes anything the copy reads.
 func (b *builder) startModelAhead() *modelAhead {
-	if runtime.GOMAXPROCS(0) < 2 || !b.monotone() || !b.anyShorter() || b.anyTruncates() || b.allFitByPrice() {
-		return nil
+	if runtime.GOMAXPROCS(0) < 2 || b.req.fitsOnly || !b.monotone() || !b.anyShorter() || b.anyTruncates() || b.allFitByPrice() {
+		return nil // arrange will not run (a fitsOnly build ends before it), or not need the model
 	}
 	for _, c := range b.cands {
 		b.fetchOf(c) // made here, so that neither goroutine writes a candidate
