@@ -3,6 +3,7 @@ package index
 import (
 	"container/heap"
 	"context"
+	"errors"
 
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
@@ -40,6 +41,15 @@ func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (_ bs
 	}
 	ctx = context.WithValue(ctx, bsearch.GetScoringModelCallbackKey,
 		bsearch.GetScoringModelCallbackFn(func() string { return model }))
+	if w, ok := wordsOf(bq); ok && pruneWords && model == bindex.BM25Scoring {
+		best, _, err := prunedBest(ctx, r, w, size)
+		if err == nil {
+			return best, withIDs(best, r)
+		}
+		if !errors.Is(err, errNotScorch) {
+			return nil, err
+		}
+	}
 	s, err := bq.Searcher(ctx, r, m, bsearch.SearcherOptions{})
 	if err != nil {
 		return nil, err
@@ -53,12 +63,17 @@ func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (_ bs
 	if err != nil {
 		return nil, err
 	}
+	return best, withIDs(best, r)
+}
+
+// withIDs reads the document id of each match.
+func withIDs(best bsearch.DocumentMatchCollection, r bindex.IndexReader) (err error) {
 	for _, h := range best {
 		if h.ID, err = r.ExternalID(h.IndexInternalID); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return best, nil
+	return nil
 }
 
 // checkDoneEvery is how many matches collectBest reads between looks at
