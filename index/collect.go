@@ -46,7 +46,7 @@ func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (_ bs
 		if err == nil {
 			return best, withIDs(best, r)
 		}
-		if !errors.Is(err, errNotScorch) {
+		if !errors.Is(err, errNotPrunable) {
 			return nil, err
 		}
 	}
