@@ -61,7 +61,17 @@
 // go through bleve's boolean Filter, which does not score. Results sort by score descending, then document id
 // ascending; the document id is ns + NUL + id, so ties come out by
 // (ns, id). Term statistics are index-wide: records of other namespaces
-// change score values, never which namespace is searched.
+// change score values, never which namespace is searched. (That is an
+// index of format 1; from format 2 each term is filed by namespace, so
+// its statistics are the namespace's own and no namespace clause is
+// needed: see nsterms.go.)
+//
+// A words query (any of some words, with or without a kind and tag
+// filter: what a packet asks) does not score every record that holds one
+// of its words. prunedBest (maxscore.go) skips the records whose score
+// cannot pass the lowest of the hits kept so far, and returns the hits
+// and scores bleve's searchers would, bit for bit: at 1,000,000 records
+// it scores a quarter of the matches.
 //
 // # Locking
 //
