@@ -55,9 +55,12 @@ type Lore struct {
 	lockTimeout time.Duration
 
 	// mu serialises index maintenance: the index is brought up to the
-	// store's change log after every write, by one goroutine at a time.
+	// store's change log after every write (behind it: see upd), by one
+	// goroutine at a time, and every read of the index takes mu.
 	mu sync.Mutex
 	ix *index.Index
+	// upd runs the index updates behind writes (background.go).
+	upd updater
 	// stale is set when a read-only open found the index behind the store;
 	// search results are then checked against the store.
 	stale bool
@@ -281,16 +284,17 @@ func (l *Lore) Store() store.Backend { return l.st }
 // Name is the store's name: its folder, or its etcd store URL.
 func (l *Lore) Name() string { return l.name }
 
-// Close closes the index and the store.
+// Close closes the index and the store, once the index holds every
+// write (background.go).
 func (l *Lore) Close() error {
 	if l.stopWatch != nil {
 		l.stopWatch()
 		<-l.watchDone
 		l.stopWatch = nil
 	}
+	errs := []error{l.waitUpdates()}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var errs []error
 	if l.lag != nil {
 		errs = append(errs, l.lag.close())
 		l.lag = nil
@@ -316,6 +320,11 @@ func (l *Lore) syncIndex() error { return l.syncIndexContext(context.Background(
 func (l *Lore) syncIndexContext(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.syncIndexLocked(ctx)
+}
+
+// syncIndexLocked is syncIndexContext with l.mu held.
+func (l *Lore) syncIndexLocked(ctx context.Context) error {
 	if l.ix == nil {
 		return nil
 	}
@@ -329,9 +338,8 @@ func (l *Lore) syncIndexContext(ctx context.Context) error {
 }
 
 // applyChanges applies the change log past the index's watermark to the
-// index, in batches; l.mu is held.
+// index, in steps of at most applyRecords records; l.mu is held.
 func (l *Lore) applyChanges(ctx context.Context) error {
-	const batch = 2000
 	progress := store.ProgressFrom(ctx)
 	var from, last uint64
 	for {
@@ -339,48 +347,95 @@ func (l *Lore) applyChanges(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		changes, err := l.st.Changes(wm, batch)
-		if errors.Is(err, store.ErrCompacted) {
-			// etcd compacted its history past the watermark: the log
-			// cannot say what changed, so rebuild from the records.
-			return l.rebuildIndexContext(context.Background())
-		}
-		if err != nil {
-			return err
-		}
-		if len(changes) == 0 {
-			if last > from {
-				progress("indexing", int(last-from), int(last-from))
-			}
-			return nil
-		}
 		if last == 0 {
 			from = wm
 			if last, err = l.st.LastSeq(); err != nil {
 				return err
 			}
 		}
-		progress("indexing", int(min(wm, last)-from), int(last-from))
-		// The latest op per record decides; the record is read as it is
-		// now, so replaying an old put after a delete cannot raise a ghost.
-		touched := map[index.Key]bool{}
-		var keys []index.Key
+		if wm < last {
+			progress("indexing", int(wm-from), int(last-from))
+		}
+		done, err := l.applyStep()
+		if err != nil || done {
+			if err == nil && last > from {
+				progress("indexing", int(last-from), int(last-from))
+			}
+			return err
+		}
+	}
+}
+
+// applyStep applies the change log past the index's watermark, at most
+// applyRecords records, and reports whether there was nothing left to
+// apply; l.mu is held.
+func (l *Lore) applyStep() (done bool, err error) {
+	wm, err := l.ix.Watermark()
+	if err != nil {
+		return false, err
+	}
+	keys, seq, err := l.touchedAfter(wm)
+	if errors.Is(err, store.ErrCompacted) {
+		// etcd compacted its history past the watermark: the log cannot
+		// say what changed, so rebuild from the records.
+		return true, l.rebuildIndexContext(context.Background())
+	}
+	if err != nil {
+		return false, err
+	}
+	if seq == wm {
+		return true, nil
+	}
+	puts, dels, err := l.readTouched(keys)
+	if err != nil {
+		return false, err
+	}
+	if err := l.ix.Apply(puts, dels, seq); err != nil {
+		return false, fmt.Errorf("index %s: %w", filepath.Join(l.dir, IndexDir), err)
+	}
+	return false, nil
+}
+
+// applyRecords bounds the records one Apply reads and indexes (their
+// bodies are in memory together).
+const applyRecords = 2000
+
+// touchedAfter reads the change log past seq wm until it names
+// applyRecords records (more when one etcd write holds more) or ends. It
+// returns those records' keys, in the order first changed, and the seq of
+// the last change read (wm when there is none). Links are not indexed, so
+// their changes only move the seq: a PutMany of 1,000 records and 4,000
+// links is one Apply, not three, each of which waits for the index's
+// fsync.
+//
+// The latest op per record decides: the record is read as it is now, so
+// replaying an old put after a delete cannot raise a ghost.
+func (l *Lore) touchedAfter(wm uint64) (keys []index.Key, seq uint64, err error) {
+	const page = 2000
+	seq = wm
+	touched := map[index.Key]bool{}
+	for {
+		changes, err := l.st.Changes(seq, page)
+		if err != nil {
+			return nil, 0, err
+		}
 		for _, c := range changes {
+			// Stop between seqs only: on etcd one write's changes share
+			// its revision, and the next read starts past it.
+			if len(keys) >= applyRecords && c.Seq != seq {
+				return keys, seq, nil
+			}
+			seq = c.Seq
 			if c.Op == store.OpLink || c.Op == store.OpUnlink {
 				continue
 			}
-			k := index.Key{NS: c.NS, ID: c.ID}
-			if !touched[k] {
+			if k := (index.Key{NS: c.NS, ID: c.ID}); !touched[k] {
 				touched[k] = true
 				keys = append(keys, k)
 			}
 		}
-		puts, dels, err := l.readTouched(keys)
-		if err != nil {
-			return err
-		}
-		if err := l.ix.Apply(puts, dels, changes[len(changes)-1].Seq); err != nil {
-			return fmt.Errorf("index %s: %w", filepath.Join(l.dir, IndexDir), err)
+		if len(changes) < page {
+			return keys, seq, nil
 		}
 	}
 }
@@ -502,16 +557,29 @@ func (l *Lore) Put(ctx context.Context, r store.Record) (store.PutResult, error)
 	if err != nil {
 		return res, err
 	}
-	return res, l.afterWrite(ctx)
+	return res, l.written(ctx)
 }
 
 // PutMany stores records and links in one transaction: all or nothing.
+// On a bbolt store it returns once the transaction is committed, and the
+// index takes the records in behind it; every search and packet that
+// starts after PutMany returns sees them (background.go). Flush waits for
+// the index.
 func (l *Lore) PutMany(ctx context.Context, recs []store.Record, links []store.Link) ([]store.PutResult, error) {
 	res, err := l.st.PutManyContext(ctx, recs, links)
 	if err != nil {
 		return res, err
 	}
-	return res, l.afterWrite(ctx)
+	return res, l.written(ctx)
+}
+
+// written has the index take in the write just committed: behind the
+// write on a bbolt store (background.go), before returning on etcd.
+func (l *Lore) written(ctx context.Context) error {
+	if l.shared {
+		return l.afterWrite(ctx)
+	}
+	return l.indexBehind()
 }
 
 // afterWrite brings the index up to the write just committed. The write is
@@ -543,7 +611,7 @@ func (l *Lore) Delete(ctx context.Context, ns, id string, cascade bool) error {
 	if err := l.st.Delete(ns, id, cascade); err != nil {
 		return err
 	}
-	return l.afterWrite(ctx)
+	return l.written(ctx)
 }
 
 // Link adds (or re-weights) a link. It reports whether anything changed.
@@ -552,7 +620,7 @@ func (l *Lore) Link(ctx context.Context, lk store.Link) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return changed, l.afterWrite(ctx)
+	return changed, l.written(ctx)
 }
 
 // Unlink removes a link.
@@ -560,7 +628,7 @@ func (l *Lore) Unlink(ctx context.Context, ns, from, rel, to string) error {
 	if err := l.st.Unlink(ns, from, rel, to); err != nil {
 		return err
 	}
-	return l.afterWrite(ctx)
+	return l.written(ctx)
 }
 
 // Links returns the links of a record in the given direction.

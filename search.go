@@ -68,6 +68,7 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 func (l *Lore) searcher() packet.Searcher {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.catchUpLocked()
 	switch {
 	case l.lag != nil:
 		return l.lag
@@ -140,6 +141,7 @@ func (l *Lore) Check() ([]store.Problem, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.catchUpLocked()
 	if l.ix == nil {
 		probs = append(probs, store.Problem{What: "the search index is missing or unreadable; `lore reindex` rebuilds it"})
 		return probs, nil
@@ -166,6 +168,7 @@ func (l *Lore) Check() ([]store.Problem, error) {
 func (l *Lore) IndexWatermark() (uint64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.catchUpLocked()
 	if l.ix == nil {
 		return 0, ErrNoIndex
 	}

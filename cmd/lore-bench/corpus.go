@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -378,6 +379,38 @@ func (c corpus) batch(from, to int) ([]store.Record, []store.Link) {
 		links = append(links, c.links(i)...)
 	}
 	return recs, links
+}
+
+// genAhead is how many batches an ingest generates at a time, between
+// its timed writes: enough that the writes of one chunk overlap each
+// other, few enough that the records in hand stay small (about 30 MiB).
+const genAhead = 16
+
+// pending is one generated batch: records from..from+len(recs)-1.
+type pending struct {
+	from  int
+	recs  []store.Record
+	links []store.Link
+}
+
+// ahead yields, for each chunk of genAhead batches of size records, a
+// function that generates that chunk; the caller times around the call.
+func (c corpus) ahead(size int) iter.Seq[func() []pending] {
+	return func(yield func(func() []pending) bool) {
+		for start := 0; start < c.n; start += genAhead * size {
+			gen := func() []pending {
+				var out []pending
+				for from := start; from < min(start+genAhead*size, c.n); from += size {
+					recs, links := c.batch(from, min(from+size, c.n))
+					out = append(out, pending{from: from, recs: recs, links: links})
+				}
+				return out
+			}
+			if !yield(gen) {
+				return
+			}
+		}
+	}
 }
 
 // textBytes is the text a record carries: title, summary and body.

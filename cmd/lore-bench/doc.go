@@ -38,6 +38,9 @@
 // Right after the packets, the parent times `lore packet` as a fresh
 // process (-cold-runs, median), building the CLI once with go build;
 // after the phases it measures the bytes on disk. Times exclude
-// generating the corpus. Nothing is asserted: the program reports, the
+// generating the corpus, which both ingests do 16 batches at a time; Lore
+// first waits for its index to hold what it was given (Flush, timed), so
+// no untimed generation runs beside Lore's index updates, which go on
+// behind each PutMany. Nothing is asserted: the program reports, the
 // reader compares with the goals of BENCHMARKS.md.
 package main
