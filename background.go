@@ -98,7 +98,7 @@ func (l *Lore) runUpdates() {
 		}
 		u.waiting = u.waiting[i:]
 		if err != nil || len(u.waiting) == 0 {
-			// After an error, the next write, read or open retries.
+			// After an error, the next write or open retries.
 			u.waiting = nil
 			u.running = false
 		}
