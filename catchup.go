@@ -1,0 +1,192 @@
+package lore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/store"
+)
+
+// The index catches up with the store by applying the change log past its
+// watermark: after writes (background.go), on open, and before reads.
+
+// syncIndex applies the change log past the index's watermark. Each batch
+// carries its watermark, so the index never claims a change it lacks.
+func (l *Lore) syncIndex() error { return l.syncIndexContext(context.Background()) }
+
+// syncIndexContext is syncIndex that tells ctx's store.Progress how many
+// changes of the log it has applied ("indexing").
+func (l *Lore) syncIndexContext(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.syncIndexLocked(ctx)
+}
+
+// syncIndexLocked is syncIndexContext with l.mu held.
+func (l *Lore) syncIndexLocked(ctx context.Context) error {
+	if l.ix == nil {
+		return nil
+	}
+	err := l.applyChanges(ctx)
+	if errors.Is(err, index.ErrCorrupt) && !l.st.ReadOnly() {
+		// The index is derived: one that can no longer be read (a damaged
+		// segment) is rebuilt from the store, which holds every write.
+		return l.rebuildIndexContext(ctx)
+	}
+	return err
+}
+
+// applyChanges applies the change log past the index's watermark to the
+// index, in steps of at most applyRecords records; l.mu is held.
+func (l *Lore) applyChanges(ctx context.Context) error {
+	progress := store.ProgressFrom(ctx)
+	var from, last uint64
+	for {
+		wm, err := l.ix.Watermark()
+		if err != nil {
+			return err
+		}
+		if last == 0 {
+			from = wm
+			if last, err = l.st.LastSeq(); err != nil {
+				return err
+			}
+		}
+		if wm < last {
+			progress("indexing", int(wm-from), int(last-from))
+		}
+		done, err := l.applyStep()
+		if err != nil || done {
+			if err == nil && last > from {
+				progress("indexing", int(last-from), int(last-from))
+			}
+			return err
+		}
+	}
+}
+
+// applyStep applies the change log past the index's watermark, at most
+// applyRecords records, and reports whether there was nothing left to
+// apply; l.mu is held.
+func (l *Lore) applyStep() (done bool, err error) {
+	wm, err := l.ix.Watermark()
+	if err != nil {
+		return false, err
+	}
+	keys, seq, err := l.touchedAfter(wm)
+	if errors.Is(err, store.ErrCompacted) {
+		// etcd compacted its history past the watermark: the log cannot
+		// say what changed, so rebuild from the records.
+		return true, l.rebuildIndexContext(context.Background())
+	}
+	if err != nil {
+		return false, err
+	}
+	if seq == wm {
+		return true, nil
+	}
+	puts, dels, err := l.readTouched(keys)
+	if err != nil {
+		return false, err
+	}
+	if err := l.ix.Apply(puts, dels, seq); err != nil {
+		return false, fmt.Errorf("index %s: %w", filepath.Join(l.dir, IndexDir), err)
+	}
+	return false, nil
+}
+
+// applyRecords bounds the records one Apply reads and indexes (their
+// bodies are in memory together).
+const applyRecords = 2000
+
+// touchedAfter reads the change log past seq wm until it names
+// applyRecords records (more when one etcd write holds more) or ends. It
+// returns those records' keys, in the order first changed, and the seq of
+// the last change read (wm when there is none). Links are not indexed, so
+// their changes only move the seq: a PutMany of 1,000 records and 4,000
+// links is one Apply, not three, each of which waits for the index's
+// fsync.
+//
+// The latest op per record decides: the record is read as it is now, so
+// replaying an old put after a delete cannot raise a ghost.
+func (l *Lore) touchedAfter(wm uint64) (keys []index.Key, seq uint64, err error) {
+	const page = 2000
+	seq = wm
+	touched := map[index.Key]bool{}
+	for {
+		changes, err := l.st.Changes(seq, page)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, c := range changes {
+			// Stop between seqs only: on etcd one write's changes share
+			// its revision, and the next read starts past it.
+			if len(keys) >= applyRecords && c.Seq != seq {
+				return keys, seq, nil
+			}
+			seq = c.Seq
+			if c.Op == store.OpLink || c.Op == store.OpUnlink {
+				continue
+			}
+			if k := (index.Key{NS: c.NS, ID: c.ID}); !touched[k] {
+				touched[k] = true
+				keys = append(keys, k)
+			}
+		}
+		if len(changes) < page {
+			return keys, seq, nil
+		}
+	}
+}
+
+// readTouched reads the records of keys as they are now, a namespace at
+// a time (heads, then bodies: two reads, not one per record, which on
+// etcd are round trips); those gone are to be deleted from the index. A
+// write between the two reads is in the log after this batch, so the
+// next batch sets it right.
+func (l *Lore) readTouched(keys []index.Key) (puts []store.Record, dels []index.Key, err error) {
+	var order []string
+	byNS := map[string][]string{}
+	for _, k := range keys {
+		if byNS[k.NS] == nil {
+			order = append(order, k.NS)
+		}
+		byNS[k.NS] = append(byNS[k.NS], k.ID)
+	}
+	for _, ns := range order {
+		ids := byNS[ns]
+		heads, err := l.st.Heads(ns, ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		found := make([]string, len(heads))
+		for i, h := range heads {
+			found[i] = h.ID
+		}
+		bodies, err := l.st.Bodies(ns, found)
+		if err != nil {
+			return nil, nil, err
+		}
+		have := map[string]bool{}
+		for _, h := range heads {
+			body, ok := bodies[h.ID]
+			if !ok { // deleted between the two reads
+				dels = append(dels, index.Key{NS: ns, ID: h.ID})
+				have[h.ID] = true
+				continue
+			}
+			h.Body = body
+			puts = append(puts, h)
+			have[h.ID] = true
+		}
+		for _, id := range ids {
+			if !have[id] {
+				dels = append(dels, index.Key{NS: ns, ID: id})
+			}
+		}
+	}
+	return puts, dels, nil
+}
