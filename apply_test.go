@@ -41,7 +41,8 @@ func TestIndexCatchesUpPastPagesOfLinks(t *testing.T) {
 	if _, err := l.PutMany(ctx, recs, links); err != nil {
 		t.Fatal(err)
 	}
-	// A write of links only, then one of records only.
+	// A write of links only, then deletions one at a time, then records
+	// with links again.
 	_, more := linkedBatch("n", "a", 2600, "heron")
 	for i := range more {
 		more[i].Rel = "echo"

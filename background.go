@@ -2,11 +2,7 @@ package lore
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
-
-	"github.com/lorekeep/lore/index"
 )
 
 // Index updates behind writes.
@@ -55,7 +51,7 @@ type updater struct {
 func (l *Lore) indexBehind() error {
 	seq, err := l.st.LastSeq()
 	if err != nil {
-		return fmt.Errorf("record saved, but the index lags (it catches up on the next write or open): %w", err)
+		return indexLags(err)
 	}
 	u := &l.upd
 	u.lock()
@@ -77,7 +73,7 @@ func (u *updater) takeErr() error {
 	err := u.err
 	u.err = nil
 	if err != nil {
-		return fmt.Errorf("a write was saved, but the index lags (it catches up on the next write or open): %w", err)
+		return indexLags(err)
 	}
 	return nil
 }
@@ -119,14 +115,16 @@ func (l *Lore) updateStep() (uint64, error) {
 	if l.ix == nil { // closed, or a rebuild failed: nothing to update
 		return ^uint64(0), nil
 	}
-	_, err := l.applyStep()
-	if errors.Is(err, index.ErrCorrupt) {
-		err = l.rebuildIndexContext(context.Background())
+	wm, err := l.ix.Watermark()
+	if err == nil {
+		if wm, err = l.applyStep(wm); err == nil {
+			return wm, nil
+		}
 	}
-	if err != nil || l.ix == nil {
+	if err = l.healLocked(context.Background(), err); err != nil || l.ix == nil {
 		return 0, err
 	}
-	return l.ix.Watermark()
+	return l.ix.Watermark() // rebuilt from the store
 }
 
 // catchUpLocked brings the index up to every write that has returned,

@@ -30,72 +30,81 @@ func (l *Lore) syncIndexLocked(ctx context.Context) error {
 	if l.ix == nil {
 		return nil
 	}
-	err := l.applyChanges(ctx)
+	return l.healLocked(ctx, l.applyChanges(ctx))
+}
+
+// healLocked rebuilds the index from the store when err says it can no
+// longer be read (a damaged segment) and the store is writable: the index
+// is derived, and the store holds every write. Other errors pass through;
+// l.mu is held.
+func (l *Lore) healLocked(ctx context.Context, err error) error {
 	if errors.Is(err, index.ErrCorrupt) && !l.st.ReadOnly() {
-		// The index is derived: one that can no longer be read (a damaged
-		// segment) is rebuilt from the store, which holds every write.
 		return l.rebuildIndexContext(ctx)
 	}
 	return err
+}
+
+// indexLags says that a write was saved but the index could not take it
+// in: err is why. The change log brings the index up later.
+func indexLags(err error) error {
+	return fmt.Errorf("saved, but the index lags (it catches up on the next write or open): %w", err)
 }
 
 // applyChanges applies the change log past the index's watermark to the
 // index, in steps of at most applyRecords records; l.mu is held.
 func (l *Lore) applyChanges(ctx context.Context) error {
 	progress := store.ProgressFrom(ctx)
-	var from, last uint64
+	wm, err := l.ix.Watermark()
+	if err != nil {
+		return err
+	}
+	from := wm
+	last, err := l.st.LastSeq()
+	if err != nil {
+		return err
+	}
 	for {
-		wm, err := l.ix.Watermark()
-		if err != nil {
-			return err
-		}
-		if last == 0 {
-			from = wm
-			if last, err = l.st.LastSeq(); err != nil {
-				return err
-			}
-		}
 		if wm < last {
 			progress("indexing", int(wm-from), int(last-from))
 		}
-		done, err := l.applyStep()
-		if err != nil || done {
-			if err == nil && last > from {
-				progress("indexing", int(last-from), int(last-from))
-			}
+		next, err := l.applyStep(wm)
+		if err != nil {
 			return err
 		}
+		if next == wm {
+			if last > from {
+				progress("indexing", int(last-from), int(last-from))
+			}
+			return nil
+		}
+		wm = next
 	}
 }
 
-// applyStep applies the change log past the index's watermark, at most
-// applyRecords records, and reports whether there was nothing left to
-// apply; l.mu is held.
-func (l *Lore) applyStep() (done bool, err error) {
-	wm, err := l.ix.Watermark()
-	if err != nil {
-		return false, err
-	}
+// applyStep applies the change log past seq wm, the index's watermark,
+// at most applyRecords records, and returns the watermark after it: wm
+// when there was nothing left to apply. l.mu is held.
+func (l *Lore) applyStep(wm uint64) (uint64, error) {
 	keys, seq, err := l.touchedAfter(wm)
 	if errors.Is(err, store.ErrCompacted) {
 		// etcd compacted its history past the watermark: the log cannot
 		// say what changed, so rebuild from the records.
-		return true, l.rebuildIndexContext(context.Background())
+		if err := l.rebuildIndexContext(context.Background()); err != nil {
+			return wm, err
+		}
+		return l.ix.Watermark()
 	}
-	if err != nil {
-		return false, err
-	}
-	if seq == wm {
-		return true, nil
+	if err != nil || seq == wm {
+		return wm, err
 	}
 	puts, dels, err := l.readTouched(keys)
 	if err != nil {
-		return false, err
+		return wm, err
 	}
 	if err := l.ix.Apply(puts, dels, seq); err != nil {
-		return false, fmt.Errorf("index %s: %w", filepath.Join(l.dir, IndexDir), err)
+		return wm, fmt.Errorf("index %s: %w", filepath.Join(l.dir, IndexDir), err)
 	}
-	return false, nil
+	return seq, nil
 }
 
 // applyRecords bounds the records one Apply reads and indexes (their

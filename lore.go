@@ -409,7 +409,7 @@ func (l *Lore) written(ctx context.Context) error {
 // open, so it is reported but the write stands.
 func (l *Lore) afterWrite(ctx context.Context) error {
 	if err := l.syncIndexContext(ctx); err != nil {
-		return fmt.Errorf("record saved, but the index lags (it catches up on next open): %w", err)
+		return indexLags(err)
 	}
 	return nil
 }
