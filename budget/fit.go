@@ -45,6 +45,14 @@ type Request struct {
 	// prefix of the total order, so a larger limit never keeps less.
 	// Without it a smaller item further down may fill the gap.
 	Prefix bool
+	// Grow fills the limit as if it grew from nothing: at each size, the
+	// most important items that the room left holds come in, and once in
+	// never go. A larger limit then keeps every item a smaller one does
+	// (as with Prefix), and no item left out would fit in the room that
+	// is left (unlike Prefix, where one large item blocks every item
+	// after it). It replaces the put-back (rule 5) and Prefix; items
+	// whose action is Truncate are kept whole or dropped.
+	Grow bool
 	// Render, when set, renders the kept items (in arrival order) as the
 	// whole output, frame included. Fit counts that output with Counter and,
 	// while it is over the limit, defers the next item in the order and
@@ -307,9 +315,74 @@ func (f *fitter) walk() error {
 		}
 		f.used -= it.Tokens
 	}
+	if f.req.Grow {
+		f.grow()
+		return nil
+	}
 	f.putBack(pos)
 	return nil
 }
+
+// grow refills the non-pinned items as a limit growing from the room of
+// the frame and pinned items would (Request.Grow). The room grows by
+// doubling from GrowBase: at each of those sizes every item out, most
+// important first, comes in while the room left holds it (first fit);
+// past the last size below the limit, the items out come in most
+// important first until one does not fit (a prefix). Each step only adds
+// to the one before, so a larger limit keeps every item a smaller one
+// does, and the room a large item leaves is filled at the next doubling
+// with what fits, most important first.
+//
+// Why doubling, not every size: filling at every size (the smallest
+// limit at which anything more fits, then the next) lets the smallest
+// items in first whatever their importance, and a packet of 500 tokens
+// then held the tiniest records and not the best hit. At sizes that
+// double, the most important items that fit come first, and at most half
+// the room is ever chosen by fit rather than by importance alone.
+func (f *fitter) grow() {
+	base := f.req.Frame
+	for i, it := range f.items {
+		if it.Pinned {
+			base += it.Tokens
+		}
+		if f.state[i] == kept && !it.Pinned {
+			f.deferItem(i, RuleBudget, "dropped: over budget")
+		}
+	}
+	f.cuts = nil // an item comes in whole or not at all
+	out := make([]int, 0, len(f.order)) // most important first
+	for p := len(f.order) - 1; p >= 0; p-- {
+		out = append(out, f.order[p])
+	}
+	used, n := base, 0
+	fill := func(limit int, prefix bool) {
+		rest := out[:0]
+		for k, i := range out {
+			if it := &f.items[i]; used+it.Tokens <= limit {
+				f.restore(i)
+				used += it.Tokens
+				n++
+				continue
+			}
+			if prefix {
+				rest = append(rest, out[k:]...)
+				break
+			}
+			rest = append(rest, i)
+		}
+		out = rest
+	}
+	for size := GrowBase; base+size <= f.req.Limit && len(out) > 0; size *= 2 {
+		fill(base+size, false)
+	}
+	fill(f.req.Limit, true)
+	f.used = used
+	f.diag("grew the limit from the frame: %d items in", n)
+}
+
+// GrowBase is the first room at which Request.Grow fills by fit: a few
+// short records.
+const GrowBase = 64
 
 // putBack walks the deferred items among order[:end] from the most
 // important and restores each that still fits, cut when its action allows

@@ -101,6 +101,10 @@ func (b *builder) likelyKept() ([]string, []Entry) {
 		if !ok || c.rec.BodyBytes == 0 || c.rec.Binary {
 			continue
 		}
+		if c.excerpt != nil {
+			sum += c.tc.Title + c.tc.Body // its excerpt is loaded already
+			continue
+		}
 		sum += tc.Title + tc.Body
 		ids = append(ids, c.rec.ID)
 		entries = append(entries, b.entry(c, formFull, "")) // b.cost is not made yet: no Tokens

@@ -39,6 +39,9 @@ type candidate struct {
 	idx       int     // position in the builder's candidate list
 	tc        store.TokenCount
 	fetch     string // fetchCmd of the record, made once (see builder.fetchOf)
+	// excerpt is what the packet shows of a long body (excerpt.go); nil
+	// when it shows the body whole. tc.Body is then the excerpt's count.
+	excerpt *excerpt
 }
 
 // Skip is a record that was a candidate but was not loaded, with why.

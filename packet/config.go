@@ -35,6 +35,7 @@ const (
 	defaultContext    = 20              // percent of the adjacent hits' scores a hit gains
 	defaultWindow     = 50              // percent of the best hit within two steps a hit gains
 	defaultLongProse  = 120             // body tokens above which prose counts as long
+	defaultExcerpt    = 120             // tokens of an agent packet's excerpt of a long body
 	defaultRecentSize = 5               // recent records pulled by the agent profile
 	defaultNoteShare  = 5               // percent of the budget for notes listed one by one
 	defaultProfile    = "novel"         // profile used when the request names none
@@ -92,12 +93,25 @@ type Profile struct {
 	// restored whole only in the room left after it (see arrange). Not
 	// held for a kind whose overflow action truncates.
 	Monotone bool `json:"monotone,omitempty"`
+	// Grow, with Monotone, fills the budget as if it grew from nothing
+	// (budget.Request.Grow): at each size the most important records the
+	// room left holds come in, and stay. A record too large for the room
+	// left then blocks nothing after it, and a bigger budget still holds
+	// every record a smaller one does. Set for agent.
+	Grow bool `json:"grow,omitempty"`
 	// NoteShare replaces Config.NoteShare for this profile's packets; -1
 	// lists no note one by one (every deferred record is counted in a
 	// group line). The agent profile's is -1: a note without its
 	// record's text tells a model little that the group line and its
 	// handle do not, and saves it the tokens.
 	NoteShare int `json:"note_share,omitempty"`
+	// Excerpt is the size in tokens of the excerpt that shows a long body
+	// (excerpt.go): a record neither protected nor pinned whose body is
+	// longer than half again this size appears as the passage the query
+	// matches, of about this size, with the tokens left out and a handle
+	// to fetch it whole. 0 shows every body whole. The agent profile's is
+	// 120: the scorer's contract credits a passage of 100 tokens.
+	Excerpt int `json:"excerpt,omitempty"`
 }
 
 // Config is the packet part of lore.json. Its zero value means defaults;
@@ -215,7 +229,9 @@ func DefaultConfig() Config {
 		Protected: []int{1, 2},
 		Recent:    defaultRecentSize,
 		Monotone:  true,
+		Grow:      true,
 		NoteShare: -1,
+		Excerpt:   defaultExcerpt,
 		Rules: []Rule{
 			{Rank: 1, Match: MatchFocus},
 			{Rank: 1, Match: MatchPinned},
@@ -336,6 +352,9 @@ func (c Config) Validate() error {
 func validateProfile(name string, p Profile) error {
 	if len(p.Rules) == 0 {
 		return configf("profile %q has no rules: give at least one rank rule", name)
+	}
+	if p.Excerpt < 0 || p.Excerpt > 0 && p.Excerpt < minExcerpt {
+		return configf("profile %q excerpt %d: want 0 (bodies whole) or a size of at least %d tokens", name, p.Excerpt, minExcerpt)
 	}
 	if p.NoteShare < -1 || p.NoteShare > 100 {
 		return configf("profile %q note_share %d: want a percentage from 1 to 100, -1 for none listed, or 0 for the packet's note_share", name, p.NoteShare)

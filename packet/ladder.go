@@ -160,7 +160,7 @@ func (b *builder) fitOnce(limit int) (budget.Result, error) {
 		items = append(items, it)
 	}
 	res, err := budget.Fit(budget.Request{
-		Items: items, Limit: limit, Counter: b.memo.fitCounter(), Frame: b.frame(), Prefix: b.monotone(),
+		Items: items, Limit: limit, Counter: b.memo.fitCounter(), Frame: b.frame(), Prefix: b.monotone(), Grow: b.grows(),
 		Render: func(kept []budget.Fitted) string {
 			p, err := b.assemble(kept, nil)
 			if err != nil {
@@ -332,6 +332,13 @@ func (b *builder) anyFixed() bool {
 // monotone reports whether the profile keeps its packets a prefix of the
 // packet order (Profile.Monotone).
 func (b *builder) monotone() bool { return b.cfg.Profiles[b.req.Profile].Monotone }
+
+// grows reports whether the fill grows the budget from nothing
+// (Profile.Grow, budget.Request.Grow): a monotone profile with no
+// candidate that truncates.
+func (b *builder) grows() bool {
+	return b.monotone() && b.cfg.Profiles[b.req.Profile].Grow && !b.anyTruncates()
+}
 
 // listNotes lists the most important grouped notes one by one in the room
 // the final packet leaves (up to the note share): content is chosen

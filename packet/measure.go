@@ -24,6 +24,9 @@ func (b *builder) measure() error {
 	if b.req.checkOnly && b.req.Format == "md" && b.protectedFloor() > b.req.Budget {
 		return errOverFloor
 	}
+	if err := b.excerpts(); err != nil {
+		return err
+	}
 	// Not before the floor: a build stopped there loads no body.
 	b.bodiesAhead = b.startBodiesAhead()
 	n := len(b.cands)
@@ -299,6 +302,9 @@ func (b *builder) entry(c *candidate, f form, text string) Entry {
 		e.Text = text
 		if c.rec.Binary && text == "" {
 			e.Text = "(binary content, not shown)"
+		}
+		if c.excerpt != nil {
+			e.Form, e.Omitted, e.Fetch = formExcerpt, c.excerpt.omitted, b.fetchOf(c)
 		}
 	}
 	if b.cost != nil && f <= formTitle {

@@ -23,12 +23,17 @@ type Entry struct {
 	Rank int `json:"rank"`
 	// Why says which rule brought it in: "focus", "hit for 'fire'".
 	Why string `json:"why"`
-	// Form is "full" (the body), "summary" (the summary stands in for the
-	// body: ladder step 2 or 4) or "title" (a history entry without
-	// summary, collapsed to its title by step 4).
+	// Form is "full" (the body), "excerpt" (the passage of a long body
+	// the query matches, with gap markers where text is left out: see
+	// Profile.Excerpt), "summary" (the summary stands in for the body:
+	// ladder step 2 or 4) or "title" (a history entry without summary,
+	// collapsed to its title by step 4).
 	Form string `json:"form"`
-	// Text is what the packet shows: the body, the summary, or "".
+	// Text is what the packet shows: the body, the excerpt, the summary,
+	// or "".
 	Text string `json:"text"`
+	// Omitted is how many tokens of the body an excerpt leaves out.
+	Omitted int `json:"omitted,omitempty"`
 	// Truncated is how many tokens of the body were cut (overflow action
 	// "truncate"); 0 when whole.
 	Truncated int `json:"truncated,omitempty"`

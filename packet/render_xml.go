@@ -108,6 +108,9 @@ func xmlEntry(e Entry, withKind bool) string {
 	if e.Truncated > 0 {
 		fmt.Fprintf(&b, " truncated=\"%d\"", e.Truncated)
 	}
+	if e.Omitted > 0 {
+		fmt.Fprintf(&b, " omitted=\"%d\"", e.Omitted)
+	}
 	if e.Fetch != "" {
 		fmt.Fprintf(&b, " fetch=%s", xattr(e.Fetch))
 	}

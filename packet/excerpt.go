@@ -1,0 +1,333 @@
+package packet
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/index"
+)
+
+// Excerpts: the passage of a long body that a query matches.
+//
+// A record of 2,000 tokens at the top of the hits once blocked a packet
+// of 500 tokens: whole, it did not fit, and the fill stopped there. A
+// reader who asks about one sentence of it needs that sentence, with
+// enough around it to read, and a handle for the rest (the context-budget
+// skill's ladder, step 2: cite the record rather than quote it). So where
+// a profile sets Profile.Excerpt, a hit or neighbour whose body is longer
+// than half again the excerpt's size is shown by an excerpt: its units
+// (lines, cut into sentences where a line is long) are scored by the
+// query's terms, analysed as the index analyses them, each term weighted
+// by how few of the record's units hold it; the best unit is the seed and
+// the passage grows around it, towards the better-scoring side, until it
+// holds the excerpt's size. A body the query does not match opens the
+// passage at its start.
+//
+// The passage is the record's own text, one stretch of it, in its order:
+// nothing is invented or reordered. Gap markers ("[…]") stand where text
+// before or after it is left out, and the entry's Omitted counts the
+// tokens left out; `lore get` prints the whole. The excerpt is chosen
+// before fitting, the same at every budget, so the packet stays monotone:
+// a record shown by its excerpt at one budget is shown so at every
+// bigger one.
+
+// gapMarker stands for body text an excerpt leaves out.
+const gapMarker = "[…]"
+
+// formExcerpt is Entry.Form of a record shown by its excerpt.
+const formExcerpt = "excerpt"
+
+// minExcerpt is the smallest excerpt a profile may ask for: a passage
+// shorter than a few sentences seldom holds an answer with its context.
+const minExcerpt = 32
+
+// excerpt is the part of a body an entry shows.
+type excerpt struct {
+	text    string // the passage, with a gap marker where text is left out
+	omitted int    // tokens of the body left out (whole body less the passage)
+}
+
+// textUnit is one line or sentence of a body: body[start:end], trimmed.
+type textUnit struct {
+	start, end int
+	score      float64
+	tokens     int // counted when the passage reaches it; -1 before
+}
+
+// maxUnitBytes bounds a unit (about 60 tokens of prose): a line longer
+// than that is cut at its sentences, and a sentence longer than twice
+// that at white space.
+const maxUnitBytes = 240
+
+// makeExcerpt returns the excerpt of body for the query terms q that
+// holds about size tokens, and false when the body is too short to be
+// worth one (at most half again size) or the passage would not save a
+// third of it. bodyTokens is the body's count.
+func makeExcerpt(body string, bodyTokens int, q map[string]bool, size int, counter budget.Counter) (excerpt, bool) {
+	if size <= 0 || bodyTokens <= size+size/2 {
+		return excerpt{}, false
+	}
+	units := splitUnits(body)
+	if len(units) < 2 {
+		return excerpt{}, false
+	}
+	scoreUnits(body, units, q)
+	lo, hi := growPassage(body, units, seedUnit(units), size, counter)
+	passage := body[units[lo].start:units[hi].end]
+	shown := counter.Count(passage)
+	if 3*shown > 2*bodyTokens {
+		return excerpt{}, false
+	}
+	var b strings.Builder
+	b.Grow(len(passage) + 2*len(gapMarker) + 2)
+	if lo > 0 {
+		b.WriteString(gapMarker + " ")
+	}
+	b.WriteString(passage)
+	if hi < len(units)-1 {
+		b.WriteString(" " + gapMarker)
+	}
+	return excerpt{text: b.String(), omitted: max(0, bodyTokens-shown)}, true
+}
+
+// splitUnits cuts body into its non-blank lines, a long line into its
+// sentences, and a long sentence at white space.
+func splitUnits(body string) []textUnit {
+	var units []textUnit
+	add := func(start, end int) {
+		for start < end {
+			r, n := utf8.DecodeRuneInString(body[start:])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			start += n
+		}
+		for end > start {
+			r, n := utf8.DecodeLastRuneInString(body[:end])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			end -= n
+		}
+		if end > start {
+			units = append(units, textUnit{start: start, end: end, tokens: -1})
+		}
+	}
+	for start := 0; start < len(body); {
+		end := strings.IndexByte(body[start:], '\n')
+		if end < 0 {
+			end = len(body)
+		} else {
+			end += start
+		}
+		if end-start <= maxUnitBytes {
+			add(start, end)
+		} else {
+			for _, s := range sentences(body, start, end) {
+				if s[1]-s[0] <= 2*maxUnitBytes {
+					add(s[0], s[1])
+					continue
+				}
+				for _, w := range wrapAt(body, s[0], s[1]) {
+					add(w[0], w[1])
+				}
+			}
+		}
+		start = end + 1
+	}
+	return units
+}
+
+// sentences cuts body[start:end] after each ".", "!" or "?" followed by
+// white space.
+func sentences(body string, start, end int) [][2]int {
+	var out [][2]int
+	from := start
+	for i := start; i < end-1; i++ {
+		switch body[i] {
+		case '.', '!', '?':
+			if body[i+1] == ' ' || body[i+1] == '\t' {
+				out = append(out, [2]int{from, i + 1})
+				from = i + 1
+			}
+		}
+	}
+	return append(out, [2]int{from, end})
+}
+
+// wrapAt cuts body[start:end] at the first white space past every
+// maxUnitBytes.
+func wrapAt(body string, start, end int) [][2]int {
+	var out [][2]int
+	from := start
+	for from < end {
+		cut := from + maxUnitBytes
+		if cut >= end {
+			break
+		}
+		sp := strings.IndexAny(body[cut:end], " \t")
+		if sp < 0 {
+			break
+		}
+		out = append(out, [2]int{from, cut + sp})
+		from = cut + sp
+	}
+	return append(out, [2]int{from, end})
+}
+
+// scoreUnits scores each unit by the query terms it holds, each term
+// once, weighted by how few units hold it: a term in every line of the
+// record tells less about where the answer is than one in a single line.
+func scoreUnits(body string, units []textUnit, q map[string]bool) {
+	if len(q) == 0 {
+		return
+	}
+	holds := make([]map[string]bool, len(units))
+	df := map[string]int{}
+	k := 0
+	for _, t := range index.Terms(body) {
+		if !q[t.Term] {
+			continue
+		}
+		for k < len(units) && units[k].end <= t.Start {
+			k++
+		}
+		if k == len(units) {
+			break
+		}
+		if t.Start < units[k].start {
+			continue
+		}
+		if holds[k] == nil {
+			holds[k] = map[string]bool{}
+		}
+		if !holds[k][t.Term] {
+			holds[k][t.Term] = true
+			df[t.Term]++
+		}
+	}
+	n := float64(len(units))
+	for i, h := range holds {
+		for t := range h {
+			units[i].score += math.Log(1 + n/float64(df[t]))
+		}
+	}
+}
+
+// seedUnit is the best-scoring unit, the first of equals: 0 when none
+// scores.
+func seedUnit(units []textUnit) int {
+	best := 0
+	for i, u := range units {
+		if u.score > units[best].score {
+			best = i
+		}
+	}
+	return best
+}
+
+// growPassage grows the passage from the seed, a unit at a time, towards
+// the better-scoring neighbour (before it, on a tie, while nothing before
+// the seed is in: a line of context reads better than none), until it
+// holds size tokens.
+func growPassage(body string, units []textUnit, seed, size int, counter budget.Counter) (lo, hi int) {
+	tokens := func(i int) int {
+		if units[i].tokens < 0 {
+			units[i].tokens = counter.Count(body[units[i].start:units[i].end])
+		}
+		return units[i].tokens
+	}
+	lo, hi = seed, seed
+	total := tokens(seed)
+	for total < size && (lo > 0 || hi < len(units)-1) {
+		next := hi < len(units)-1
+		if next && lo > 0 {
+			a, b := units[lo-1].score, units[hi+1].score
+			next = b > a || (b == a && lo < seed)
+		}
+		if next {
+			hi++
+			total += tokens(hi)
+		} else {
+			lo--
+			total += tokens(lo)
+		}
+	}
+	return lo, hi
+}
+
+// queryTerms is the set of terms of the query text, as the index
+// analyses them.
+func queryTerms(query string) map[string]bool {
+	q := map[string]bool{}
+	for _, t := range index.Terms(query) {
+		q[t.Term] = true
+	}
+	return q
+}
+
+// excerpts shows the long bodies of the candidates a profile may shorten
+// by their excerpts (Profile.Excerpt): the candidates that are neither
+// protected nor pinned, of a kind that does not truncate, most important
+// first while their costs reach twice the budget (no later one could be
+// kept). Each such candidate's body becomes its excerpt, counted, so
+// every later step prices and renders the excerpt as the record's text.
+func (b *builder) excerpts() error {
+	size := b.cfg.Profiles[b.req.Profile].Excerpt
+	if size <= 0 || strings.TrimSpace(b.req.Query) == "" {
+		return nil
+	}
+	order := make([]*candidate, 0, len(b.cands))
+	for _, c := range b.cands {
+		if !c.protected && !c.pinned && !c.rec.Binary && c.rec.BodyBytes > 0 && b.cfg.Overflow[c.rec.Kind] != budget.Truncate {
+			order = append(order, c)
+		}
+	}
+	slices.SortStableFunc(order, func(x, y *candidate) int {
+		return cmp.Or(cmp.Compare(x.rank, y.rank), cmp.Compare(y.score, x.score), strings.Compare(x.rec.ID, y.rec.ID))
+	})
+	var ids []string
+	sum := 0
+	for _, c := range order {
+		if sum > 2*b.req.Budget {
+			break
+		}
+		if c.tc.Body > size+size/2 {
+			ids = append(ids, c.rec.ID)
+			sum += size
+		} else {
+			sum += c.tc.Body
+		}
+		sum += c.tc.Title
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	bodies, err := b.src.Bodies(b.req.NS, ids)
+	if err != nil {
+		return fmt.Errorf("read bodies in ns %q for excerpts: %w", b.req.NS, err)
+	}
+	q := queryTerms(b.req.Query)
+	byID := make(map[string]*candidate, len(order))
+	for _, c := range order {
+		byID[c.rec.ID] = c
+	}
+	for _, id := range ids {
+		c := byID[id]
+		ex, ok := makeExcerpt(bodies[id], c.tc.Body, q, size, b.req.Counter)
+		if !ok {
+			continue
+		}
+		c.excerpt = &ex
+		c.tc.Body = b.req.Counter.Count(ex.text)
+		b.bodies[id] = ex.text
+	}
+	return nil
+}
