@@ -349,7 +349,7 @@ func (f *fitter) grow() {
 			f.deferItem(i, RuleBudget, "dropped: over budget")
 		}
 	}
-	f.cuts = nil // an item comes in whole or not at all
+	f.cuts = nil                        // an item comes in whole or not at all
 	out := make([]int, 0, len(f.order)) // most important first
 	for p := len(f.order) - 1; p >= 0; p-- {
 		out = append(out, f.order[p])
