@@ -358,15 +358,19 @@ func (f *fitter) grow() {
 	fill := func(limit int, prefix bool) {
 		rest := out[:0]
 		for k, i := range out {
-			if it := &f.items[i]; used+it.Tokens <= limit {
+			it := &f.items[i]
+			if prefix && used+it.Tokens > limit || !prefix && it.Late {
+				// The prefix ends at the first item that does not fit; a
+				// first fit at the first late item, so that what a
+				// smaller limit's prefix held past it is held here too.
+				rest = append(rest, out[k:]...)
+				break
+			}
+			if used+it.Tokens <= limit {
 				f.restore(i)
 				used += it.Tokens
 				n++
 				continue
-			}
-			if prefix {
-				rest = append(rest, out[k:]...)
-				break
 			}
 			rest = append(rest, i)
 		}
@@ -381,8 +385,10 @@ func (f *fitter) grow() {
 }
 
 // GrowBase is the first room at which Request.Grow fills by fit: a few
-// short records.
-const GrowBase = 64
+// short records, or one excerpt. Measured on the agent packet (recall at
+// 500 on long chats: 64 .291, 128 .318, 256 .244, no fit at all .198;
+// short turns the same within .002).
+const GrowBase = 128
 
 // putBack walks the deferred items among order[:end] from the most
 // important and restores each that still fits, cut when its action allows

@@ -41,6 +41,12 @@ type Item struct {
 	Order int64
 	// Pinned items are never dropped or truncated.
 	Pinned bool
+	// Late items join a Request.Grow fill only in its last part, the
+	// prefix, never by first fit (which ends at the first late item out):
+	// a caller whose larger limits bring more
+	// items (a deeper search) marks those, so that they cannot take the
+	// room a smaller limit's items held.
+	Late bool
 	// Action is the overflow action; "" means Drop.
 	Action Action
 	// Text is the item's content; needed only when Action is Truncate.

@@ -19,6 +19,9 @@ type relation struct {
 	why   string  // for the reader: "touches scene-12 via appears_in"
 	via   string  // the record the relation passes through (a bridge), or ""
 	side  int     // a hit's neighbour along "next": -1 just before it, +1 just after
+	// deep marks a hit past the first step of the hit pool, and what it
+	// brings: only a big enough budget has it (see budget.Item.Late).
+	deep bool
 }
 
 // candidate is a record that may enter the packet.
@@ -42,6 +45,9 @@ type candidate struct {
 	// excerpt is what the packet shows of a long body (excerpt.go); nil
 	// when it shows the body whole. tc.Body is then the excerpt's count.
 	excerpt *excerpt
+	// deep is set when every relation that brought it is deep: a bigger
+	// budget has it, a smaller one may not.
+	deep bool
 }
 
 // Skip is a record that was a candidate but was not loaded, with why.

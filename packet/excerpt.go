@@ -188,7 +188,7 @@ func scoreUnits(body string, units []textUnit, q map[string]bool) {
 	if len(q) == 0 {
 		return
 	}
-	holds := make([]map[string]bool, len(units))
+	holds := make([][]string, len(units)) // each unit's query terms, once each, in text order
 	df := map[string]int{}
 	k := 0
 	for _, t := range index.Terms(body) {
@@ -204,17 +204,16 @@ func scoreUnits(body string, units []textUnit, q map[string]bool) {
 		if t.Start < units[k].start {
 			continue
 		}
-		if holds[k] == nil {
-			holds[k] = map[string]bool{}
-		}
-		if !holds[k][t.Term] {
-			holds[k][t.Term] = true
+		if !slices.Contains(holds[k], t.Term) {
+			holds[k] = append(holds[k], t.Term)
 			df[t.Term]++
 		}
 	}
+	// Summed in text order: a sum in a map's order could differ in its
+	// last bit from one run to the next, and so could the passage.
 	n := float64(len(units))
 	for i, h := range holds {
-		for t := range h {
+		for _, t := range h {
 			units[i].score += math.Log(1 + n/float64(df[t]))
 		}
 	}
@@ -274,10 +273,11 @@ func queryTerms(query string) map[string]bool {
 
 // excerpts shows the long bodies of the candidates a profile may shorten
 // by their excerpts (Profile.Excerpt): the candidates that are neither
-// protected nor pinned, of a kind that does not truncate, most important
-// first while their costs reach twice the budget (no later one could be
-// kept). Each such candidate's body becomes its excerpt, counted, so
-// every later step prices and renders the excerpt as the record's text.
+// protected nor pinned, of a kind that does not truncate, whatever the
+// budget (a record's form must not depend on it, or the fill would not
+// be monotone). Each such candidate's body becomes its excerpt, counted,
+// so every later step prices and renders the excerpt as the record's
+// text.
 func (b *builder) excerpts() error {
 	size := b.cfg.Profiles[b.req.Profile].Excerpt
 	if size <= 0 || strings.TrimSpace(b.req.Query) == "" {
@@ -293,18 +293,10 @@ func (b *builder) excerpts() error {
 		return cmp.Or(cmp.Compare(x.rank, y.rank), cmp.Compare(y.score, x.score), strings.Compare(x.rec.ID, y.rec.ID))
 	})
 	var ids []string
-	sum := 0
 	for _, c := range order {
-		if sum > 2*b.req.Budget {
-			break
-		}
 		if c.tc.Body > size+size/2 {
 			ids = append(ids, c.rec.ID)
-			sum += size
-		} else {
-			sum += c.tc.Body
 		}
-		sum += c.tc.Title
 	}
 	if len(ids) == 0 {
 		return nil

@@ -57,11 +57,12 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		// step of the ladder, and their neighbours, all come before a
 		// deeper one's, so a bigger budget only adds to the end.
 		base := float64(tiers-hitTier(n, step)) * span
-		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: base + h.score, why: fmt.Sprintf("hit %d", n+1)})
+		deep := hitTier(n, step) > 0
+		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: base + h.score, why: fmt.Sprintf("hit %d", n+1), deep: deep})
 		for _, nb := range nbs.nbs[h.ID] {
 			if !isFocus(nb.ID) {
 				g.add(nb.ID, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID, side: sequenceSide(h.ID, nb.Via),
-					score: base + h.score*float64(g.cfg.neighborShare(h.ID, nb.Via))/100, why: linkedWhy(h.ID, nb.Via)})
+					score: base + h.score*float64(g.cfg.neighborShare(h.ID, nb.Via))/100*g.shortness(nb.ID), why: linkedWhy(h.ID, nb.Via), deep: deep})
 			}
 		}
 		for _, id := range later[h.ID] {
@@ -69,7 +70,7 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 				// hops 1: a hit's sequence context, not the graph walk
 				// from a focus that ladder step 3 narrows.
 				g.add(id, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID, side: 2,
-					score: base + h.score*float64(g.cfg.AfterNextShare)/100, why: "two after " + h.ID})
+					score: base + h.score*float64(g.cfg.AfterNextShare)/100*g.shortness(id), why: "two after " + h.ID, deep: deep})
 			}
 		}
 	}
@@ -376,6 +377,33 @@ const (
 	maxHitPool    = 2000
 	hitPoolTokens = 60 // a first guess at what a hit costs, neighbours included
 )
+
+// shortRecord is the size in tokens up to which a hit's neighbour gets
+// its whole share of the hit's score (shortness).
+const shortRecord = 100
+
+// shortness scales the share of its hit's score that neighbour id gets by
+// its size: whole up to shortRecord tokens, then shrinking as the record
+// grows (shortRecord / its size). A neighbour is there for context, and
+// what context is worth does not grow with its length: a short turn
+// beside a hit costs little and often holds the answer the hit asked
+// for, a message of a thousand tokens beside it costs a packet of 500
+// most of its room. Records of any length are judged alike, whoever
+// wrote them and however they are split; 1 when the head is not read.
+func (g *gatherer) shortness(id string) float64 {
+	r, ok := g.heads[id]
+	if !ok {
+		return 1
+	}
+	size := (len(r.Title) + r.BodyBytes) / 4
+	if tc, ok := r.Tokens[g.req.Counter.Name()]; ok {
+		size = tc.Title + tc.Body
+	}
+	if size <= shortRecord {
+		return 1
+	}
+	return float64(shortRecord) / float64(size)
+}
 
 // sequenceSide is where a neighbour sits along a hit's "next" chain: -1
 // just before it, +1 just after it, 0 for any other link.

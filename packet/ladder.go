@@ -146,7 +146,7 @@ func (b *builder) fitOnce(limit int) (budget.Result, error) {
 			continue
 		}
 		it := budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Tokens: b.itemTokens(i), Rank: c.rank, Score: c.score,
-			Order: int64(i), Pinned: b.fixed(i), Action: b.cfg.Overflow[c.rec.Kind]}
+			Order: int64(i), Pinned: b.fixed(i), Action: b.cfg.Overflow[c.rec.Kind], Late: c.deep}
 		if it.Pinned || b.forms[i] != formFull {
 			it.Action = budget.Drop
 		}

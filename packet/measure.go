@@ -39,6 +39,9 @@ func (b *builder) measure() error {
 	priceEach(len(b.cands), b.price)
 	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns}
 	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format)) + b.sectionHeadings()
+	if b.req.Format == "md" && slices.ContainsFunc(b.cands, func(c *candidate) bool { return c.excerpt != nil }) {
+		b.base += count(mdExcerptLine(b.req.NS))
+	}
 	sum := 0
 	for i := range b.cands {
 		sum += b.note[i]

@@ -370,7 +370,12 @@ func TestAgentNotesGrouped(t *testing.T) {
 			Body: fmt.Sprintf("Memory %d: the lighthouse keeper %s.", i, fxProse(uint64(i), 150+i%5*60))})
 	}
 	env := fxOpen(t, recs, nil, true)
-	req := Request{NS: ns, Query: "lighthouse keeper", Budget: 3000, Profile: "agent"}
+	// Bodies whole: an excerpt's handle is no note's (excerpt_test.go).
+	cfg := DefaultConfig()
+	agent := cfg.Profiles["agent"]
+	agent.Excerpt = 0
+	cfg.Profiles["agent"] = agent
+	req := Request{NS: ns, Query: "lighthouse keeper", Budget: 3000, Profile: "agent", Config: &cfg}
 	p, out := fxBuild(t, env, req)
 	if len(p.Deferred) == 0 || len(p.listed) != 0 || len(p.Grouped) != 1 || p.Grouped[0].Count != len(p.Deferred) {
 		t.Fatalf("agent: %d deferred, %d listed, groups %+v; want every deferred record in one group\n%s", len(p.Deferred), len(p.listed), p.Grouped, out)
@@ -379,11 +384,10 @@ func TestAgentNotesGrouped(t *testing.T) {
 		t.Errorf("agent packet lists a note's fetch handle:\n%s", out)
 	}
 
-	cfg := DefaultConfig()
-	agent := cfg.Profiles["agent"]
+	listing := DefaultConfig()
 	agent.NoteShare = 25
-	cfg.Profiles["agent"] = agent
-	req.Config = &cfg
+	listing.Profiles["agent"] = agent
+	req.Config = &listing
 	q, out2 := fxBuild(t, env, req)
 	if len(q.listed) == 0 || !bytes.Contains(out2, []byte("lore get --ns mem")) {
 		t.Errorf("agent with note_share 25: %d listed; want the most important notes listed\n%s", len(q.listed), out2)

@@ -127,8 +127,10 @@ func (g *gatherer) place(id string, c *candidate, rule *Rule, via relation, focu
 	if via.match == matchPull && rule.Label != "" {
 		c.why = rule.Label
 	}
+	c.deep = len(c.rels) > 0
 	for _, rel := range c.rels {
 		c.score = max(c.score, rel.score)
+		c.deep = c.deep && rel.deep
 	}
 	c.origin, c.side = via.from, via.side
 	c.protected = slices.Contains(g.prof.Protected, c.rank)

@@ -33,7 +33,13 @@ func renderMD(v view) string {
 			size += len(e.ID) + len(e.Title) + len(e.Text) + 8
 		}
 		b.Grow(size + 256) // the frame and headings on top of the records
-		fmt.Fprintf(&b, "Inside: %s\n", inside(p.Records))
+		if sectionLen(p.Records) < len(p.Records) {
+			// One section's heading says what is inside already.
+			fmt.Fprintf(&b, "Inside: %s\n", inside(p.Records))
+		}
+		if slices.ContainsFunc(p.Records, func(e Entry) bool { return e.Form == formExcerpt }) {
+			b.WriteString(mdExcerptLine(p.Request.NS))
+		}
 		shared := "" // the kind the section heading names, if any
 		for i, e := range p.Records {
 			if i == 0 || p.Records[i-1].Rank != e.Rank {
@@ -51,6 +57,13 @@ func renderMD(v view) string {
 	return b.String()
 }
 
+// mdExcerptLine is the frame's line for a packet that shows excerpts:
+// one handle for every record shown in part, rather than one a record
+// (the entries in xml and json carry theirs).
+func mdExcerptLine(ns string) string {
+	return "Excerpts: " + gapMarker + " marks text left out; " + code(fetchCmd(ns, "ID")) + " prints a record whole.\n"
+}
+
 // mdDeferred is the deferral section: the notes listed one by one, then
 // the groups; when the notes form one group alone, its line is the
 // heading.
@@ -62,7 +75,7 @@ func mdDeferred(p *Packet) string {
 		if g.Count == 1 {
 			noun = "record"
 		}
-		fmt.Fprintf(&b, "\n## Deferred: %d %s %s (rank %s, %s tokens)%s\n", g.Count, g.what(), noun, g.ranks(), numfmt.Thousands(g.Tokens), explainHint)
+		fmt.Fprintf(&b, "\n## Deferred: %d %s %s, %s tokens%s\n", g.Count, g.what(), noun, numfmt.Thousands(g.Tokens), explainHint)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "\n## Deferred: %s, %s tokens", records(len(p.Deferred)), numfmt.Thousands(deferredTokens(p.Deferred)))
@@ -247,6 +260,9 @@ func writeMDEntry(b textWriter, e Entry, withKind bool) {
 	if titled {
 		b.WriteByte(' ')
 		b.WriteString(oneLine(e.Title))
+	}
+	if e.Form == formExcerpt {
+		b.WriteString(" · excerpt") // the tokens left out: json, xml and --explain
 	}
 	b.WriteByte('\n')
 	switch e.Form {

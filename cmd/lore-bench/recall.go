@@ -45,7 +45,7 @@ func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
 	fs.StringVar(&c.profile, "profile", "agent", "packet profile")
 	fs.StringVar(&c.format, "format", "md", "packet format: md, xml or json")
 	fs.StringVar(&c.jsonFile, "json", "", "write the figures as JSON to this file")
-	fs.StringVar(&c.outFile, "out", "", "write one JSON line per question and budget (ids kept, recall) to this file")
+	fs.StringVar(&c.outFile, "out", "", "write one JSON line per question and budget (ids kept, recall, answer recall; lore: each record's form and the scorer's verdicts) to this file")
 	fs.StringVar(&c.convert, "convert", "", "write the records as `lore import` JSONL to this file and exit (for the shared scorer's -setup)")
 	fs.IntVar(&c.limit, "limit", 0, "score only the first N questions (0: all)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scoring loop to this file")
@@ -104,15 +104,26 @@ var recallMethods = []string{methodBM25, methodBM25NB, methodLore}
 
 // recallRow is one question at one budget for one method.
 type recallRow struct {
-	QID      string   `json:"qid"`
-	Category int      `json:"category"`
-	Method   string   `json:"method"`
-	Budget   int      `json:"budget"`
-	Recall   float64  `json:"recall"`
-	IDs      []string `json:"ids"`
-	Tokens   int      `json:"tokens"`             // the packet's own count (lore), or the scorer's cost
-	Overhead int      `json:"overhead,omitempty"` // lore: tokens that are not record content
-	Micros   int64    `json:"micros,omitempty"`
+	QID       string   `json:"qid"`
+	Category  int      `json:"category"`
+	Method    string   `json:"method"`
+	Budget    int      `json:"budget"`
+	Recall    float64  `json:"recall"`
+	AnsRecall *float64 `json:"answer_recall,omitempty"` // extractive questions: 1 if the kept text holds the answer
+	IDs       []string `json:"ids"`
+	Tokens    int      `json:"tokens"`             // the packet's own count (lore), or the scorer's cost
+	Overhead  int      `json:"overhead,omitempty"` // lore: tokens that are not record content
+	Micros    int64    `json:"micros,omitempty"`
+	// lore only, as the scorer reads the text shown: the form of each
+	// kept record, their cost, the kept ids that earn no credit, and why.
+	Forms      []string `json:"forms,omitempty"`
+	Cost       int      `json:"cost,omitempty"`
+	Uncredited []string `json:"uncredited,omitempty"`
+	Cut        bool     `json:"cut_at_budget,omitempty"`
+	Unknown    int      `json:"unknown_ids,omitempty"`
+	Foreign    int      `json:"foreign_text,omitempty"`
+	Citations  int      `json:"citations,omitempty"`
+	Short      int      `json:"short_excerpts,omitempty"`
 }
 
 // runRecall scores Lore's packets and the BM25 baselines on the eval
@@ -143,6 +154,7 @@ func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
+	markExtractive(nss, queries)
 	work, err := os.MkdirTemp("", "lore-recall-")
 	if err != nil {
 		return err
@@ -278,7 +290,8 @@ func loadLore(ctx context.Context, dir, config string, recs []evalRecord) (*lore
 }
 
 // scoreQuestion builds the Lore packet and the baselines for q at every
-// budget and scores each with the scorer's cut.
+// budget and scores each with the scorer's cut: the baselines' records
+// whole, Lore's by the text its packet shows.
 func scoreQuestion(ctx context.Context, l *lore.Lore, ns *evalNS, q evalQuery, c recallConfig, cl100k budget.Counter) ([]recallRow, error) {
 	var rows []recallRow
 	for _, b := range c.budgets {
@@ -289,23 +302,25 @@ func scoreQuestion(ctx context.Context, l *lore.Lore, ns *evalNS, q evalQuery, c
 			}
 			kept, used := ns.cut(ids, b)
 			rows = append(rows, recallRow{QID: q.QID, Category: q.Category, Method: m, Budget: b,
-				Recall: recall(kept, q.Evidence), IDs: kept, Tokens: used})
+				Recall: recall(kept, q.Evidence), AnsRecall: answerRecall(q, ns.answerInWhole(kept, q)),
+				IDs: kept, Tokens: used})
 		}
 		t0 := time.Now()
 		p, err := l.Packet(ctx, packet.Request{NS: q.Namespace, Query: q.Question, Budget: b,
 			Profile: c.profile, Format: c.format, Encoding: "cl100k_base", Counter: cl100k})
 		micros := time.Since(t0).Microseconds()
-		row := recallRow{QID: q.QID, Category: q.Category, Method: methodLore, Budget: b, Micros: micros}
+		row := recallRow{QID: q.QID, Category: q.Category, Method: methodLore, Budget: b, Micros: micros,
+			AnsRecall: answerRecall(q, false)}
 		if err == nil {
-			ids := make([]string, 0, len(p.Records))
 			content := 0
 			for _, e := range p.Records {
-				ids = append(ids, e.ID)
 				content += cl100k.Count(e.Title + "\n" + e.Text)
 			}
-			kept, _ := ns.cut(ids, b)
-			row.IDs, row.Tokens, row.Overhead = kept, p.Tokens, p.Tokens-content
-			row.Recall = recall(kept, q.Evidence)
+			sc := ns.cutShown(p.Records, b, q)
+			row.IDs, row.Tokens, row.Overhead = sc.kept, p.Tokens, p.Tokens-content
+			row.Recall, row.AnsRecall = recall(sc.credited, q.Evidence), answerRecall(q, sc.answer)
+			row.Forms, row.Cost, row.Uncredited, row.Cut = sc.forms, sc.used, sc.uncredited, sc.cut
+			row.Unknown, row.Foreign, row.Citations, row.Short = sc.unknown, sc.foreign, sc.citations, sc.short
 		} else if !errors.Is(err, packet.ErrCannotFit) {
 			return nil, fmt.Errorf("lore packet %s at %d: %w", q.QID, b, err)
 		}

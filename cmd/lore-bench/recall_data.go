@@ -30,13 +30,18 @@ type evalLink struct {
 }
 
 // evalQuery is one line of queries.jsonl: a question with its gold
-// evidence (record ids of its namespace).
+// evidence (record ids of its namespace) and its gold answer (a string,
+// a number, or none: see answerString).
 type evalQuery struct {
 	Namespace string   `json:"namespace"`
 	QID       string   `json:"qid"`
 	Question  string   `json:"question"`
 	Category  int      `json:"category"`
 	Evidence  []string `json:"evidence"`
+	Answer    any      `json:"answer"`
+
+	ans        string // the answer normalised for matching (markExtractive)
+	extractive bool   // an evidence record's text holds the answer
 }
 
 // readEvalJSONL reads one JSON object a line into T; blank lines are

@@ -19,6 +19,16 @@ type recallCell struct {
 	Overhead float64 `json:"mean_overhead,omitempty"` // lore only: tokens not spent on record content
 	Records  float64 `json:"mean_records"`
 	Over     int     `json:"over_budget"` // packets whose own count exceeds the budget
+	// AnsRecall is the mean answer recall over the Extractive questions.
+	Extractive int     `json:"extractive"`
+	AnsRecall  float64 `json:"answer_recall"`
+	// The contract counts of the scorer (lore only): packets cut at the
+	// budget, and records dropped (unknown ids) or kept without credit.
+	Cut       int `json:"cut_at_budget"`
+	Unknown   int `json:"unknown_ids"`
+	Foreign   int `json:"foreign_text"`
+	Citations int `json:"citations"`
+	Short     int `json:"short_excerpts"`
 }
 
 // recallReport holds the figures of one `lore-bench recall` run.
@@ -72,6 +82,17 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 			if r.Tokens > r.Budget {
 				c.Over++
 			}
+			if r.AnsRecall != nil {
+				c.Extractive++
+				c.AnsRecall += *r.AnsRecall
+			}
+			if r.Cut {
+				c.Cut++
+			}
+			c.Unknown += r.Unknown
+			c.Foreign += r.Foreign
+			c.Citations += r.Citations
+			c.Short += r.Short
 		}
 		if r.Method == methodLore {
 			lat[r.Budget] = append(lat[r.Budget], float64(r.Micros)/1000)
@@ -87,6 +108,9 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 				if c.N > 0 {
 					n := float64(c.N)
 					c.Recall, c.Tokens, c.Overhead, c.Records = c.Recall/n, c.Tokens/n, c.Overhead/n, c.Records/n
+				}
+				if c.Extractive > 0 {
+					c.AnsRecall /= float64(c.Extractive)
 				}
 			}
 		}
@@ -121,8 +145,8 @@ func quantile(sorted []float64, q float64) float64 {
 
 func (rep *recallReport) print(w io.Writer) {
 	fmt.Fprintf(w, "Evidence recall, %d questions (mean over questions; the scorer's cut and cost model)\n\n", rep.Questions)
-	header := func(title string) {
-		fmt.Fprintf(w, "%s\n\n| method |", title)
+	header := func(title, first string) {
+		fmt.Fprintf(w, "%s\n\n| %s |", title, first)
 		for _, b := range rep.Budgets {
 			fmt.Fprintf(w, " %d |", b)
 		}
@@ -133,7 +157,7 @@ func (rep *recallReport) print(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	table := func(title, group string, val func(*recallCell) string, methods []string) {
-		header(title)
+		header(title, "method")
 		for _, m := range methods {
 			fmt.Fprintf(w, "| %s |", m)
 			for _, b := range rep.Budgets {
@@ -145,6 +169,14 @@ func (rep *recallReport) print(w io.Writer) {
 	}
 	rec := func(c *recallCell) string { return fmt.Sprintf("%.3f", c.Recall) }
 	table("Mean evidence recall, all scored categories", "all", rec, recallMethods)
+	ext := rep.Cells[methodLore][rep.Budgets[0]]["all"].Extractive
+	table(fmt.Sprintf("Answer recall (%d extractive questions; the gold answer is in the record text kept)", ext), "all",
+		func(c *recallCell) string {
+			if c.Extractive == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.3f", c.AnsRecall)
+		}, recallMethods)
 	for _, g := range rep.Groups[:len(rep.Groups)-1] {
 		n := rep.Cells[methodLore][rep.Budgets[0]][g].N
 		table(fmt.Sprintf("Category %s (n=%d)", g, n), g, rec, recallMethods)
@@ -152,7 +184,7 @@ func (rep *recallReport) print(w io.Writer) {
 	table("Mean tokens per packet (lore: its own count; baselines: the scorer's cost)", "all",
 		func(c *recallCell) string { return fmt.Sprintf("%.0f", c.Tokens) }, recallMethods)
 	table("Mean records kept", "all", func(c *recallCell) string { return fmt.Sprintf("%.1f", c.Records) }, recallMethods)
-	header("Lore packet overhead (tokens not spent on record content), mean and share of the budget")
+	header("Lore packet overhead (tokens not spent on record content), mean and share of the budget", "method")
 	fmt.Fprint(w, "| lore |")
 	for _, b := range rep.Budgets {
 		c := rep.Cells[methodLore][b]["all"]
@@ -167,7 +199,26 @@ func (rep *recallReport) print(w io.Writer) {
 		l := rep.LatencyMs[b]
 		fmt.Fprintf(w, " %.2f / %.2f |", l[0], l[1])
 	}
-	fmt.Fprint(w, "\n\nQuestions whose packet at the larger budget lacks a record of the smaller one:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w)
+	header("Lore contract checks (the scorer's reading of the text shown; packets, or kept records that earn no credit)", "check")
+	for _, k := range []struct {
+		name string
+		val  func(*recallCell) int
+	}{
+		{"packets cut at the budget", func(c *recallCell) int { return c.Cut }},
+		{"unknown ids dropped", func(c *recallCell) int { return c.Unknown }},
+		{"foreign text", func(c *recallCell) int { return c.Foreign }},
+		{"citations: no body text", func(c *recallCell) int { return c.Citations }},
+		{"short excerpts: too little of the body", func(c *recallCell) int { return c.Short }},
+	} {
+		fmt.Fprintf(w, "| %s |", k.name)
+		for _, b := range rep.Budgets {
+			fmt.Fprintf(w, " %d |", k.val(rep.Cells[methodLore][b]["all"]))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprint(w, "\nQuestions whose packet at the larger budget lacks a record of the smaller one:")
 	for i := 1; i < len(rep.Budgets); i++ {
 		key := fmt.Sprintf("%d->%d", rep.Budgets[i-1], rep.Budgets[i])
 		fmt.Fprintf(w, " %s: %d;", key, rep.NotMonotone[key])

@@ -13,6 +13,7 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/packet"
 )
 
 // scorerOverhead is what the shared scorer adds to each record's cost
@@ -29,6 +30,37 @@ type evalNS struct {
 	cost       map[string]int
 	prev, next map[string]string // the "next" links and their inverse
 	bm25       bleve.Index       // the baselines' index: field text alone
+	count      budget.Counter    // cl100k_base, the scorer's
+	norm       map[string]*recordNorm
+}
+
+// recordNorm is a record's text and title as the scorer's rules read
+// them, made on first use (normOf): most records are only ever shown
+// whole.
+type recordNorm struct {
+	text, title string // white space runs read as one space, trimmed
+	answer      string // the text normalised for answer matching
+	tokens      int    // tokens of the text, trimmed; -1 until counted
+}
+
+func (ns *evalNS) normOf(id string) *recordNorm {
+	f := ns.norm[id]
+	if f == nil {
+		r := ns.byID[id]
+		f = &recordNorm{text: normWS(r.Text), title: normWS(r.Title), answer: normAnswer(r.Text), tokens: -1}
+		ns.norm[id] = f
+	}
+	return f
+}
+
+// textTokens is the cl100k_base tokens of the record's text, white space
+// at its ends left out: the N of the scorer's min(100, N/2).
+func (ns *evalNS) textTokens(id string) int {
+	f := ns.normOf(id)
+	if f.tokens < 0 {
+		f.tokens = ns.count.Count(strings.TrimSpace(ns.byID[id].Text))
+	}
+	return f.tokens
 }
 
 func loadNamespaces(recs []evalRecord, cl100k budget.Counter) map[string]*evalNS {
@@ -38,7 +70,7 @@ func loadNamespaces(recs []evalRecord, cl100k budget.Counter) map[string]*evalNS
 		ns := out[r.Namespace]
 		if ns == nil {
 			ns = &evalNS{name: r.Namespace, byID: map[string]*evalRecord{}, cost: map[string]int{},
-				prev: map[string]string{}, next: map[string]string{}}
+				prev: map[string]string{}, next: map[string]string{}, count: cl100k, norm: map[string]*recordNorm{}}
 			out[r.Namespace] = ns
 		}
 		ns.recs = append(ns.recs, r)
@@ -75,6 +107,84 @@ func (ns *evalNS) cut(ids []string, budget int) ([]string, int) {
 		kept = append(kept, id)
 	}
 	return kept, used
+}
+
+// shownCut is the scorer's reading of a packet given with the text it
+// shows for each record.
+type shownCut struct {
+	kept       []string // ids kept, in packet order
+	forms      []string // the packet's form of each
+	credited   []string // the kept ids that earn evidence credit
+	uncredited []string // the others: foreign text, citations, short excerpts
+	used       int      // the scorer's cost of the kept records
+	cut        bool     // the list was cut before a record that would pass the budget
+	unknown    int      // ids not in the namespace, dropped
+	foreign    int      // kept records whose shown text is not their own, in order
+	citations  int      // kept records shown with none of their body
+	short      int      // kept records shown with too little of it
+	answer     bool     // the body text kept holds q's answer (extractive q only)
+}
+
+// cutShown is the scorer's cut of the packet's records, each priced by
+// its title and the text shown (a "title" form shows none) and credited
+// only as checkShown allows. A record shown whole, form "full", is
+// credited and priced as a whole record without the check, which would
+// say the same: most records are, and the check is the slow part.
+func (ns *evalNS) cutShown(entries []packet.Entry, budget int, q evalQuery) shownCut {
+	var c shownCut
+	seen := map[string]bool{}
+	for _, e := range entries {
+		r := ns.byID[e.ID]
+		if r == nil {
+			c.unknown++
+			continue
+		}
+		if seen[e.ID] {
+			continue
+		}
+		shown := e.Text
+		if e.Form == "title" {
+			shown = ""
+		}
+		// A gap marker in the body would cut it into passages even shown
+		// whole, so such a body takes the check.
+		whole := e.Form == "full" && shown == r.Text && strings.TrimSpace(shown) != "" && !hasGapMarker(shown)
+		cost := ns.cost[e.ID]
+		if !whole {
+			cost = ns.count.Count(r.Title+"\n"+shown) + scorerOverhead
+		}
+		if c.used+cost > budget {
+			c.cut = true
+			break
+		}
+		seen[e.ID] = true
+		c.used += cost
+		c.kept, c.forms = append(c.kept, e.ID), append(c.forms, e.Form)
+		if whole {
+			c.credited = append(c.credited, e.ID)
+			c.answer = c.answer || q.extractive && hasWords(ns.normOf(e.ID).answer, q.ans)
+			continue
+		}
+		v := ns.checkShown(e.ID, shown)
+		switch {
+		case v.foreign:
+			c.foreign++
+		case len(v.passages) == 0:
+			c.citations++
+		case !v.words || !v.enough:
+			c.short++
+		}
+		if v.credited() {
+			c.credited = append(c.credited, e.ID)
+		} else {
+			c.uncredited = append(c.uncredited, e.ID)
+		}
+		// A short excerpt earns no credit, but the answer it shows counts.
+		for _, p := range v.passages {
+			c.answer = c.answer || q.extractive && hasWords(normAnswer(p), q.ans)
+		}
+	}
+	return c
 }
 
 // recall is the share of the gold ids among kept.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,21 @@ func TestRecallFixture(t *testing.T) {
 	}
 	if lore := rep.Cells[methodLore][600]["all"]; lore.Recall < 0.99 {
 		t.Errorf("budget 600: lore recall %.3f; want every answer (the whole conversation nearly fits)\n%s", lore.Recall, stdout.String())
+	}
+	// Every gold answer is in its reply, word for word: all four are
+	// extractive, and a packet that keeps the reply holds the answer.
+	for _, m := range recallMethods {
+		if c := rep.Cells[m][600]["all"]; c.Extractive != 4 || c.AnsRecall < 0.99 {
+			t.Errorf("budget 600, %s: answer recall %.3f over %d extractive questions; want 1 over 4", m, c.AnsRecall, c.Extractive)
+		}
+	}
+	if !strings.Contains(stdout.String(), "Answer recall (4 extractive questions") {
+		t.Errorf("no answer recall table:\n%s", stdout.String())
+	}
+	// Lore shows these short turns whole: nothing kept without credit.
+	for _, budget := range []int{300, 450, 600} {
+		if c := rep.Cells[methodLore][budget]["all"]; c.Foreign+c.Citations+c.Short+c.Unknown != 0 {
+			t.Errorf("budget %d: foreign %d, citations %d, short %d, unknown %d; want none", budget, c.Foreign, c.Citations, c.Short, c.Unknown)
+		}
 	}
 }

@@ -1,0 +1,81 @@
+package budget
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// Grow: a large item that does not fit blocks nothing after it at the
+// doubling sizes, and the fill is the same at every limit it passes.
+func TestFitGrowFillsPastALargeItem(t *testing.T) {
+	items := []Item{
+		{ID: "big", Rank: 1, Tokens: 300},
+		{ID: "b", Rank: 2, Tokens: 40},
+		{ID: "c", Rank: 3, Tokens: 50},
+		{ID: "late", Rank: 4, Tokens: 10, Late: true},
+	}
+	cases := []struct {
+		limit int
+		want  []string
+	}{
+		{100, nil},                     // below GrowBase only the prefix runs, and big ends it
+		{GrowBase, []string{"b", "c"}}, // first fit at GrowBase: b and c past big
+		{GrowBase + 200, []string{"b", "c"}},
+		{390, []string{"big", "b", "c"}}, // big in the prefix; late then over
+		{400, []string{"big", "b", "c", "late"}},
+	}
+	for _, tc := range cases {
+		res, err := Fit(Request{Items: items, Limit: tc.limit, Grow: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := keptIDs(res); !slices.Equal(got, tc.want) {
+			t.Errorf("limit %d: kept %v, want %v", tc.limit, got, tc.want)
+		}
+	}
+	// Without Grow, the prefix stops at the large item.
+	res, err := Fit(Request{Items: items, Limit: 100, Prefix: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keptIDs(res); len(got) != 0 {
+		t.Errorf("prefix at 100: kept %v, want nothing", got)
+	}
+}
+
+// TestFitGrowMonotone: on random items (some pinned, some late), every
+// item kept at a limit is kept at every larger limit; at every doubling
+// size below the limit no item out but a late one would fit in the room
+// left; nothing kept is over the limit.
+func TestFitGrowMonotone(t *testing.T) {
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		n := 1 + r.IntN(30)
+		items := make([]Item, n)
+		for i := range items {
+			items[i] = Item{ID: fmt.Sprintf("i%02d", i), Rank: 1 + r.IntN(6), Score: float64(r.IntN(5)),
+				Tokens: 1 + r.IntN(300), Late: r.IntN(4) == 0, Pinned: r.IntN(15) == 0}
+		}
+		frame := r.IntN(50)
+		var prev []string
+		for limit := 0; limit < 4000; limit += 1 + r.IntN(40) {
+			res, err := Fit(Request{Items: items, Limit: limit, Frame: frame, Grow: true})
+			if err != nil {
+				prev = nil // pinned items over the limit: refused
+				continue
+			}
+			got := keptIDs(res)
+			for _, id := range prev {
+				if !slices.Contains(got, id) {
+					t.Fatalf("seed %d: %s kept at a smaller limit, not at %d (%v, then %v)", seed, id, limit, prev, got)
+				}
+			}
+			if res.Used > limit && !res.FrameOnly {
+				t.Fatalf("seed %d limit %d: used %d", seed, limit, res.Used)
+			}
+			prev = got
+		}
+	}
+}
