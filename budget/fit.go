@@ -174,8 +174,12 @@ type fitter struct {
 	cuts   map[int]cut
 	recuts map[int]int // per item: cuts made by the re-count
 	order  []int       // non-pinned items, deferred first
-	used   int         // frame plus the tokens of kept items
-	res    Result
+	// grown is, after a Grow fill, the items it let in, the last first:
+	// the re-count takes them out in that order, so that what a smaller
+	// limit held (let in earlier) stays longest.
+	grown []int
+	used  int // frame plus the tokens of kept items
+	res   Result
 }
 
 // maxRecuts is how many times the re-count cuts one Truncate item before it
@@ -324,21 +328,28 @@ func (f *fitter) walk() error {
 }
 
 // grow refills the non-pinned items as a limit growing from the room of
-// the frame and pinned items would (Request.Grow). The room grows by
-// doubling from GrowBase: at each of those sizes every item out, most
-// important first, comes in while the room left holds it (first fit);
-// past the last size below the limit, the items out come in most
+// the frame and pinned items would (Request.Grow). The room grows in
+// steps; at each step every item out, most important first, comes in
+// while the room left holds it (first fit), up to the first late item;
+// past the last step below the limit, the items out come in most
 // important first until one does not fit (a prefix). Each step only adds
-// to the one before, so a larger limit keeps every item a smaller one
-// does, and the room a large item leaves is filled at the next doubling
-// with what fits, most important first.
+// to the one before, and where the steps fall depends on the items alone,
+// never on the limit, so a larger limit keeps every item a smaller one
+// does.
 //
-// Why doubling, not every size: filling at every size (the smallest
-// limit at which anything more fits, then the next) lets the smallest
-// items in first whatever their importance, and a packet of 500 tokens
-// then held the tiniest records and not the best hit. At sizes that
-// double, the most important items that fit come first, and at most half
-// the room is ever chosen by fit rather than by importance alone.
+// A step is the room the most important item out needs, with GrowSlack
+// to spare for what fits beside it, and at most double the step before
+// (GrowFirst for the first): the most important item comes in at the
+// first step that can hold it, and a large one does not hold the room
+// back from everything after it for long.
+//
+// Why not every size: filling at every size (the smallest limit at
+// which anything more fits, then the next) lets the smallest items in
+// first whatever their importance, and a packet of 500 tokens then held
+// the tiniest records and not the best hit. Measured on the agent packet
+// (BENCHMARKS.md): steps at fixed doublings from 128 lost the best hit
+// to smaller ones at 500 tokens, and no first fit at all (a prefix) left
+// a fifth of the room unused behind long records.
 func (f *fitter) grow() {
 	base := f.req.Frame
 	for i, it := range f.items {
@@ -355,6 +366,7 @@ func (f *fitter) grow() {
 		out = append(out, f.order[p])
 	}
 	used, n := base, 0
+	var in []int // in the order they came in
 	fill := func(limit int, prefix bool) {
 		rest := out[:0]
 		for k, i := range out {
@@ -370,25 +382,37 @@ func (f *fitter) grow() {
 				f.restore(i)
 				used += it.Tokens
 				n++
+				in = append(in, i)
 				continue
 			}
 			rest = append(rest, i)
 		}
 		out = rest
 	}
-	for size := GrowBase; base+size <= f.req.Limit && len(out) > 0; size *= 2 {
+	for size := 0; len(out) > 0 && !f.items[out[0]].Late; {
+		next := used - base + f.items[out[0]].Tokens + GrowSlack
+		next = max(size+1, min(next, max(2*size, GrowFirst)))
+		if base+next > f.req.Limit {
+			break
+		}
+		size = next
 		fill(base+size, false)
 	}
 	fill(f.req.Limit, true)
 	f.used = used
+	slices.Reverse(in)
+	f.grown = in
 	f.diag("grew the limit from the frame: %d items in", n)
 }
 
-// GrowBase is the first room at which Request.Grow fills by fit: a few
-// short records, or one excerpt. Measured on the agent packet (recall at
-// 500 on long chats: 64 .291, 128 .318, 256 .244, no fit at all .198;
-// short turns the same within .002).
-const GrowBase = 128
+// GrowSlack is the room a Request.Grow step leaves beside the item it is
+// for; GrowFirst bounds the first step. Measured on the agent packet
+// (slack 0, 32, 96, 160, 256: 96 held the most evidence across short
+// turns, long messages and story passages; BENCHMARKS.md).
+const (
+	GrowSlack = 96
+	GrowFirst = 256
+)
 
 // putBack walks the deferred items among order[:end] from the most
 // important and restores each that still fits, cut when its action allows
@@ -443,10 +467,14 @@ func (f *fitter) recount() error {
 			f.res.Used, f.res.Rendered = c, out
 			return nil
 		}
-		for next < len(f.order) && f.state[f.order[next]] == deferred {
+		order := f.order
+		if f.grown != nil {
+			order = f.grown
+		}
+		for next < len(order) && f.state[order[next]] == deferred {
 			next++
 		}
-		if next == len(f.order) {
+		if next == len(order) {
 			// Nothing left to defer but pinned content.
 			for _, it := range f.items {
 				if it.Pinned {
@@ -458,7 +486,7 @@ func (f *fitter) recount() error {
 			f.diag("warning: the rendered frame alone counts %d tokens, over the limit of %d: everything is deferred and only the frame is written", c, limit)
 			return nil
 		}
-		i := f.order[next]
+		i := order[next]
 		it := &f.items[i]
 		if it.Action == Fail {
 			return f.failError(i, c)

@@ -8,7 +8,7 @@ import (
 )
 
 // Grow: a large item that does not fit blocks nothing after it at the
-// doubling sizes, and the fill is the same at every limit it passes.
+// steps, and a late item joins only the prefix.
 func TestFitGrowFillsPastALargeItem(t *testing.T) {
 	items := []Item{
 		{ID: "big", Rank: 1, Tokens: 300},
@@ -20,9 +20,9 @@ func TestFitGrowFillsPastALargeItem(t *testing.T) {
 		limit int
 		want  []string
 	}{
-		{100, nil},                     // below GrowBase only the prefix runs, and big ends it
-		{GrowBase, []string{"b", "c"}}, // first fit at GrowBase: b and c past big
-		{GrowBase + 200, []string{"b", "c"}},
+		{100, nil},                      // below the first step only the prefix runs, and big ends it
+		{GrowFirst, []string{"b", "c"}}, // first fit at the first step: b and c past big
+		{GrowFirst + 100, []string{"b", "c"}},
 		{390, []string{"big", "b", "c"}}, // big in the prefix; late then over
 		{400, []string{"big", "b", "c", "late"}},
 	}

@@ -35,7 +35,7 @@ const (
 	defaultContext    = 20              // percent of the adjacent hits' scores a hit gains
 	defaultWindow     = 50              // percent of the best hit within two steps a hit gains
 	defaultLongProse  = 120             // body tokens above which prose counts as long
-	defaultExcerpt    = 120             // tokens of an agent packet's excerpt of a long body
+	defaultExcerpt    = 105             // tokens of an agent packet's excerpt of a long body
 	defaultRecentSize = 5               // recent records pulled by the agent profile
 	defaultNoteShare  = 5               // percent of the budget for notes listed one by one
 	defaultProfile    = "novel"         // profile used when the request names none
@@ -107,10 +107,12 @@ type Profile struct {
 	NoteShare int `json:"note_share,omitempty"`
 	// Excerpt is the size in tokens of the excerpt that shows a long body
 	// (excerpt.go): a record neither protected nor pinned whose body is
-	// longer than half again this size appears as the passage the query
-	// matches, of about this size, with the tokens left out and a handle
-	// to fetch it whole. 0 shows every body whole. The agent profile's is
-	// 120: the scorer's contract credits a passage of 100 tokens.
+	// more than a fifth longer than this size appears as the passage the
+	// query matches, of about this size, with the tokens left out and a
+	// handle to fetch it whole. 0 shows every body whole. The agent
+	// profile's is 105: a passage of about 100 tokens, a paragraph or
+	// two, holds a statement with its context (and is what the shared
+	// evidence scorer credits); 120 held less evidence on every set.
 	Excerpt int `json:"excerpt,omitempty"`
 }
 

@@ -20,8 +20,8 @@ import (
 // reader who asks about one sentence of it needs that sentence, with
 // enough around it to read, and a handle for the rest (the context-budget
 // skill's ladder, step 2: cite the record rather than quote it). So where
-// a profile sets Profile.Excerpt, a hit or neighbour whose body is longer
-// than half again the excerpt's size is shown by an excerpt: its units
+// a profile sets Profile.Excerpt, a hit or neighbour whose body is more
+// than a fifth longer than the excerpt's size is shown by an excerpt: its units
 // (lines, cut into sentences where a line is long) are scored by the
 // query's terms, analysed as the index analyses them, each term weighted
 // by how few of the record's units hold it; the best unit is the seed and
@@ -67,10 +67,10 @@ const maxUnitBytes = 240
 
 // makeExcerpt returns the excerpt of body for the query terms q that
 // holds about size tokens, and false when the body is too short to be
-// worth one (at most half again size) or the passage would not save a
-// third of it. bodyTokens is the body's count.
+// worth one (at most a fifth over size) or the passage would not save
+// 15% of it. bodyTokens is the body's count.
 func makeExcerpt(body string, bodyTokens int, q map[string]bool, size int, counter budget.Counter) (excerpt, bool) {
-	if size <= 0 || bodyTokens <= size+size/2 {
+	if size <= 0 || bodyTokens <= size+size/5 {
 		return excerpt{}, false
 	}
 	units := splitUnits(body)
@@ -81,7 +81,7 @@ func makeExcerpt(body string, bodyTokens int, q map[string]bool, size int, count
 	lo, hi := growPassage(body, units, seedUnit(units), size, counter)
 	passage := body[units[lo].start:units[hi].end]
 	shown := counter.Count(passage)
-	if 3*shown > 2*bodyTokens {
+	if 100*shown > 85*bodyTokens {
 		return excerpt{}, false
 	}
 	var b strings.Builder
@@ -294,7 +294,7 @@ func (b *builder) excerpts() error {
 	})
 	var ids []string
 	for _, c := range order {
-		if c.tc.Body > size+size/2 {
+		if c.tc.Body > size+size/5 {
 			ids = append(ids, c.rec.ID)
 		}
 	}

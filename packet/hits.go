@@ -42,7 +42,11 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 	if step == candidateStep {
 		// Every hit's neighbours are read by now (sequenceStep), so the
 		// new order leaves nothing for the reader to read by position.
-		own = withSequenceContext(own, nbs.nbs, g.cfg)
+		// The heads give each hit's size (shortness).
+		if _, err := g.hitsSize(tieredHits(own)); err != nil {
+			return err
+		}
+		own = withSequenceContext(own, nbs.nbs, g.cfg, g.shortness)
 	}
 	if own, err = g.candidateHits(own, nbs, step); err != nil {
 		return err
@@ -65,12 +69,14 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 					score: base + h.score*float64(g.cfg.neighborShare(h.ID, nb.Via))/100*g.shortness(nb.ID), why: linkedWhy(h.ID, nb.Via), deep: deep})
 			}
 		}
-		for _, id := range later[h.ID] {
-			if !isFocus(id) {
+		for _, a := range later[h.ID] {
+			if !isFocus(a.id) {
 				// hops 1: a hit's sequence context, not the graph walk
-				// from a focus that ladder step 3 narrows.
-				g.add(id, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID, side: 2,
-					score: base + h.score*float64(g.cfg.AfterNextShare)/100*g.shortness(id), why: "two after " + h.ID, deep: deep})
+				// from a focus that ladder step 3 narrows. What lies
+				// between them counts too: after a long reply, the
+				// next turn is far from the hit.
+				g.add(a.id, relation{match: MatchHitNeighbor, hops: 1, from: h.ID, via: h.ID, side: 2,
+					score: base + h.score*float64(g.cfg.AfterNextShare)/100*g.shortness(a.id)*g.shortness(a.between), why: "two after " + h.ID, deep: deep})
 			}
 		}
 	}
@@ -175,7 +181,7 @@ func (g *gatherer) sequenceStep(nbs *neighbourReader) (int, error) {
 // between them only reacts ("Where did you go?"). It reads the
 // neighbours of the records just after the hits that are not hits
 // themselves (those are read already); nothing when the share is off.
-func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]string, error) {
+func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]afterNextRecord, error) {
 	if g.cfg.AfterNextShare <= 0 {
 		return nil, nil
 	}
@@ -201,7 +207,7 @@ func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]st
 			return nil, fmt.Errorf("records two after the hits: %w", err)
 		}
 	}
-	out := make(map[string][]string, len(next))
+	out := make(map[string][]afterNextRecord, len(next))
 	for _, h := range own {
 		for _, n := range next[h.ID] {
 			after, read := nbs[n] // n is a hit too
@@ -210,13 +216,26 @@ func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]st
 			}
 			for _, nb := range after {
 				if sequenceSide(n, nb.Via) == 1 && nb.ID != h.ID {
-					out[h.ID] = append(out[h.ID], nb.ID)
+					out[h.ID] = append(out[h.ID], afterNextRecord{id: nb.ID, between: n})
 				}
 			}
 		}
 	}
 	return out, nil
 }
+
+// tieredHits lists the index hits of hits.
+func tieredHits(hits []tieredHit) []index.Hit {
+	out := make([]index.Hit, len(hits))
+	for i, h := range hits {
+		out[i] = h.Hit
+	}
+	return out
+}
+
+// afterNextRecord is a record two "next" links after a hit, and the
+// record between them.
+type afterNextRecord struct{ id, between string }
 
 // hitNeighbors reads the one-hop neighbours of every hit.
 func (g *gatherer) hitNeighbors(hits []tieredHit) (hitNeighbors, error) {
@@ -395,10 +414,9 @@ func (g *gatherer) shortness(id string) float64 {
 	if !ok {
 		return 1
 	}
+	// Bytes, not a cached count: a packet must not depend on whether
+	// the store had its counts cached (four bytes a token of prose).
 	size := (len(r.Title) + r.BodyBytes) / 4
-	if tc, ok := r.Tokens[g.req.Counter.Name()]; ok {
-		size = tc.Title + tc.Body
-	}
 	if size <= shortRecord {
 		return 1
 	}

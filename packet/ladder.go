@@ -85,6 +85,8 @@ type builder struct {
 	// bodiesAhead is the bodies of the likely kept, read and counted on
 	// another core (bodiesahead.go); nil when not read ahead.
 	bodiesAhead *bodiesAhead
+	// frameCredit is what calibrateFrame takes off the priced frame.
+	frameCredit int
 }
 
 // minParallelPrices is the number of candidates from which measure
@@ -101,13 +103,51 @@ func (b *builder) fixed(i int) bool { return b.cands[i].protected || b.cands[i].
 // are grouped, the share they may take plus the group lines.
 func (b *builder) frame() int {
 	if b.grouping {
-		return b.base + b.groupCost
+		return max(0, b.base+b.groupCost-b.frameCredit)
 	}
 	f := b.base
 	for i := range b.cands {
 		f += b.note[i]
 	}
-	return f
+	return max(0, f-b.frameCredit)
+}
+
+// calibrateFrame refits a growing fill (grows) against the frame it
+// really has. The frame is priced as its largest (a heading for every
+// rank among the candidates, group lines of every kind with the widest
+// figures), so the fill stopped with room that the real count shows:
+// 55 tokens of 500 in a short-turn packet, where the next record needed
+// 73. The fill runs again with the frame less what the real count left
+// over (frameCredit), and keeps that packet when it counts within the
+// budget. The put-back cannot fill that room instead (grows blocks it):
+// a record it put in by one budget's slack alone could be missing at a
+// bigger budget whose fill let in others first.
+func (b *builder) calibrateFrame(p *Packet, out string, n, limit int) (*Packet, string, int, error) {
+	if !b.grows() || p.FrameOnly || !p.Incomplete() || n >= b.req.Budget || b.frameCredit != 0 {
+		return p, out, n, nil
+	}
+	est := b.frame()
+	for _, k := range b.kept {
+		est += k.Tokens
+	}
+	if est <= n {
+		return p, out, n, nil
+	}
+	b.frameCredit = est - n
+	defer func() { b.frameCredit = 0 }()
+	q, err := b.ladder(limit)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	if o, m := q.settle(b.req.Format); m <= b.req.Budget && !q.FrameOnly {
+		return q, o, m, nil
+	}
+	b.frameCredit = 0
+	if p, err = b.ladder(limit); err != nil { // the builder's state back to p's
+		return nil, "", 0, err
+	}
+	out, n = p.settle(b.req.Format)
+	return p, out, n, nil
 }
 
 // itemTokens is what keeping candidate i in its current form adds over
@@ -281,6 +321,9 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 			// to a packet within the budget, and none of them refuses.
 			p.Tokens = n
 			return p, nil
+		}
+		if p, out, n, err = b.calibrateFrame(p, out, n, limit); err != nil {
+			return nil, err
 		}
 		if n <= b.req.Budget || p.FrameOnly {
 			ladderStep := p.Step

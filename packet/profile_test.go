@@ -266,7 +266,7 @@ func TestNotesGrouped(t *testing.T) {
 		// same request (markdown names it once, for the request above).
 		handle := []byte("lore packet --ns big --focus hub --task draft")
 		if format == "md" {
-			handle = []byte(explainHint)
+			handle = []byte("`--explain`")
 		}
 		if !bytes.Contains(out, handle) || (format != "md" && !bytes.Contains(out, []byte("--explain"))) {
 			t.Errorf("%s: no handle for the grouped notes:\n%s", format, out)

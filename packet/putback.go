@@ -443,6 +443,13 @@ func (r *restorer) place(i int) (stop bool, err error) {
 	if (kept && b.forms[i] == formFull && !cur.Truncated) || r.failed[c.rec.ID] {
 		return false, nil // whole already
 	}
+	if !kept && b.grows() && !b.fixed(i) {
+		// The fill grew the budget from nothing; a record it left out
+		// would come in here by the slack of this budget's real count
+		// alone, and a bigger budget, whose fill let in others first,
+		// might not hold it.
+		return true, nil
+	}
 	better := []form{formFull}
 	if short := b.shorter(c); b.step[i] > 0 && (!kept || b.forms[i] == formOut) && b.cost[i][short] < b.cost[i][formFull] {
 		better = append(better, short) // the ladder shortened it: its shorter form may fit where the whole does not

@@ -57,11 +57,13 @@ func renderMD(v view) string {
 	return b.String()
 }
 
-// mdExcerptLine is the frame's line for a packet that shows excerpts:
-// one handle for every record shown in part, rather than one a record
-// (the entries in xml and json carry theirs).
+// mdExcerptLine is the frame's line for a packet that shows excerpts
+// (their text marks each cut with a gap marker, their heading says
+// "excerpt"): one handle for every record shown in part, rather than one
+// a record (the entries in xml and json carry theirs, and the tokens
+// left out).
 func mdExcerptLine(ns string) string {
-	return "Excerpts: " + gapMarker + " marks text left out; " + code(fetchCmd(ns, "ID")) + " prints a record whole.\n"
+	return "Whole records: " + code(fetchCmd(ns, "ID")) + "\n"
 }
 
 // mdDeferred is the deferral section: the notes listed one by one, then
@@ -75,7 +77,7 @@ func mdDeferred(p *Packet) string {
 		if g.Count == 1 {
 			noun = "record"
 		}
-		fmt.Fprintf(&b, "\n## Deferred: %d %s %s, %s tokens%s\n", g.Count, g.what(), noun, numfmt.Thousands(g.Tokens), explainHint)
+		fmt.Fprintf(&b, "\n## Deferred: %d %s %s, %s tokens (`--explain`)\n", g.Count, g.what(), noun, numfmt.Thousands(g.Tokens))
 		return b.String()
 	}
 	fmt.Fprintf(&b, "\n## Deferred: %s, %s tokens", records(len(p.Deferred)), numfmt.Thousands(deferredTokens(p.Deferred)))

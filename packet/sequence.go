@@ -84,7 +84,12 @@ func sequenceAdjacent(nbs []store.Neighbor) []string {
 // search order) in their sequence context and returns them in packet
 // order: by tier, then best score first, ties in search order. nbs holds
 // each hit's neighbours.
-func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config) []tieredHit {
+//
+// The gain is scaled by shortness(hit) (gatherer.shortness): beside a
+// short turn, the hits around it are the same exchange; a long message
+// that happens to sit between two hits holds its own answer or not, and
+// once lifted by them it pushed strong isolated hits out of a packet.
+func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortness func(id string) float64) []tieredHit {
 	type scored struct {
 		score float64
 		tier  int
@@ -114,7 +119,7 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config) []tiere
 				best = max(best, counts(y))
 			}
 		}
-		out[i].score = h.Score + ctxShare*around + winShare*best
+		out[i].score = h.Score + (ctxShare*around+winShare*best)*shortness(h.ID)
 	}
 	slices.SortStableFunc(out, func(a, b tieredHit) int {
 		if a.tier != b.tier {

@@ -46,7 +46,7 @@ func hitIDs(hs []tieredHit) []string {
 func TestSequenceContextRaisesHitsNearStrongOnes(t *testing.T) {
 	nbs := chain("t1", "t2", "t3", "t4", "t5")
 	hits := tiered(0, "t1", 10.0, "lone", 3.0, "t3", 2.0)
-	got := withSequenceContext(hits, nbs, DefaultConfig())
+	got := withSequenceContext(hits, nbs, DefaultConfig(), whole)
 	if want := []string{"t1", "t3", "lone"}; !slices.Equal(hitIDs(got), want) {
 		t.Fatalf("order %v, want %v", hitIDs(got), want)
 	}
@@ -60,7 +60,7 @@ func TestSequenceContextRaisesHitsNearStrongOnes(t *testing.T) {
 	}
 	off := DefaultConfig()
 	off.ContextShare, off.WindowShare = -1, -1
-	if got := withSequenceContext(hits, nbs, off); !slices.Equal(hitIDs(got), []string{"t1", "lone", "t3"}) {
+	if got := withSequenceContext(hits, nbs, off, whole); !slices.Equal(hitIDs(got), []string{"t1", "lone", "t3"}) {
 		t.Errorf("with both shares off the search order must stay: %v", hitIDs(got))
 	}
 }
@@ -72,8 +72,8 @@ func TestSequenceContextTiersKeepShallowerOrder(t *testing.T) {
 	nbs := chain("a", "b", "c", "d", "e", "f", "g")
 	shallow := tiered(0, "a", 5.0, "d", 4.0, "g", 1.0)
 	deep := append(slices.Clone(shallow), tiered(1, "b", 0.9, "f", 0.8, "c", 0.7)...)
-	got1 := withSequenceContext(shallow, nbs, DefaultConfig())
-	got2 := withSequenceContext(deep, nbs, DefaultConfig())
+	got1 := withSequenceContext(shallow, nbs, DefaultConfig(), whole)
+	got2 := withSequenceContext(deep, nbs, DefaultConfig(), whole)
 	if !slices.Equal(hitIDs(got2[:len(got1)]), hitIDs(got1)) {
 		t.Fatalf("tier 0 order %v changed to %v by a deeper tier", hitIDs(got1), hitIDs(got2))
 	}
@@ -162,3 +162,6 @@ func TestAgentHitsWithoutSequence(t *testing.T) {
 		t.Errorf("at 1,600 tokens, e01 (linked from the hit e00) is missing: %v", prev)
 	}
 }
+
+// whole is the shortness of a record of any size that counts as short.
+func whole(string) float64 { return 1 }
