@@ -1,0 +1,180 @@
+package packet
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/lorekeep/lore/store"
+)
+
+// longBody is prose of many lines with needle as one sentence in the
+// middle of line at.
+func longBody(seed uint64, lines, at int, needle string) string {
+	var b strings.Builder
+	for i := range lines {
+		b.WriteString(fxProse(seed*100+uint64(i), 30))
+		if i == at {
+			b.WriteString(" " + needle)
+		}
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+// excerptPieces cuts an excerpt at its gap markers, trimmed, empty ones
+// left out.
+func excerptPieces(text string) []string {
+	var out []string
+	for _, p := range strings.Split(text, gapMarker) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// checkOwnText fails unless every piece of text is body's own, in body's
+// order, none overlapping the one before.
+func checkOwnText(t *testing.T, body, text string) {
+	t.Helper()
+	from := 0
+	for _, p := range excerptPieces(text) {
+		i := strings.Index(body[from:], p)
+		if i < 0 {
+			t.Fatalf("piece %q is not the body's own after byte %d:\n%s", p, from, text)
+		}
+		from += i + len(p)
+	}
+}
+
+// An excerpt is one stretch of the record's own text around the sentence
+// the query matches, marked where text is left out on either side, and
+// holding about the size asked.
+func TestExcerptIsTheRecordsOwnPassage(t *testing.T) {
+	c := fxCounter(t)
+	needle := "The ferryman hid the silver key under the third stone of the quay."
+	body := longBody(1, 40, 22, needle)
+	n := c.Count(body)
+	ex, ok := makeExcerpt(body, n, queryTerms("where did the ferryman hide the silver key?"), 100, c)
+	if !ok {
+		t.Fatalf("no excerpt of a body of %d tokens", n)
+	}
+	checkOwnText(t, body, ex.text)
+	if !strings.Contains(ex.text, needle) {
+		t.Errorf("the excerpt lacks the sentence the query matches:\n%s", ex.text)
+	}
+	if !strings.HasPrefix(ex.text, gapMarker+" ") || !strings.HasSuffix(ex.text, " "+gapMarker) {
+		t.Errorf("an excerpt from the middle is not marked at both ends:\n%s", ex.text)
+	}
+	shown := c.Count(strings.Join(excerptPieces(ex.text), "\n"))
+	if shown < 100 || shown > 200 {
+		t.Errorf("the excerpt shows %d tokens; want about 100", shown)
+	}
+	if ex.omitted <= 0 || ex.omitted >= n {
+		t.Errorf("omitted %d of %d tokens", ex.omitted, n)
+	}
+	// The same body and query give the same excerpt.
+	again, _ := makeExcerpt(body, n, queryTerms("where did the ferryman hide the silver key?"), 100, c)
+	if again != ex {
+		t.Errorf("a second excerpt differs:\n%s\n---\n%s", ex.text, again.text)
+	}
+}
+
+// A body the query does not match opens the excerpt at its start; a
+// body not much longer than the excerpt is shown whole.
+func TestExcerptUnmatchedAndShortBodies(t *testing.T) {
+	c := fxCounter(t)
+	body := longBody(2, 30, -1, "")
+	ex, ok := makeExcerpt(body, c.Count(body), queryTerms("zeppelin"), 100, c)
+	if !ok {
+		t.Fatal("no excerpt of an unmatched long body")
+	}
+	checkOwnText(t, body, ex.text)
+	if strings.HasPrefix(ex.text, gapMarker) || !strings.HasPrefix(body, excerptPieces(ex.text)[0]) {
+		t.Errorf("an unmatched body's excerpt does not open at its start:\n%s", ex.text)
+	}
+	short := fxProse(3, 80)
+	if _, ok := makeExcerpt(short, c.Count(short), queryTerms("mill"), 100, c); ok {
+		t.Errorf("a body of %d tokens got an excerpt of 100", c.Count(short))
+	}
+}
+
+// excerptStore is a conversation where one long message holds the
+// answer among short turns that mention the query's words.
+func excerptStore(t *testing.T, needle string) fxEnv {
+	ns := "chat"
+	var recs []store.Record
+	for i := range 12 {
+		body := fmt.Sprintf("user: the ferryman and the quay, turn %d. %s", i, fxProse(uint64(i), 12))
+		if i == 5 {
+			body = "assistant: " + longBody(9, 60, 41, needle)
+		}
+		recs = append(recs, store.Record{NS: ns, ID: fmt.Sprintf("m%02d", i), Kind: "turn", Title: fmt.Sprintf("turn %d", i), Body: body})
+	}
+	return fxOpen(t, recs, nil, true)
+}
+
+// In an agent packet, a long record is shown by the passage the query
+// matches, marked as an excerpt with the tokens left out and a handle,
+// in every format; the records after it still come in.
+func TestAgentPacketShowsExcerpts(t *testing.T) {
+	needle := "The ferryman hid the silver key under the third stone of the quay."
+	env := excerptStore(t, needle)
+	for _, format := range validFormats {
+		req := Request{NS: "chat", Query: "where did the ferryman hide the silver key", Budget: 700, Profile: "agent", Format: format}
+		p, out := fxBuild(t, env, req)
+		e, ok := findEntry(p, "m05")
+		if !ok || e.Form != formExcerpt {
+			t.Fatalf("%s: m05 is %+v (in: %v); want its excerpt\n%s", format, e.Form, ok, out)
+		}
+		if !strings.Contains(e.Text, needle) || e.Omitted <= 0 || e.Fetch == "" {
+			t.Errorf("%s: excerpt %q, omitted %d, fetch %q", format, e.Text, e.Omitted, e.Fetch)
+		}
+		if len(p.Records) < 4 {
+			t.Errorf("%s: %d records; want the short turns beside the excerpt", format, len(p.Records))
+		}
+		if got := fxCounter(t).Count(string(out)); got > req.Budget {
+			t.Errorf("%s: %d tokens over the budget %d", format, got, req.Budget)
+		}
+		switch format {
+		case "md":
+			if !strings.Contains(string(out), "· excerpt") || !strings.Contains(string(out), "Whole records: `lore get --ns chat ID`") {
+				t.Errorf("md: the excerpt is not marked, or has no handle:\n%s", out)
+			}
+		case "json":
+			var doc struct {
+				Records []Entry `json:"records"`
+			}
+			if err := json.Unmarshal(out, &doc); err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, r := range doc.Records {
+				found = found || r.ID == "m05" && r.Form == formExcerpt && r.Omitted > 0 && strings.Contains(r.Text, needle)
+			}
+			if !found {
+				t.Errorf("json: no excerpt of m05 with its omitted count:\n%s", out)
+			}
+		}
+	}
+}
+
+// Shown whole (no excerpts), the long record does not fit, and the
+// records after it in the packet order fill the budget all the same.
+func TestLongRecordBlocksNothing(t *testing.T) {
+	env := excerptStore(t, "The ferryman hid the silver key under the third stone of the quay.")
+	cfg := DefaultConfig()
+	agent := cfg.Profiles["agent"]
+	agent.Excerpt = 0
+	cfg.Profiles["agent"] = agent
+	req := Request{NS: "chat", Query: "where did the ferryman hide the silver key", Budget: 700, Profile: "agent", Config: &cfg}
+	p, out := fxBuild(t, env, req)
+	if _, ok := findEntry(p, "m05"); ok {
+		t.Fatalf("m05 whole fits in 700 tokens: the test needs it not to\n%s", out)
+	}
+	if len(p.Records) < 6 {
+		t.Errorf("%d records behind the long one; want the short turns\n%s", len(p.Records), out)
+	}
+}
