@@ -62,6 +62,7 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		// deeper one's, so a bigger budget only adds to the end.
 		base := float64(tiers-hitTier(n, step)) * span
 		deep := hitTier(n, step) > 0
+		h.score *= g.perLength(h.ID)
 		g.add(h.ID, relation{match: MatchHit, from: h.ID, score: base + h.score, why: fmt.Sprintf("hit %d", n+1), deep: deep})
 		for _, nb := range nbs.nbs[h.ID] {
 			if !isFocus(nb.ID) {
@@ -421,6 +422,31 @@ func (g *gatherer) shortness(id string) float64 {
 		return 1
 	}
 	return float64(shortRecord) / float64(size)
+}
+
+// longRecord is the size in tokens past which a hit's score is taken per
+// longRecord tokens of its text (perLength).
+const longRecord = 300
+
+// perLength scales the score of hit id down by its size past longRecord
+// tokens: longRecord / its size. A packet ranks records by what they are
+// worth for the tokens they cost, and a long record's search score is
+// spread over all its text: its words match somewhere in a thousand
+// tokens, a short message's in one statement. Measured on long
+// user/assistant chats (messages of 40 to 2,000 tokens), where most of
+// the evidence is short messages: recall at 500 / 1k / 2k tokens .362 /
+// .439 / .532 -> .396 / .505 / .566; short turns the same, story
+// passages (most under 300 tokens) .824 -> .816 at 500 (BENCHMARKS.md).
+// Bytes, not a cached count, as in shortness. 1 when the head is not read.
+func (g *gatherer) perLength(id string) float64 {
+	r, ok := g.heads[id]
+	if !ok {
+		return 1
+	}
+	if size := (len(r.Title) + r.BodyBytes) / 4; size > longRecord {
+		return float64(longRecord) / float64(size)
+	}
+	return 1
 }
 
 // sequenceSide is where a neighbour sits along a hit's "next" chain: -1
