@@ -29,6 +29,8 @@ type recallCell struct {
 	Foreign   int `json:"foreign_text"`
 	Citations int `json:"citations"`
 	Short     int `json:"short_excerpts"`
+	// Empty counts the packets that hold no record (lore only).
+	Empty int `json:"empty_packets"`
 }
 
 // recallReport holds the figures of one `lore-bench recall` run.
@@ -93,6 +95,9 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 			c.Foreign += r.Foreign
 			c.Citations += r.Citations
 			c.Short += r.Short
+			if r.Method == methodLore && len(r.IDs) == 0 {
+				c.Empty++
+			}
 		}
 		if r.Method == methodLore {
 			lat[r.Budget] = append(lat[r.Budget], float64(r.Micros)/1000)
@@ -206,6 +211,7 @@ func (rep *recallReport) print(w io.Writer) {
 		name string
 		val  func(*recallCell) int
 	}{
+		{"packets that hold no record", func(c *recallCell) int { return c.Empty }},
 		{"packets cut at the budget", func(c *recallCell) int { return c.Cut }},
 		{"unknown ids dropped", func(c *recallCell) int { return c.Unknown }},
 		{"foreign text", func(c *recallCell) int { return c.Foreign }},
