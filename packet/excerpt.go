@@ -185,8 +185,9 @@ func wrapAt(body string, start, end int) [][2]int {
 // once, weighted by how few units hold it: a term in every line of the
 // record tells less about where the answer is than one in a single line.
 //
-// A unit is analysed only when its lower-cased text holds a query term
-// as it is (a stem is most of its word: "synchron" in "Synchronized"):
+// A unit is analysed only when its lower-cased text holds a query term,
+// less a last letter the stemmer may have rewritten (a stem is most of
+// its word: "synchron" in "Synchronized", "happ" for "happi"):
 // analysis was a third of a long chat's packet time when every body was
 // analysed whole, and most lines of a long message hold no query word.
 func scoreUnits(body string, units []textUnit, q map[string]bool) {
@@ -196,6 +197,16 @@ func scoreUnits(body string, units []textUnit, q map[string]bool) {
 	holds := make([][]string, len(units)) // each unit's query terms, once each, in text order
 	df := map[string]int{}
 	lowerASCII := asciiLower(body) // "" when the body is not ASCII
+	// What the prefilter looks for: each term less its last letter where
+	// the stemmer may have rewritten it ("happy" is filed as "happi").
+	stems := make([]string, 0, len(q))
+	for t := range q {
+		if len(t) > 4 {
+			t = t[:len(t)-1]
+		}
+		stems = append(stems, t)
+	}
+	slices.Sort(stems)
 	for k, u := range units {
 		text := body[u.start:u.end]
 		lower := ""
@@ -205,7 +216,7 @@ func scoreUnits(body string, units []textUnit, q map[string]bool) {
 			lower = strings.ToLower(text)
 		}
 		maybe := false
-		for t := range q {
+		for _, t := range stems {
 			if strings.Contains(lower, t) {
 				maybe = true
 				break

@@ -178,3 +178,14 @@ func TestLongRecordBlocksNothing(t *testing.T) {
 		t.Errorf("%d records behind the long one; want the short turns\n%s", len(p.Records), out)
 	}
 }
+
+// A unit is scored by the terms the index would file its words under,
+// also where the stem is not a prefix of the word ("happy" is "happi").
+func TestExcerptScoresStemmedWords(t *testing.T) {
+	body := "The road was long and grey.\nShe was happy at the mill.\nThe river ran on."
+	units := splitUnits(body)
+	scoreUnits(body, units, queryTerms("Was she happy?"))
+	if len(units) != 3 || units[1].score <= 0 || units[0].score != 0 || units[2].score != 0 {
+		t.Errorf("scores %+v; want the second line alone scored", units)
+	}
+}
