@@ -51,7 +51,13 @@
 //     important, and each that still fits is restored (a Truncate item that
 //     does not fit whole is restored cut, when it can keep its minimum).
 //     The room only shrinks along this single pass, so afterwards no
-//     deferred item would fit whole in the room left.
+//     deferred item would fit whole in the room left. Request.Prefix stops
+//     the pass at the first item that does not fit (a larger limit then
+//     keeps every item a smaller one does). Request.Grow replaces the pass
+//     by a fill that grows the limit from the frame in steps, first fit at
+//     each, so a large item blocks nothing after it and a larger limit
+//     still keeps every item a smaller one does; the re-count (rule 6)
+//     then defers the items it let in last first.
 //  6. Re-count: tokens do not add up exactly across boundaries. When
 //     Request.Render is set, the rendered whole is counted with the Counter;
 //     while it is over the limit, the next kept item in the order is deferred

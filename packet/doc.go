@@ -40,7 +40,12 @@
 //  3. Measure: token counts come from the store's cache (Record.Tokens
 //     keyed by encoding); no body is read before fitting. A record without
 //     a count for the request's encoding is counted once and cached
-//     through the TokenSetter.
+//     through the TokenSetter. Where the profile sets Profile.Excerpt
+//     (agent), the long bodies of the most important candidates that are
+//     neither protected nor pinned are read here and each is replaced by
+//     its excerpt: the passage the query matches, the record's own text in
+//     its order, with gap markers and the tokens left out (excerpt.go),
+//     the same at every budget.
 //  4. Fit: the deferral ladder, each step only while still over, and
 //     after each step what fits is put back:
 //     step 1 drops the unprotected ranks (10 down to 6 in the novel
@@ -110,10 +115,19 @@
 // they follow the hit that brought them; in the packet, a neighbour along
 // the sequence sits beside its hit (the turn before just before it, the
 // reply and the turn after that just after), and markdown's heading then
-// needs no why. A Profile.Monotone profile (agent and novel)
-// keeps its packet a prefix of the packet order: once a record does not
-// fit, nothing less important is put back, so a bigger budget holds every
-// record a smaller one does. With protected records that have shorter
+// needs no why. Those shares, and the gain a hit takes from the hits
+// beside it, are whole for records of up to 100 tokens and shrink past
+// that (shortness); a hit longer than 300 tokens is scored per 300
+// tokens of its text (perLength). A Profile.Monotone profile (agent and
+// novel) keeps every record of a smaller budget's packet at a bigger
+// one. The novel profile keeps its packet a prefix of the packet order:
+// once a record does not fit, nothing less important is put back. The
+// agent profile (Profile.Grow) fills as if the budget grew from nothing
+// (budget.Request.Grow): in steps sized by the most important record
+// out, each filled first-fit, so a long record blocks nothing after it;
+// the re-count takes out the last let in, the final put-back adds
+// nothing the fill left out, and the fill runs once more against the
+// frame the real count shows (calibrateFrame). With protected records that have shorter
 // forms, the put-back restores them whole, most important first, and
 // fills what they leave with the records after them; walking the budget
 // up, a record comes in where that room first holds it and never goes
