@@ -77,6 +77,12 @@ func mdDeferred(p *Packet) string {
 		if g.Count == 1 {
 			noun = "record"
 		}
+		if p.Budget < compactBelow {
+			// What the records would cost is in the report and --explain;
+			// a small packet keeps its tokens for records.
+			fmt.Fprintf(&b, "\n## Deferred: %d %s %s (`--explain`)\n", g.Count, g.what(), noun)
+			return b.String()
+		}
 		fmt.Fprintf(&b, "\n## Deferred: %d %s %s, %s tokens (`--explain`)\n", g.Count, g.what(), noun, numfmt.Thousands(g.Tokens))
 		return b.String()
 	}
@@ -93,6 +99,11 @@ func mdDeferred(p *Packet) string {
 	}
 	return b.String()
 }
+
+// compactBelow is the budget under which the markdown frame leaves out
+// what the deferred records would cost: at 500 tokens the frame took a
+// fifth of the packet.
+const compactBelow = 2000
 
 // explainHint is the handle of grouped notes: --explain lists every
 // candidate of the request, each deferred one with its reason.
