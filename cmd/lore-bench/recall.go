@@ -49,7 +49,7 @@ func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
 	fs.StringVar(&c.convert, "convert", "", "write the records as `lore import` JSONL to this file and exit (for the shared scorer's -setup)")
 	fs.IntVar(&c.limit, "limit", 0, "score only the first N questions (0: all)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scoring loop to this file")
-	fs.StringVar(&c.config, "config", "", "a lore.json for the store the packets are built from (default: none, all defaults)")
+	fs.StringVar(&c.config, "config", "", "a lore.json for the store the packets are built from (default: {\"encoding\": \"cl100k_base\"}, the scorer's encoding)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: lore-bench recall -data DIR [flags]\n\nScores evidence recall of Lore's packets beside BM25 baselines, in one process.\n\n")
 		fs.PrintDefaults()
@@ -268,14 +268,19 @@ func loadLore(ctx context.Context, dir, config string, recs []evalRecord) (*lore
 	if err := lore.Init(dir); err != nil {
 		return nil, err
 	}
+	// The scorer counts cl100k_base, and so do the packets: a store kept
+	// for such packets counts its records in it as they are written, as
+	// it does its own encoding (else each question's first packet counts
+	// every candidate, and its build time is that count's).
+	b := []byte(`{"encoding": "cl100k_base"}`)
 	if config != "" {
-		b, err := os.ReadFile(config)
-		if err != nil {
+		var err error
+		if b, err = os.ReadFile(config); err != nil {
 			return nil, fmt.Errorf("-config: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, lore.ConfigFile), b, 0o644); err != nil {
-			return nil, err
-		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, lore.ConfigFile), b, 0o644); err != nil {
+		return nil, err
 	}
 	l, err := lore.Open(dir, nil)
 	if err != nil {
