@@ -360,10 +360,17 @@ func (f *fitter) grow() {
 			f.deferItem(i, RuleBudget, "dropped: over budget")
 		}
 	}
-	f.cuts = nil                        // an item comes in whole or not at all
-	out := make([]int, 0, len(f.order)) // most important first
-	for p := len(f.order) - 1; p >= 0; p-- {
-		out = append(out, f.order[p])
+	f.cuts = nil // an item comes in whole or not at all
+	// Most important first, the late items after all the others: a
+	// larger limit may bring late items a smaller one lacks, and they
+	// must not come between the items both have.
+	out := make([]int, 0, len(f.order))
+	for _, late := range []bool{false, true} {
+		for p := len(f.order) - 1; p >= 0; p-- {
+			if f.items[f.order[p]].Late == late {
+				out = append(out, f.order[p])
+			}
+		}
 	}
 	used, n := base, 0
 	var in []int // in the order they came in

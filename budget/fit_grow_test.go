@@ -45,22 +45,41 @@ func TestFitGrowFillsPastALargeItem(t *testing.T) {
 	}
 }
 
-// TestFitGrowMonotone: on random items (some pinned, some late), every
-// item kept at a limit is kept at every larger limit; at every doubling
-// size below the limit no item out but a late one would fit in the room
-// left; nothing kept is over the limit.
+// TestFitGrowMonotone: on random items (some pinned, some late, a late
+// one given only from a limit on and less important than those given
+// before it, as a deeper search brings more hits),
+// every item kept at a limit is kept at every larger limit, and nothing
+// kept is over the limit.
 func TestFitGrowMonotone(t *testing.T) {
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		n := 1 + r.IntN(30)
-		items := make([]Item, n)
-		for i := range items {
-			items[i] = Item{ID: fmt.Sprintf("i%02d", i), Rank: 1 + r.IntN(6), Score: float64(r.IntN(5)),
+		all := make([]Item, n)
+		from := make([]int, n) // the limit from which a late item is given
+		for i := range all {
+			all[i] = Item{ID: fmt.Sprintf("i%02d", i), Rank: 1 + r.IntN(6), Score: float64(r.IntN(5)),
 				Tokens: 1 + r.IntN(300), Late: r.IntN(4) == 0, Pinned: r.IntN(15) == 0}
+			if all[i].Late && !all[i].Pinned {
+				from[i] = r.IntN(3000)
+			}
+		}
+		// A deeper search brings hits less important than the hits it had
+		// (a late item given from a larger limit scores lower), though
+		// of a rank above some items that are not late.
+		for i := range all {
+			if from[i] > 0 {
+				all[i].Rank, all[i].Score = 3, -float64(from[i])
+			}
 		}
 		frame := r.IntN(50)
 		var prev []string
 		for limit := 0; limit < 4000; limit += 1 + r.IntN(40) {
+			var items []Item
+			for i, it := range all {
+				if limit >= from[i] {
+					items = append(items, it)
+				}
+			}
 			res, err := Fit(Request{Items: items, Limit: limit, Frame: frame, Grow: true})
 			if err != nil {
 				prev = nil // pinned items over the limit: refused

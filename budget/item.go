@@ -41,11 +41,13 @@ type Item struct {
 	Order int64
 	// Pinned items are never dropped or truncated.
 	Pinned bool
-	// Late items join a Request.Grow fill only in its last part, the
-	// prefix, never by first fit (which ends at the first late item out):
-	// a caller whose larger limits bring more
-	// items (a deeper search) marks those, so that they cannot take the
-	// room a smaller limit's items held.
+	// Late items join a Request.Grow fill after every item that is not
+	// late, and only in its last part, the prefix, never by first fit: a
+	// caller whose larger limits bring more items (a deeper search) marks
+	// those, so that they cannot take the room, or the place in the
+	// order, of a smaller limit's items. The fill stays monotone in the
+	// limit when the items a larger limit brings are less important than
+	// those it had (a deeper search's hits rank after a shallower one's).
 	Late bool
 	// Action is the overflow action; "" means Drop.
 	Action Action

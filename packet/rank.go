@@ -48,6 +48,12 @@ func (g *gatherer) rank() []*candidate {
 		if !focus && !g.admit(id, c) {
 			continue
 		}
+		if slices.ContainsFunc(c.rels, func(r relation) bool { return !r.deep }) {
+			// What only a deeper search brings leaves a record that a
+			// smaller budget has anyway as it is there: its rank and
+			// score do not depend on the budget.
+			c.rels = slices.DeleteFunc(c.rels, func(r relation) bool { return r.deep })
+		}
 		sortRelations(c.rels)
 		rule, via := g.ruleFor(c)
 		if rule == nil {
