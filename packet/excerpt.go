@@ -242,6 +242,30 @@ func scoreUnits(body string, units []textUnit, q map[string]bool) {
 	}
 }
 
+// fitsWhole reports whether every candidate, whole, fits the budget by
+// its cached counts and a frame of wholeFrame tokens: then no excerpt is
+// made, and the packet shows every record whole. A bigger budget holds
+// them too (the candidates are all the search found: a pool the budget
+// could not hold would have gone deeper), so a record shown whole at a
+// budget is shown whole at every bigger one.
+func (b *builder) fitsWhole() bool {
+	sum := wholeFrame
+	for _, c := range b.cands {
+		sum += c.tc.Title + c.tc.Body + c.tc.Summary + wholeEntry
+		if sum > b.req.Budget {
+			return false
+		}
+	}
+	return true
+}
+
+// wholeFrame and wholeEntry price the frame and each entry's heading for
+// fitsWhole, generously: short of the budget, the excerpts stay.
+const (
+	wholeFrame = 200
+	wholeEntry = 12
+)
+
 // cmpBool orders false before true.
 func cmpBool(x, y bool) int {
 	switch {
@@ -342,6 +366,9 @@ func queryTerms(query string) map[string]bool {
 func (b *builder) excerpts() error {
 	size := b.cfg.Profiles[b.req.Profile].Excerpt
 	if size <= 0 || strings.TrimSpace(b.req.Query) == "" {
+		return nil
+	}
+	if b.fitsWhole() {
 		return nil
 	}
 	order := make([]*candidate, 0, len(b.cands))
