@@ -67,13 +67,19 @@ type renderedTotal struct {
 // renderedEntry is an included record without its text (the rendering
 // holds it).
 type renderedEntry struct {
-	ID     string `json:"id"`
-	Kind   string `json:"kind,omitempty"`
-	Title  string `json:"title,omitempty"`
-	Rank   int    `json:"rank"`
-	Why    string `json:"why"`
-	Form   string `json:"form"`
-	Tokens int    `json:"tokens"`
+	ID    string `json:"id"`
+	Kind  string `json:"kind,omitempty"`
+	Title string `json:"title,omitempty"`
+	Rank  int    `json:"rank"`
+	Why   string `json:"why"`
+	Form  string `json:"form"`
+	// Text is what the packet shows of the record's body in any format:
+	// the body, an excerpt (gap markers where text is left out), a
+	// summary, or "" for a record shown by its title.
+	Text    string `json:"text"`
+	Omitted int    `json:"omitted,omitempty"`
+	Fetch   string `json:"fetch,omitempty"`
+	Tokens  int    `json:"tokens"`
 }
 
 func newRenderedJSON(p *packet.Packet, format string, rendered []byte) renderedJSON {
@@ -93,7 +99,8 @@ func newRenderedJSON(p *packet.Packet, format string, rendered []byte) renderedJ
 		out.Deferred = []packet.Note{}
 	}
 	for _, e := range p.Records {
-		out.Records = append(out.Records, renderedEntry{ID: e.ID, Kind: e.Kind, Title: e.Title, Rank: e.Rank, Why: e.Why, Form: e.Form, Tokens: e.Tokens})
+		out.Records = append(out.Records, renderedEntry{ID: e.ID, Kind: e.Kind, Title: e.Title, Rank: e.Rank, Why: e.Why, Form: e.Form,
+			Text: e.Text, Omitted: e.Omitted, Fetch: e.Fetch, Tokens: e.Tokens})
 	}
 	return out
 }
