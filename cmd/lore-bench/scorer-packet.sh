@@ -8,13 +8,12 @@
 # into. Needs jq. lore exits 2 when it deferred something, which is a
 # packet all the same.
 #
-# lore --json carries the markdown as .rendered, its records without their
-# text, so each record's text is read from .rendered: the lines after its
-# heading line (its id, then its title, " · excerpt" for an excerpt) up to
-# the next record's heading or the blank line before a "## Rank" or
-# "## Deferred" heading; a summary without "Summary: " and its
-# "Full text:" line, a collapsed record as "", a truncated body without its
-# "Full text:" line. A heading not found is an error.
+# lore --json gives the records without their text, so each one's text is
+# cut from .rendered: the lines after its heading line (id ... title, then
+# " · excerpt" for an excerpt) up to the next record's heading or the blank
+# line before a "## Rank" or "## Deferred" heading, less the "Summary: "
+# and "Full text:" frame; "" for a record collapsed to its title. The text
+# is as shown: a record's own markdown headings two levels down.
 out=$(lore --json packet --format md --ns "$LOCOMO_NAMESPACE" --profile agent \
   --encoding cl100k_base --budget "$LOCOMO_BUDGET" "$LOCOMO_QUESTION" 2>/dev/null)
 code=$?
