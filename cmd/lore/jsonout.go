@@ -49,13 +49,13 @@ func newExplainJSON(p *packet.Packet) explainJSON {
 // rendered in that format, carried as a string, with what the JSON
 // packet says about it.
 type renderedJSON struct {
-	Total    renderedTotal   `json:"total"`
-	Request  packet.Request  `json:"request"`
-	Warnings []string        `json:"warnings"`
-	Records  []renderedEntry `json:"records"`
-	Deferred []packet.Note   `json:"deferred"`
-	Format   string          `json:"format"`
-	Rendered string          `json:"rendered"`
+	Total    renderedTotal  `json:"total"`
+	Request  packet.Request `json:"request"`
+	Warnings []string       `json:"warnings"`
+	Records  []packet.Entry `json:"records"` // each with the text the packet shows of it
+	Deferred []packet.Note  `json:"deferred"`
+	Format   string         `json:"format"`
+	Rendered string         `json:"rendered"`
 }
 
 type renderedTotal struct {
@@ -64,30 +64,12 @@ type renderedTotal struct {
 	Hash   string `json:"hash"`
 }
 
-// renderedEntry is an included record without its text (the rendering
-// holds it).
-type renderedEntry struct {
-	ID    string `json:"id"`
-	Kind  string `json:"kind,omitempty"`
-	Title string `json:"title,omitempty"`
-	Rank  int    `json:"rank"`
-	Why   string `json:"why"`
-	Form  string `json:"form"`
-	// Text is what the packet shows of the record's body in any format:
-	// the body, an excerpt (gap markers where text is left out), a
-	// summary, or "" for a record shown by its title.
-	Text    string `json:"text"`
-	Omitted int    `json:"omitted,omitempty"`
-	Fetch   string `json:"fetch,omitempty"`
-	Tokens  int    `json:"tokens"`
-}
-
 func newRenderedJSON(p *packet.Packet, format string, rendered []byte) renderedJSON {
 	out := renderedJSON{
 		Total:    renderedTotal{Tokens: p.Tokens, Budget: p.Budget, Hash: p.Hash},
 		Request:  p.Request,
 		Warnings: p.Warnings,
-		Records:  []renderedEntry{},
+		Records:  []packet.Entry{},
 		Deferred: p.Deferred,
 		Format:   format,
 		Rendered: string(rendered),
@@ -98,10 +80,7 @@ func newRenderedJSON(p *packet.Packet, format string, rendered []byte) renderedJ
 	if out.Deferred == nil {
 		out.Deferred = []packet.Note{}
 	}
-	for _, e := range p.Records {
-		out.Records = append(out.Records, renderedEntry{ID: e.ID, Kind: e.Kind, Title: e.Title, Rank: e.Rank, Why: e.Why, Form: e.Form,
-			Text: e.Text, Omitted: e.Omitted, Fetch: e.Fetch, Tokens: e.Tokens})
-	}
+	out.Records = append(out.Records, p.Records...)
 	return out
 }
 
