@@ -45,13 +45,16 @@ type Request struct {
 	// prefix of the total order, so a larger limit never keeps less.
 	// Without it a smaller item further down may fill the gap.
 	Prefix bool
-	// Grow fills the limit as if it grew from nothing: at each size, the
-	// most important items that the room left holds come in, and once in
-	// never go. A larger limit then keeps every item a smaller one does
-	// (as with Prefix), and no item left out would fit in the room that
-	// is left (unlike Prefix, where one large item blocks every item
-	// after it). It replaces the put-back (rule 5) and Prefix; items
-	// whose action is Truncate are kept whole or dropped.
+	// Grow fills the limit as if it grew from the frame, in steps that
+	// depend on the items alone: at each step the items out come in,
+	// most important first, while the room left holds them (first fit),
+	// and once in they never go; past the last step below the limit they
+	// come in as a prefix. A larger limit then keeps every item a smaller
+	// one does (as with Prefix), and one large item does not block the
+	// items after it (as it does with Prefix) beyond the next step. The
+	// re-count (rule 6) defers the items let in last first. It replaces
+	// the put-back (rule 5) and Prefix; items whose action is Truncate
+	// are kept whole or dropped. See Item.Late.
 	Grow bool
 	// Render, when set, renders the kept items (in arrival order) as the
 	// whole output, frame included. Fit counts that output with Counter and,
