@@ -21,13 +21,13 @@ import (
 // enough around it to read, and a handle for the rest (the context-budget
 // skill's ladder, step 2: cite the record rather than quote it). So where
 // a profile sets Profile.Excerpt, a hit or neighbour whose body is more
-// than a fifth longer than the excerpt's size is shown by an excerpt: its units
-// (lines, cut into sentences where a line is long) are scored by the
-// query's terms, analysed as the index analyses them, each term weighted
-// by how few of the record's units hold it; the best unit is the seed and
-// the passage grows around it, towards the better-scoring side, until it
-// holds the excerpt's size. A body the query does not match opens the
-// passage at its start.
+// than a fifth longer than the excerpt's size is shown by an excerpt:
+// its units (lines, cut into sentences where a line is long) are scored
+// by the query's terms, analysed as the index analyses them, each term
+// weighted by how few of the record's units hold it; the best unit is
+// the seed and the passage grows around it, towards the better-scoring
+// side, until it holds the excerpt's size. A body the query does not
+// match opens the passage at its start.
 //
 // The passage is the record's own text, one stretch of it, in its order:
 // nothing is invented or reordered. Gap markers ("[…]") stand where text
@@ -35,7 +35,7 @@ import (
 // tokens left out; `lore get` prints the whole. The excerpt is chosen
 // before fitting, the same at every budget, so the packet stays monotone:
 // a record shown by its excerpt at one budget is shown so at every
-// bigger one.
+// bigger one, or whole where every candidate fits whole (fitsWhole).
 
 // gapMarker stands for body text an excerpt leaves out.
 const gapMarker = "[…]"
