@@ -1,0 +1,50 @@
+package packet
+
+// The agent profile's fill grows the budget from the frame
+// (Profile.Grow, budget.Request.Grow): what the builder does for it
+// beyond asking Fit.
+
+// grows reports whether the fill grows the budget from nothing
+// (Profile.Grow, budget.Request.Grow): a monotone profile with no
+// candidate that truncates.
+func (b *builder) grows() bool {
+	return b.monotone() && b.cfg.Profiles[b.req.Profile].Grow && !b.anyTruncates()
+}
+
+// calibrateFrame refits a growing fill (grows) against the frame it
+// really has. The frame is priced as its largest (a heading for every
+// rank among the candidates, group lines of every kind with the widest
+// figures), so the fill stopped with room that the real count shows:
+// 55 tokens of 500 in a short-turn packet, where the next record needed
+// 73. The fill runs again with the frame less what the real count left
+// over (frameCredit), and keeps that packet when it counts within the
+// budget. The put-back cannot fill that room instead (grows blocks it):
+// a record it put in by one budget's slack alone could be missing at a
+// bigger budget whose fill let in others first.
+func (b *builder) calibrateFrame(p *Packet, out string, n, limit int) (*Packet, string, int, error) {
+	if !b.grows() || p.FrameOnly || !p.Incomplete() || n >= b.req.Budget || b.frameCredit != 0 {
+		return p, out, n, nil
+	}
+	est := b.frame()
+	for _, k := range b.kept {
+		est += k.Tokens
+	}
+	if est <= n {
+		return p, out, n, nil
+	}
+	b.frameCredit = est - n
+	defer func() { b.frameCredit = 0 }()
+	q, err := b.ladder(limit)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	if o, m := q.settle(b.req.Format); m <= b.req.Budget && !q.FrameOnly {
+		return q, o, m, nil
+	}
+	b.frameCredit = 0
+	if p, err = b.ladder(limit); err != nil { // the builder's state back to p's
+		return nil, "", 0, err
+	}
+	out, n = p.settle(b.req.Format)
+	return p, out, n, nil
+}
