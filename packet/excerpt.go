@@ -1,8 +1,6 @@
 package packet
 
 import (
-	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -50,7 +48,8 @@ const minExcerpt = 32
 // excerpt is the part of a body an entry shows.
 type excerpt struct {
 	text    string // the passage, with a gap marker where text is left out
-	omitted int    // tokens of the body left out (whole body less the passage)
+	tokens  int    // text's count
+	omitted int    // tokens of the body left out (whole body less the passage's units)
 }
 
 // textUnit is one line or sentence of a body: body[start:end], trimmed.
@@ -78,12 +77,11 @@ func makeExcerpt(body string, bodyTokens int, q map[string]bool, size int, count
 		return excerpt{}, false
 	}
 	scoreUnits(body, units, q)
-	lo, hi := growPassage(body, units, seedUnit(units), size, counter)
-	passage := body[units[lo].start:units[hi].end]
-	shown := counter.Count(passage)
+	lo, hi, shown := growPassage(body, units, seedUnit(units), size, counter)
 	if 100*shown > 85*bodyTokens {
 		return excerpt{}, false
 	}
+	passage := body[units[lo].start:units[hi].end]
 	var b strings.Builder
 	b.Grow(len(passage) + 2*len(gapMarker) + 2)
 	if lo > 0 {
@@ -93,7 +91,8 @@ func makeExcerpt(body string, bodyTokens int, q map[string]bool, size int, count
 	if hi < len(units)-1 {
 		b.WriteString(" " + gapMarker)
 	}
-	return excerpt{text: b.String(), omitted: max(0, bodyTokens-shown)}, true
+	text := b.String()
+	return excerpt{text: text, tokens: counter.Count(text), omitted: max(0, bodyTokens-shown)}, true
 }
 
 // splitUnits cuts body into its non-blank lines, a long line into its
@@ -266,17 +265,6 @@ const (
 	wholeEntry = 12
 )
 
-// cmpBool orders false before true.
-func cmpBool(x, y bool) int {
-	switch {
-	case x == y:
-		return 0
-	case x:
-		return 1
-	}
-	return -1
-}
-
 // maxExcerpts bounds the excerpts a packet makes: the most important
 // long candidates get them, the shallow hits' before the deep ones', the
 // rest are shown whole. The order of the shallow ones is the same at
@@ -319,8 +307,9 @@ func seedUnit(units []textUnit) int {
 // growPassage grows the passage from the seed, a unit at a time, towards
 // the better-scoring neighbour (before it, on a tie, while nothing before
 // the seed is in: a line of context reads better than none), until it
-// holds size tokens.
-func growPassage(body string, units []textUnit, seed, size int, counter budget.Counter) (lo, hi int) {
+// holds size tokens; total is the tokens of its units, each counted
+// alone.
+func growPassage(body string, units []textUnit, seed, size int, counter budget.Counter) (lo, hi, total int) {
 	tokens := func(i int) int {
 		if units[i].tokens < 0 {
 			units[i].tokens = counter.Count(body[units[i].start:units[i].end])
@@ -328,7 +317,7 @@ func growPassage(body string, units []textUnit, seed, size int, counter budget.C
 		return units[i].tokens
 	}
 	lo, hi = seed, seed
-	total := tokens(seed)
+	total = tokens(seed)
 	for total < size && (lo > 0 || hi < len(units)-1) {
 		next := hi < len(units)-1
 		if next && lo > 0 {
@@ -343,7 +332,7 @@ func growPassage(body string, units []textUnit, seed, size int, counter budget.C
 			total += tokens(lo)
 		}
 	}
-	return lo, hi
+	return lo, hi, total
 }
 
 // queryTerms is the set of terms of the query text, as the index
@@ -371,43 +360,43 @@ func (b *builder) excerpts() error {
 	if b.fitsWhole() {
 		return nil
 	}
-	order := make([]*candidate, 0, len(b.cands))
-	for _, c := range b.cands {
-		if !c.protected && !c.pinned && !c.rec.Binary && c.rec.BodyBytes > 0 && b.cfg.Overflow[c.rec.Kind] != budget.Truncate {
-			order = append(order, c)
-		}
-	}
-	slices.SortStableFunc(order, func(x, y *candidate) int {
-		return cmp.Or(cmpBool(x.deep, y.deep), cmp.Compare(x.rank, y.rank), cmp.Compare(y.score, x.score), strings.Compare(x.rec.ID, y.rec.ID))
-	})
+	// The most important first, in packet order (compareCandidates), the
+	// hits of a deeper search after all the others: only a bigger budget
+	// has them.
+	var picked []*candidate
 	var ids []string
-	for _, c := range order {
-		if c.tc.Body > size+size/5 && len(ids) < maxExcerpts {
-			ids = append(ids, c.rec.ID)
+	for _, deep := range []bool{false, true} {
+		for _, c := range b.cands {
+			if c.deep == deep && len(picked) < maxExcerpts && b.excerptable(c, size) {
+				picked = append(picked, c)
+				ids = append(ids, c.rec.ID)
+			}
 		}
 	}
-	if len(ids) == 0 {
+	if len(picked) == 0 {
 		return nil
 	}
-	slices.Sort(ids)
-	bodies, err := b.src.Bodies(b.req.NS, ids)
+	bodies, err := b.readBodies(ids)
 	if err != nil {
-		return fmt.Errorf("read bodies in ns %q for excerpts: %w", b.req.NS, err)
+		return err
 	}
 	q := queryTerms(b.req.Query)
-	byID := make(map[string]*candidate, len(order))
-	for _, c := range order {
-		byID[c.rec.ID] = c
-	}
-	for _, id := range ids {
-		c := byID[id]
-		ex, ok := makeExcerpt(bodies[id], c.tc.Body, q, size, b.req.Counter)
+	for _, c := range picked {
+		ex, ok := makeExcerpt(bodies[c.rec.ID], c.tc.Body, q, size, b.req.Counter)
 		if !ok {
 			continue
 		}
 		c.excerpt = &ex
-		c.tc.Body = b.req.Counter.Count(ex.text)
-		b.bodies[id] = ex.text
+		c.tc.Body = ex.tokens
+		b.bodies[c.rec.ID] = ex.text
 	}
 	return nil
+}
+
+// excerptable reports whether candidate c may be shown by an excerpt of
+// size tokens: neither protected nor pinned, of a kind that does not
+// truncate, with a text body more than a fifth longer than size.
+func (b *builder) excerptable(c *candidate, size int) bool {
+	return !c.protected && !c.pinned && !c.rec.Binary && c.tc.Body > size+size/5 &&
+		b.cfg.Overflow[c.rec.Kind] != budget.Truncate
 }

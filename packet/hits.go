@@ -43,7 +43,7 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		// Every hit's neighbours are read by now (sequenceStep), so the
 		// new order leaves nothing for the reader to read by position.
 		// The heads give each hit's size (shortness).
-		if _, err := g.hitsSize(tieredHits(own)); err != nil {
+		if err := g.readHitHeads(tieredHits(own)); err != nil {
 			return err
 		}
 		own = withSequenceContext(own, nbs.nbs, g.cfg, g.shortness)
@@ -356,18 +356,8 @@ func (g *gatherer) hitsHold(hits []index.Hit, need int) (bool, error) {
 // hitsSize reads the heads of hits not read yet and sums the cached
 // token counts of all of them (bytes/4 where none is cached).
 func (g *gatherer) hitsSize(hits []index.Hit) (int, error) {
-	var ids []string
-	for _, h := range hits {
-		if _, ok := g.heads[h.ID]; !ok && h.NS == g.req.NS {
-			ids = append(ids, h.ID)
-		}
-	}
-	heads, err := g.src.Heads(g.req.NS, ids)
-	if err != nil {
-		return 0, fmt.Errorf("read hit records in ns %q: %w", g.req.NS, err)
-	}
-	for _, h := range heads {
-		g.heads[h.ID] = h
+	if err := g.readHitHeads(hits); err != nil {
+		return 0, err
 	}
 	size := 0
 	for _, h := range hits {
@@ -382,6 +372,24 @@ func (g *gatherer) hitsSize(hits []index.Hit) (int, error) {
 		}
 	}
 	return size, nil
+}
+
+// readHitHeads reads the heads of hits not read yet, in one read.
+func (g *gatherer) readHitHeads(hits []index.Hit) error {
+	var ids []string
+	for _, h := range hits {
+		if _, ok := g.heads[h.ID]; !ok && h.NS == g.req.NS {
+			ids = append(ids, h.ID)
+		}
+	}
+	heads, err := g.src.Heads(g.req.NS, ids)
+	if err != nil {
+		return fmt.Errorf("read hit records in ns %q: %w", g.req.NS, err)
+	}
+	for _, h := range heads {
+		g.heads[h.ID] = h
+	}
+	return nil
 }
 
 const (
@@ -411,17 +419,19 @@ const shortRecord = 100
 // most of its room. Records of any length are judged alike, whoever
 // wrote them and however they are split; 1 when the head is not read.
 func (g *gatherer) shortness(id string) float64 {
+	if size, ok := g.headSize(id); ok && size > shortRecord {
+		return float64(shortRecord) / float64(size)
+	}
+	return 1
+}
+
+// headSize is the size in tokens of record id by its head's bytes (four
+// a token of prose), false when its head is not read. Bytes, not a
+// cached count: a packet must not depend on whether the store had its
+// counts cached.
+func (g *gatherer) headSize(id string) (int, bool) {
 	r, ok := g.heads[id]
-	if !ok {
-		return 1
-	}
-	// Bytes, not a cached count: a packet must not depend on whether
-	// the store had its counts cached (four bytes a token of prose).
-	size := (len(r.Title) + r.BodyBytes) / 4
-	if size <= shortRecord {
-		return 1
-	}
-	return float64(shortRecord) / float64(size)
+	return (len(r.Title) + r.BodyBytes) / 4, ok
 }
 
 // longRecord is the size in tokens past which a hit's score is taken per
@@ -437,13 +447,9 @@ const longRecord = 300
 // the evidence is short messages: recall at 500 / 1k / 2k tokens .362 /
 // .439 / .532 -> .396 / .505 / .566; short turns the same, story
 // passages (most under 300 tokens) .824 -> .816 at 500 (BENCHMARKS.md).
-// Bytes, not a cached count, as in shortness. 1 when the head is not read.
+// 1 when the head is not read.
 func (g *gatherer) perLength(id string) float64 {
-	r, ok := g.heads[id]
-	if !ok {
-		return 1
-	}
-	if size := (len(r.Title) + r.BodyBytes) / 4; size > longRecord {
+	if size, ok := g.headSize(id); ok && size > longRecord {
 		return float64(longRecord) / float64(size)
 	}
 	return 1

@@ -316,33 +316,59 @@ func (b *builder) entry(c *candidate, f form, text string) Entry {
 	return e
 }
 
-func (b *builder) loadBodies(ids []string) error {
+// readBodies returns the bodies of ids without loading them: those read
+// already to be counted (countMissing) from there, the rest from the
+// source in one read.
+func (b *builder) readBodies(ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
 	var need []string
 	for _, id := range ids {
-		if _, ok := b.bodies[id]; ok {
-			continue
-		}
 		if body, ok := b.counted[id]; ok {
-			b.bodies[id] = body // read already, to be counted
-			continue
+			out[id] = body
+		} else {
+			need = append(need, id)
 		}
-		if body, ok := b.bodiesAhead.wait()[id]; ok {
-			b.bodies[id] = body // read ahead (bodiesahead.go)
-			aheadStats.used.Add(1)
-			continue
-		}
-		need = append(need, id)
 	}
 	if len(need) == 0 {
-		return nil
+		return out, nil
 	}
 	slices.Sort(need)
 	m, err := b.src.Bodies(b.req.NS, need)
 	if err != nil {
-		return fmt.Errorf("read bodies in ns %q: %w", b.req.NS, err)
+		return nil, fmt.Errorf("read bodies in ns %q: %w", b.req.NS, err)
 	}
 	for _, id := range need {
-		b.bodies[id] = m[id]
+		out[id] = m[id]
+	}
+	return out, nil
+}
+
+// loadBodies loads the bodies of ids not loaded yet: read already to be
+// counted, or read ahead, or else from the source (readBodies).
+func (b *builder) loadBodies(ids []string) error {
+	var rest []string
+	for _, id := range ids {
+		if _, ok := b.bodies[id]; ok {
+			continue
+		}
+		if _, counted := b.counted[id]; !counted {
+			if body, ok := b.bodiesAhead.wait()[id]; ok {
+				b.bodies[id] = body // read ahead (bodiesahead.go)
+				aheadStats.used.Add(1)
+				continue
+			}
+		}
+		rest = append(rest, id)
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	m, err := b.readBodies(rest)
+	if err != nil {
+		return err
+	}
+	for id, body := range m {
+		b.bodies[id] = body
 	}
 	return nil
 }
