@@ -84,10 +84,11 @@ type Profile struct {
 	// Recent is how many recently updated records a "recent" rule pulls.
 	// Default 5.
 	Recent int `json:"recent,omitempty"`
-	// Monotone keeps the records of a packet a prefix of the packet order
-	// (after the protected ones): once a record does not fit, nothing
-	// less important is put back in its place, so a bigger budget always
-	// holds what a smaller one does. Set for agent and novel. Where a
+	// Monotone keeps every record of a smaller budget's packet in a
+	// bigger one's. Without Grow the packet is a prefix of the packet
+	// order (after the protected ones): once a record does not fit,
+	// nothing less important is put back in its place. Set for agent and
+	// novel. Where a
 	// protected record has a shorter form, a record a smaller budget held
 	// beside its summary stays at every bigger budget, and the record is
 	// restored whole only in the room left after it (see arrange). Not
