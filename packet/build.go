@@ -112,7 +112,7 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	}
 	bg := startHelpers(ctx)
 	defer bg.stop()
-	g := &gatherer{ctx: ctx, bg: bg, src: src, srch: srch, req: req, cfg: cfg, prof: cfg.Profiles[req.Profile],
+	g := &gatherer{ctx: ctx, bg: bg, src: src, srch: srch, req: req, cfg: cfg, prof: cfg.Profiles[req.ranking],
 		cands: map[string]*candidate{}, heads: req.work.headsOf(req.NS)}
 	if err := g.gather(); err != nil {
 		return nil, err

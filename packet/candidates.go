@@ -136,6 +136,11 @@ func (g *gatherer) gather() error {
 			return err
 		}
 	}
+	if g.uses(MatchAdjacent) || g.uses(MatchPreviousMention) {
+		if err := g.adjacent(); err != nil {
+			return err
+		}
+	}
 	// Depends on no hit: made while the search runs, used in its place
 	// below.
 	names := g.prepareMentions(isFocus)
@@ -166,7 +171,7 @@ func (g *gatherer) gather() error {
 	if err := g.readHeads(); err != nil {
 		return err
 	}
-	if g.uses(MatchInPlay) {
+	if g.uses(MatchInPlay) || g.uses(MatchPOVLink) {
 		if err := g.inPlay(isFocus); err != nil {
 			return err
 		}
@@ -303,13 +308,16 @@ func (g *gatherer) pulls(isFocus func(string) bool) error {
 }
 
 // inPlay follows the links of the characters in play: the POV and the
-// one-hop neighbours of a focus whose kind is in Config.InPlayKinds.
+// one-hop neighbours of a focus whose kind is in Config.InPlayKinds. What
+// a POV character links to is also a pov-link (MatchPOVLink): the canon
+// of the character whose eyes the scene is told through.
 func (g *gatherer) inPlay(isFocus func(string) bool) error {
 	for _, id := range sortedKeys(g.cands) {
 		c := g.cands[id]
-		if !slices.Contains(g.cfg.InPlayKinds, c.rec.Kind) || !slices.ContainsFunc(c.rels, func(r relation) bool {
-			return r.match == MatchPOV || (r.match == MatchNeighbor && r.hops == 1) || r.match == MatchFocus
-		}) {
+		pov := slices.ContainsFunc(c.rels, func(r relation) bool { return r.match == MatchPOV })
+		if !pov && (!slices.Contains(g.cfg.InPlayKinds, c.rec.Kind) || !slices.ContainsFunc(c.rels, func(r relation) bool {
+			return (r.match == MatchNeighbor && r.hops == 1) || r.match == MatchFocus
+		})) {
 			continue
 		}
 		ns, err := g.src.Neighbors(g.req.NS, id, 1, nil)
@@ -317,8 +325,12 @@ func (g *gatherer) inPlay(isFocus func(string) bool) error {
 			return fmt.Errorf("neighbours of %q: %w", id, err)
 		}
 		for _, n := range ns {
-			if !isFocus(n.ID) {
-				g.add(n.ID, relation{match: MatchInPlay, hops: 2, from: id, via: id, why: fmt.Sprintf("in play: linked to %s via %s", id, n.Via.Rel)})
+			if isFocus(n.ID) {
+				continue
+			}
+			g.add(n.ID, relation{match: MatchInPlay, hops: 2, from: id, via: id, why: fmt.Sprintf("in play: linked to %s via %s", id, n.Via.Rel)})
+			if pov {
+				g.add(n.ID, relation{match: MatchPOVLink, hops: 2, from: id, via: id, why: fmt.Sprintf("linked from pov %s via %s", id, n.Via.Rel)})
 			}
 		}
 	}
@@ -388,94 +400,6 @@ func (g *gatherer) obligationHeads(kind string, by int64, all bool) ([]store.Rec
 		g.heads[h.ID] = h
 	}
 	return heads, nil
-}
-
-// timeline pulls the nearest timeline entries before (or at) and after the
-// focus position.
-func (g *gatherer) timeline() error {
-	before, after, ok, err := g.timelineSeek()
-	if err != nil {
-		return err
-	}
-	if !ok {
-		if before, after, err = g.timelineWalk(); err != nil {
-			return err
-		}
-	}
-	if before != nil {
-		g.add(before.ID, relation{match: MatchTimeline, why: fmt.Sprintf("timeline before the focus (order %d)", before.Order)})
-	}
-	if after != nil {
-		g.add(after.ID, relation{match: MatchTimeline, why: fmt.Sprintf("timeline after the focus (order %d)", after.Order)})
-	}
-	return nil
-}
-
-// timelineSeek finds the entries timelineWalk finds through an
-// OrderSeeker: per kind, the first usable entry each way from the focus
-// position; ok is false when the source has no seeker or cannot seek.
-func (g *gatherer) timelineSeek() (before, after *store.Record, ok bool, err error) {
-	seek, is := g.src.(OrderSeeker)
-	if !is {
-		return nil, nil, false, nil
-	}
-	usable := func(h store.Record) bool {
-		return h.Order > 0 && (h.NS == "" || h.NS == g.req.NS) && !slices.Contains(g.req.Focus, h.ID) && g.visible(h)
-	}
-	for _, kind := range g.cfg.TimelineKinds {
-		for _, back := range []bool{true, false} {
-			from := g.pos
-			if !back {
-				from = g.pos + 1
-			}
-			var found *store.Record
-			ok, err := seek.Ordered(g.req.NS, kind, from, back, func(h store.Record) bool {
-				if usable(h) {
-					found = &h
-				}
-				return found == nil
-			})
-			if err != nil {
-				return nil, nil, false, fmt.Errorf("timeline kind %q in ns %q: %w", kind, g.req.NS, err)
-			}
-			if !ok {
-				return nil, nil, false, nil
-			}
-			switch {
-			case found == nil:
-			case back && (before == nil || found.Order > before.Order || found.Order == before.Order && found.ID < before.ID):
-				before = found
-			case !back && (after == nil || found.Order < after.Order || found.Order == after.Order && found.ID < after.ID):
-				after = found
-			}
-		}
-	}
-	return before, after, true, nil
-}
-
-// timelineWalk lists every entry of the timeline kinds and keeps the
-// nearest usable one each way from the focus position.
-func (g *gatherer) timelineWalk() (before, after *store.Record, err error) {
-	for _, kind := range g.cfg.TimelineKinds {
-		heads, err := g.list(kind)
-		if err != nil {
-			return nil, nil, err
-		}
-		for i := range heads {
-			h := &heads[i]
-			if h.Order <= 0 || slices.Contains(g.req.Focus, h.ID) || !g.visible(*h) {
-				continue
-			}
-			if h.Order <= g.pos {
-				if before == nil || h.Order > before.Order || (h.Order == before.Order && h.ID < before.ID) {
-					before = h
-				}
-			} else if after == nil || h.Order < after.Order || (h.Order == after.Order && h.ID < after.ID) {
-				after = h
-			}
-		}
-	}
-	return before, after, nil
 }
 
 func (g *gatherer) pinnedAndRecent(isFocus func(string) bool) error {

@@ -353,7 +353,7 @@ func queryTerms(query string) map[string]bool {
 // so every later step prices and renders the excerpt as the record's
 // text.
 func (b *builder) excerpts() error {
-	size := b.cfg.Profiles[b.req.Profile].Excerpt
+	size := b.cfg.Profiles[b.req.ranking].Excerpt
 	if size <= 0 || strings.TrimSpace(b.req.Query) == "" {
 		return nil
 	}

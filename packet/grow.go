@@ -8,7 +8,7 @@ package packet
 // (Profile.Grow, budget.Request.Grow): a monotone profile with no
 // candidate that truncates.
 func (b *builder) grows() bool {
-	return b.monotone() && b.cfg.Profiles[b.req.Profile].Grow && !b.anyTruncates()
+	return b.monotone() && b.cfg.Profiles[b.req.ranking].Grow && !b.anyTruncates()
 }
 
 // calibrateFrame refits a growing fill (grows) against the frame it

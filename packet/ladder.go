@@ -336,7 +336,7 @@ func (b *builder) anyFixed() bool {
 
 // monotone reports whether the profile keeps its packets a prefix of the
 // packet order (Profile.Monotone).
-func (b *builder) monotone() bool { return b.cfg.Profiles[b.req.Profile].Monotone }
+func (b *builder) monotone() bool { return b.cfg.Profiles[b.req.ranking].Monotone }
 
 // listNotes lists the most important grouped notes one by one in the room
 // the final packet leaves (up to the note share): content is chosen

@@ -51,7 +51,7 @@ func (b *builder) measure() error {
 			sum += b.cost[i][formFull] // a bound of the notes' widest figures
 		}
 	}
-	b.noteShare = b.req.Budget * b.cfg.noteShare(b.req.Profile) / 100
+	b.noteShare = b.req.Budget * b.cfg.noteShare(b.req.ranking) / 100
 	if sum > b.noteShare {
 		b.priceGroups(sum)
 	}
@@ -164,7 +164,7 @@ func (b *builder) countNote(n Note, buf *bytes.Buffer) int {
 // listsNotes reports whether the packet may list notes one by one: not
 // where the profile's note share is -1 (agent), whose notes are grouped
 // from the start, so their one-by-one prices would go unread.
-func (b *builder) listsNotes() bool { return b.cfg.noteShare(b.req.Profile) > 0 }
+func (b *builder) listsNotes() bool { return b.cfg.noteShare(b.req.ranking) > 0 }
 
 // priceGroups prices grouped notes, for when the notes one a record
 // (sum) would take more than their share: one line per kind, at most

@@ -18,7 +18,7 @@ func TestSummaryPricedOnce(t *testing.T) {
 	}
 	bg := startHelpers(t.Context())
 	defer bg.stop()
-	g := &gatherer{ctx: t.Context(), bg: bg, src: env.st, srch: memoized(env.ix), req: req, cfg: cfg, prof: cfg.Profiles[req.Profile],
+	g := &gatherer{ctx: t.Context(), bg: bg, src: env.st, srch: memoized(env.ix), req: req, cfg: cfg, prof: cfg.Profiles[req.ranking],
 		cands: map[string]*candidate{}, heads: map[string]store.Record{}}
 	if err := g.gather(); err != nil {
 		t.Fatal(err)

@@ -30,18 +30,27 @@ const defaultMentionShare = 10
 // within Config.MentionShare of the budget. ms is the focus texts and
 // their names' matcher, made by prepareMentions while the search ran.
 func (g *gatherer) mentions(isFocus func(string) bool, ms *mentionScan) error {
-	if ms.err != nil || ms.m == nil {
+	if ms.err != nil {
 		return ms.err
 	}
 	first := map[string]bool{}
-	for _, f := range g.req.Focus {
-		for _, id := range g.scan(ms.m, f, 1, "", f, ms.texts[f]...) {
-			first[id] = true
+	if ms.m != nil {
+		for _, f := range g.req.Focus {
+			for _, id := range g.scan(ms.m, MatchMention, f, 1, "", f, ms.texts[f]...) {
+				first[id] = true
+			}
 		}
-	}
-	if ms.scanQuery {
-		for _, id := range g.scan(ms.m, "the query", 1, "", "", g.req.Query) {
-			first[id] = true
+		if ms.scanQuery {
+			for _, id := range g.scan(ms.m, MatchMention, "the query", 1, "", "", g.req.Query) {
+				first[id] = true
+			}
+		}
+		// The characters present in a scene are often not named in it (a
+		// pronoun, "his wife", a line of dialogue) but are in the scene
+		// just before: its names come in too, ranked below the focus's
+		// own (a record the focus names keeps that relation).
+		for _, p := range sortedKeys(ms.previous) {
+			g.scan(ms.m, MatchPreviousMention, p, 2, p, g.cands[p].rels[0].from, ms.previous[p]...)
 		}
 	}
 	// The heads the names came from may be partial (Namer): read the
@@ -61,6 +70,7 @@ func (g *gatherer) mentions(isFocus func(string) bool, ms *mentionScan) error {
 // prepareMentions makes it before the hits are in (see searchahead.go).
 type mentionScan struct {
 	texts     map[string][]string // by focus id: title, summary, body
+	previous  map[string][]string // the same of the records just before a focus (MatchPreviousMention)
 	scanQuery bool                // the query is scanned too
 	m         *mention.Matcher
 	err       error // returned where mentions runs, as it was before
@@ -70,24 +80,33 @@ type mentionScan struct {
 // names of the namespace they hold words of, for mentions.
 func (g *gatherer) prepareMentions(isFocus func(string) bool) *mentionScan {
 	ms := &mentionScan{}
-	if !g.uses(MatchMention1) && !g.uses(MatchMention) {
+	if !g.uses(MatchMention1) && !g.uses(MatchMention) && !g.uses(MatchPreviousMention) {
 		return ms
 	}
 	ms.scanQuery = g.req.ScanQuery && strings.TrimSpace(g.req.Query) != ""
 	if len(g.req.Focus) == 0 && !ms.scanQuery {
 		return ms
 	}
-	bodies, err := g.src.Bodies(g.req.NS, g.req.Focus)
+	var previous []string
+	if g.uses(MatchPreviousMention) {
+		previous = g.previousInStory()
+	}
+	bodies, err := g.src.Bodies(g.req.NS, append(slices.Clone(g.req.Focus), previous...))
 	if err != nil {
 		ms.err = fmt.Errorf("read focus records in ns %q: %w", g.req.NS, err)
 		return ms
 	}
-	ms.texts = map[string][]string{}
+	ms.texts, ms.previous = map[string][]string{}, map[string][]string{}
 	var all []string
 	for _, f := range g.req.Focus {
 		h := g.heads[f]
 		ms.texts[f] = []string{h.Title, h.Summary, bodies[f]}
 		all = append(all, ms.texts[f]...)
+	}
+	for _, p := range previous {
+		h := g.heads[p]
+		ms.previous[p] = []string{h.Title, h.Summary, bodies[p]}
+		all = append(all, ms.previous[p]...)
 	}
 	if ms.scanQuery {
 		all = append(all, g.req.Query)
@@ -150,7 +169,7 @@ func (g *gatherer) namingKinds() []string {
 // one record by title or alias is ambiguous: each is a candidate, its
 // why says so, and so does a warning. (Several records sharing a key is
 // what keys are for.)
-func (g *gatherer) scan(m *mention.Matcher, src string, hops int, via, from string, texts ...string) []string {
+func (g *gatherer) scan(m *mention.Matcher, match, src string, hops int, via, from string, texts ...string) []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, text := range texts {
@@ -178,7 +197,7 @@ func (g *gatherer) scan(m *mention.Matcher, src string, hops int, via, from stri
 				if len(byName) > 1 && slices.Contains(byName, id) {
 					why += fmt.Sprintf(" (ambiguous: also %s)", someIDs(slices.DeleteFunc(slices.Clone(byName), func(o string) bool { return o == id }), ", "))
 				}
-				g.add(id, relation{match: MatchMention, hops: hops, from: from, via: via, why: why})
+				g.add(id, relation{match: match, hops: hops, from: from, via: via, why: why})
 				ids = append(ids, id)
 			}
 		}
@@ -233,7 +252,7 @@ func (g *gatherer) mentionsDeeper(isFocus func(string) bool, ids []string, first
 		if c, ok := g.cands[id]; ok && len(c.rels) > 0 {
 			origin = c.rels[0].from
 		}
-		for _, n := range g.scan(m, id, 2, id, origin, h.Title, h.Summary, bodies[id]) {
+		for _, n := range g.scan(m, MatchMention, id, 2, id, origin, h.Title, h.Summary, bodies[id]) {
 			if !before[n] && !first[n] {
 				found = append(found, met{n, id})
 			}

@@ -26,7 +26,11 @@ import (
 //   - in a room r over the base, the put-back restores the protected
 //     records whole, most important first, each if it fits in what is
 //     left, and then brings the other records in, in order, while the
-//     room it leaves holds them;
+//     room it leaves holds them; an unprotected record (ranks 6 and up)
+//     only once every protected record is whole: the context-budget
+//     skill's ladder drops ranks 10 to 6 before it shortens any of ranks
+//     2 to 5, and a record once in never goes, so it may not come in
+//     beside a summary that a bigger budget would restore;
 //   - walking r up from 0, a record comes in at the first room where
 //     that room left holds it, and never goes again (runAt): the records
 //     in at budget B are those in at every smaller budget, and more;
@@ -79,8 +83,9 @@ func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, e
 	if err := r.calibrate(a, base); err != nil {
 		return nil, "", 0, err
 	}
-	run := runAt(a.upgrades(), a.prices, b.req.Budget-base)
-	if a.holds(b, savedKept, run) {
+	after := a.unprotected(b)
+	run := runAt(a.upgrades(), a.prices, after, b.req.Budget-base)
+	if a.holds(b, savedKept, run) && !skillOrderBroken(b, savedForms, savedKept) {
 		return keepLadder() // the ladder's packet holds those records: its forms stand
 	}
 	for _, i := range a.free[:run] {
@@ -88,6 +93,13 @@ func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, e
 		r.keep[b.cands[i].rec.ID] = r.fitted(i, a.in[i])
 	}
 	res, o, m, err := r.upgradeFixed(a.ups)
+	for err == nil && run > 0 && after[run-1] && a.anyShort(b) {
+		// Prices said every protected record fits whole beside it; the
+		// count says not: ranks 10 to 6 go first.
+		run--
+		r.leave(a.free[run])
+		res, o, m, err = r.upgradeFixed(a.ups)
+	}
 	for err == nil && m > b.req.Budget && run > 0 { // a price that was short: the count rules
 		run--
 		r.leave(a.free[run])
@@ -421,15 +433,72 @@ func firstLeaving(ups []upgrade, in, x, c, limit int) (int, bool) {
 // the records in order while the room it leaves holds them, with the
 // records a smaller room held kept. Walking the room up from 0, record
 // k+1 comes in at the first room at which the greedy put-back, in what
-// the first k leave, leaves its price; it never goes.
-func runAt(ups []upgrade, prices []int, room int) int {
+// the first k leave, leaves its price; it never goes. A record marked
+// after (an unprotected one) comes in only once every protected record
+// is whole: the skill's ladder drops ranks 10 to 6 before it shortens
+// one of ranks 2 to 5, and a record that came in could not go again.
+func runAt(ups []upgrade, prices []int, after []bool, room int) int {
 	at, held := 0, 0 // the room at which the last record came in; the prices of the records in
 	for k, price := range prices {
-		x, ok := firstLeaving(ups, k, at-held, price, room-held)
+		var x int
+		ok := true
+		if after[k] {
+			x = max(at-held, wholeGain(ups, k)+price)
+			ok = x <= room-held
+		} else {
+			x, ok = firstLeaving(ups, k, at-held, price, room-held)
+		}
 		if !ok {
 			return k
 		}
 		at, held = x+held, held+price
 	}
 	return len(prices)
+}
+
+// wholeGain is what restoring every protected record of ups whole adds,
+// with the first in records of the run in (an upgrade that needs a
+// record past them cannot be made).
+func wholeGain(ups []upgrade, in int) int {
+	sum := 0
+	for _, u := range ups {
+		if u.needs < in {
+			sum += u.gain
+		}
+	}
+	return sum
+}
+
+// skillOrderBroken reports whether the records kept, in forms, show a
+// protected record shortened beside an unprotected one.
+func skillOrderBroken(b *builder, forms []form, kept []budget.Fitted) bool {
+	in := keptByID(kept)
+	short, whole := false, false
+	for i, c := range b.cands {
+		if _, ok := in[c.rec.ID]; !ok {
+			continue
+		}
+		switch {
+		case b.fixed(i) && forms[i] != formFull:
+			short = true
+		case !b.fixed(i):
+			whole = true
+		}
+	}
+	return short && whole
+}
+
+// anyShort reports whether a protected record of a's ups is in the
+// packet in a shorter form.
+func (a *arrangement) anyShort(b *builder) bool {
+	return slices.ContainsFunc(a.ups, func(i int) bool { return b.forms[i] != formFull && b.forms[i] != formOut })
+}
+
+// unprotected marks the records of a's run that are not protected.
+func (a *arrangement) unprotected(b *builder) []bool {
+	out := make([]bool, len(a.free))
+	for k, i := range a.free {
+		out[k] = !b.fixed(i)
+	}
+	return out
 }

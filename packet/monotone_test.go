@@ -38,7 +38,7 @@ func TestNovelMonotoneInBudget(t *testing.T) {
 			label := fmt.Sprintf("canon scene-12 hops %d %s", hops, format)
 			checkMonotone(t, label, 1100, 3200, func(int) int { return 11 * coarse }, func(b int) (*Packet, error) {
 				req.Budget = b
-				return Build(t.Context(), canon.st, canon.ix, req)
+				return checkSkillOrder(t, label)(Build(t.Context(), canon.st, canon.ix, req))
 			})
 		}
 	}
@@ -47,9 +47,10 @@ func TestNovelMonotoneInBudget(t *testing.T) {
 		for _, hops := range []int{1, 2} {
 			req := demoRequest(focus, hops, 0)
 			req.Counter = c
-			checkMonotone(t, fmt.Sprintf("demo %s hops %d", focus, hops), 600, 7000, func(int) int { return 61 * coarse }, func(b int) (*Packet, error) {
+			label := fmt.Sprintf("demo %s hops %d", focus, hops)
+			checkMonotone(t, label, 600, 7000, func(int) int { return 61 * coarse }, func(b int) (*Packet, error) {
 				req.Budget = b
-				return Build(t.Context(), demo.st, demo.ix, req)
+				return checkSkillOrder(t, label)(Build(t.Context(), demo.st, demo.ix, req))
 			})
 		}
 	}
@@ -65,8 +66,27 @@ func TestNovelMonotoneInBudget(t *testing.T) {
 		label := fmt.Sprintf("random novel seed %d hops %d %q %s", seed, req.Hops, req.Query, req.Format)
 		checkMonotone(t, label, 300, 20000, func(int) int { return (5 + r.IntN(160)) * coarse }, func(b int) (*Packet, error) {
 			req.Budget = b
-			return Build(t.Context(), env.st, env.ix, req)
+			return checkSkillOrder(t, label)(Build(t.Context(), env.st, env.ix, req))
 		})
+	}
+}
+
+// checkSkillOrder returns a check of a novel packet against the
+// skill's ladder order: no record of ranks 2 to 5 is shortened while one
+// of ranks 6 to 10 is whole (ranks 10 to 6 go first).
+func checkSkillOrder(t *testing.T, label string) func(*Packet, error) (*Packet, error) {
+	return func(p *Packet, err error) (*Packet, error) {
+		t.Helper()
+		if err != nil {
+			return p, err
+		}
+		short := slices.IndexFunc(p.Records, func(e Entry) bool { return e.Rank >= 2 && e.Rank <= 5 && e.Form != "full" })
+		whole := slices.IndexFunc(p.Records, func(e Entry) bool { return e.Rank >= 6 && e.Rank <= 10 && e.Form == "full" })
+		if short >= 0 && whole >= 0 {
+			t.Errorf("%s budget %d: %s (rank %d) is shown %s while %s (rank %d) is whole", label, p.Budget,
+				p.Records[short].ID, p.Records[short].Rank, p.Records[short].Form, p.Records[whole].ID, p.Records[whole].Rank)
+		}
+		return p, err
 	}
 }
 

@@ -39,9 +39,9 @@ func (g *gatherer) rank() []*candidate {
 		c := g.cands[id]
 		kind := c.rec.Kind
 		focus := slices.Contains(g.req.Focus, id)
-		inPlayOnly := !slices.ContainsFunc(c.rels, func(r relation) bool { return r.match != MatchInPlay })
+		inPlayOnly := !slices.ContainsFunc(c.rels, func(r relation) bool { return !throughCharacter(r.match) })
 		if inPlayOnly && !slices.ContainsFunc(g.prof.Rules, func(r Rule) bool {
-			return r.Match == MatchInPlay && (len(r.Kinds) == 0 || slices.Contains(r.Kinds, kind))
+			return throughCharacter(r.Match) && (len(r.Kinds) == 0 || slices.Contains(r.Kinds, kind))
 		}) {
 			continue // reached only through a character in play, and no rule wants its kind
 		}
@@ -60,7 +60,7 @@ func (g *gatherer) rank() []*candidate {
 			// A record reached only through a character in play is looked
 			// at for its kind alone: not a candidate unless a rule takes it.
 			if !inPlayOnly {
-				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: "no rank rule of profile " + g.req.Profile + " matches"})
+				g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: "no rank rule of profile " + g.req.ranking + " matches"})
 			}
 			continue
 		}
@@ -74,6 +74,10 @@ func (g *gatherer) rank() []*candidate {
 	slices.SortFunc(out, compareCandidates)
 	return out
 }
+
+// throughCharacter reports whether match relates a record through a
+// character in play rather than to the focus itself.
+func throughCharacter(match string) bool { return match == MatchInPlay || match == MatchPOVLink }
 
 // admit says whether candidate id, not a focus, passes the kind
 // filters and story time (the entries bounding the focus stay); one that

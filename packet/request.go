@@ -92,6 +92,10 @@ type Request struct {
 	// work is what the builds of one request share (requestWork): set by
 	// Build, carried into the requests its split builds.
 	work *requestWork
+	// ranking names the profile that ranks and fills the request: Profile,
+	// or its Unfocused where the request has no focus. Profile stays what
+	// the caller asked for: the packet and its proposals say that.
+	ranking string
 }
 
 // normalize validates r and returns it with defaults applied and its
@@ -192,6 +196,10 @@ func (r *Request) normalizeProfile(cfg Config) error {
 	}
 	if _, ok := cfg.Profiles[r.Profile]; !ok {
 		return invalidf("profile %q: want one of %s", r.Profile, strings.Join(profileNames(cfg), ", "))
+	}
+	r.ranking = r.Profile
+	if u := cfg.Profiles[r.Profile].Unfocused; u != "" && len(r.Focus) == 0 {
+		r.ranking = u
 	}
 	return nil
 }

@@ -188,8 +188,15 @@ func TestLadderMoreBudgetNeverWorse(t *testing.T) {
 				// The records left out come back in order, the most
 				// important first, while they fit (the novel profile is
 				// monotone): only the first of them must not fit.
+				// While a protected record is shortened, the unprotected
+				// ones stay out (the skill's ladder: ranks 10 to 6 go
+				// first): the head is among the protected.
+				shortened := slices.ContainsFunc(s.p.Deferred, func(n Note) bool { return n.Saves > 0 })
 				head := ""
 				for _, id := range ids {
+					if shortened && rank[id] >= 6 {
+						continue
+					}
 					if n, ok := findNote(s.p, id); ok && n.Saves == 0 {
 						if _, in := findEntry(s.p, id); !in {
 							head = id

@@ -156,7 +156,7 @@ func (a *app) demoHints(p *packet.Packet, dir string, kept bool, budgetTokens in
 	}
 	fmt.Fprintf(w, "  lore --store %s ls --ns %s --kind character\n", store, lore.DemoNS)
 	fmt.Fprintf(w, "  lore --store %s packet --ns %s --focus %s --scope chapter   # a roomier budget: fewer deferrals\n", store, lore.DemoNS, lore.DemoFocus)
-	fmt.Fprintf(w, "  lore --store %s packet --ns %s --focus scene-06 --budget 5000 --when power --explain\n", store, lore.DemoNS)
+	fmt.Fprintf(w, "  lore --store %s packet --ns %s --focus scene-06 --budget 6000 --when power --explain\n", store, lore.DemoNS)
 	if len(p.Deferred) > 0 {
 		fmt.Fprintf(w, "  lore --store %s get --ns %s %s   # a record a deferral note names\n", store, lore.DemoNS, p.Deferred[0].ID)
 	}
