@@ -87,10 +87,16 @@ func TestPackFrameSweep(t *testing.T) {
 						t.Errorf("%s budget %d: below a frame of %d tokens, frame only %v, %d files", name, b, named, p.FrameOnly, len(p.Files))
 					}
 					// The size named is the truth: at that budget the
-					// frame is written whole.
+					// frame is written whole, one token less it is cut
+					// (here no file costs less than its note, so nothing
+					// smaller than the frame can be written whole).
 					if whole := at(named); packFrameNamed(t, whole) != 0 || whole.Tokens > named {
 						t.Errorf("%s budget %d names a frame of %d tokens, but at %d the pack is cut again (%d tokens):\n%s",
 							name, b, named, named, whole.Tokens, whole.Report())
+					}
+					if short := at(named - 1); packFrameNamed(t, short) == 0 {
+						t.Errorf("%s budget %d names a frame of %d tokens, but at %d the pack is not cut:\n%s",
+							name, b, named, named-1, short.Report())
 					}
 				}
 				if b%7 == 0 || b == frame-1 || b == frame {
