@@ -47,6 +47,11 @@ lib.rs, the file named after its directory or, at the top, after the
 project), the deepest directories go first. Categories and priority also come from the
 "pack" section of lore.json when a store is found.
 
+The pack is never over its budget. Below its frame (heading, tree, the
+files not packed) every file is dropped and the frame is cut to what fits:
+its title and a warning, its title, an empty document, or nothing; the
+report names the frame's size.
+
 Exit status: 0 everything packed; 2 something was dropped (see the report).`,
 		Example: `  lore pack . --budget 20k > pack.md
   lore pack --git-diff --budget 8k

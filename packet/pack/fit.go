@@ -415,20 +415,3 @@ func keptTokens(p *Pack) int {
 	}
 	return n
 }
-
-// frameOnly defers every file: the pack holds its frame and a warning,
-// the notes are in the report alone.
-func (f *fitter) frameOnly(warnings []string) {
-	p := f.p
-	reason := packReasonFrame
-	warn := fmt.Sprintf("budget %s is below the frame of the pack (%s tokens): every file was dropped",
-		numfmt.Thousands(p.Budget), numfmt.Thousands(f.base))
-	if f.base <= p.Budget {
-		reason = packReasonNotes
-		warn = fmt.Sprintf("budget %s cannot hold any file with the deferral notes: every file was dropped, the notes are in the report",
-			numfmt.Thousands(p.Budget))
-	}
-	p.FrameOnly, p.GroupedNotes = true, false
-	p.Warnings = append(append(warnings, f.pinNotes...), warn)
-	f.set(nil, reason)
-}

@@ -50,16 +50,28 @@ func TestPackGitDiff(t *testing.T) {
 	if !strings.Contains(q.Report(), "neighbour of a changed file") || q.ExitCode() != 2 || q.Tokens > limit {
 		t.Errorf("report should name the neighbour reason, exit 2, fit in %d:\n%s", limit, q.Report())
 	}
-	// The changed files alone overflow: no longer pinned, a warning.
-	empty := *p
-	empty.Budget = 999 // the frame states the budget
-	limit = c.Count(packRenderFrame(&empty)) + focus/2
+	// A changed file too big for the budget: the changed files lose their
+	// pin, a warning says so, and the rest is still packed.
+	packWriteTree(t, root, map[string]string{"src/a.go": "package src // a changed " + strings.Repeat("ay ", 400) + "\n"})
+	grown := packMust(t, root, Options{Counter: c, GitDiff: true})
+	big, others := 0, 0
+	for _, f := range grown.Files {
+		switch {
+		case f.Path == "src/a.go":
+			big = f.Tokens
+		case !f.Focus:
+			others += f.Tokens
+		}
+	}
+	// Room for the frame, lib/new.go and the notes, not for src/a.go.
+	limit = grown.Tokens - others - big/2
 	tiny := packMust(t, root, Options{Counter: c, GitDiff: true, Budget: limit})
 	if !slices.ContainsFunc(tiny.Warnings, func(w string) bool { return strings.Contains(w, "changed files alone") }) {
 		t.Errorf("budget %d: want a warning that the changed files alone overflow, got %q", limit, tiny.Warnings)
 	}
-	if tiny.Tokens > limit && !tiny.FrameOnly {
-		t.Errorf("budget %d: pack counts %d", limit, tiny.Tokens)
+	if tiny.FrameOnly || len(tiny.Files) == 0 || tiny.Tokens > limit || slices.Contains(packPaths(tiny.Files), "src/a.go") {
+		t.Errorf("budget %d: want the other files packed within it, not src/a.go: frame only %v, kept %q, %d tokens",
+			limit, tiny.FrameOnly, packPaths(tiny.Files), tiny.Tokens)
 	}
 
 	// Not a work tree: a clear error.

@@ -112,14 +112,21 @@ type Pack struct {
 	// taken more than a quarter of the budget. Deferred and the report
 	// still list every file.
 	GroupedNotes bool
-	// FrameOnly is set when even the frame did not fit: every file was
-	// deferred and the pack holds only its frame and a warning.
+	// FrameOnly is set when no file fitted: every file was deferred and
+	// the pack holds only its frame and a warning, or, with a budget
+	// below the frame, the largest shorter form of it that fits (its
+	// title and the warning, its title, an empty document, or nothing);
+	// the warning names the frame's size.
 	FrameOnly bool
 	// Warnings say what the user must know about this pack.
 	Warnings []string
 
 	out     []byte         // the fitted rendering
 	counter budget.Counter // counts other formats in Render
+	// form is how much of the frame a FrameOnly pack holds, and
+	// frameWarning the warning a cut form shows (frame.go).
+	form         frameForm
+	frameWarning string
 }
 
 // File is one packed file.

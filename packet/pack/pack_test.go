@@ -192,22 +192,31 @@ func TestPackDropOrder(t *testing.T) {
 	}
 }
 
+// TestPackFrameOnly: below the frame every file is dropped and the pack
+// is cut to what the budget holds: at 90 tokens its title and the
+// warning, at 5 less; the report warns either way.
 func TestPackFrameOnly(t *testing.T) {
 	root := t.TempDir()
 	packWriteTree(t, root, map[string]string{"a.go": "package a // alpha\n", "b/c.go": "package c // gamma\n"})
+	c := packRealCounter(t)
 	for _, format := range []string{"md", "xml", "json"} {
-		p := packMust(t, root, Options{Counter: packRealCounter(t), Budget: 5, Format: format})
-		if !p.FrameOnly || len(p.Files) != 0 || len(p.Deferred) != 2 || p.ExitCode() != 2 {
-			t.Errorf("%s: frame only = %v, files %d, deferred %d, exit %d; want true, 0, 2, 2",
-				format, p.FrameOnly, len(p.Files), len(p.Deferred), p.ExitCode())
-		}
-		out, _ := p.Render("")
-		if strings.Contains(string(out), "alpha") || !strings.Contains(string(out), "below the frame") {
-			t.Errorf("%s: frame-only pack must hold the warning and no file:\n%s", format, out)
-		}
-		rep := p.Report()
-		if !strings.Contains(rep, "Warning: budget 5 is below the frame") || !strings.Contains(rep, "Dropped by budget: 2 files") {
-			t.Errorf("%s: report:\n%s", format, rep)
+		for _, b := range []int{5, 90} {
+			p := packMust(t, root, Options{Counter: c, Budget: b, Format: format})
+			if !p.FrameOnly || len(p.Files) != 0 || len(p.Deferred) != 2 || p.ExitCode() != 2 {
+				t.Errorf("%s %d: frame only = %v, files %d, deferred %d, exit %d; want true, 0, 2, 2",
+					format, b, p.FrameOnly, len(p.Files), len(p.Deferred), p.ExitCode())
+			}
+			out, _ := p.Render("")
+			if n := c.Count(string(out)); n > b || strings.Contains(string(out), "alpha") {
+				t.Errorf("%s %d: a pack below the frame holds no file and no more than its budget; %d tokens:\n%s", format, b, n, out)
+			}
+			if inBand := strings.Contains(string(out), "below the frame"); inBand != (b == 90) {
+				t.Errorf("%s %d: the warning in the pack = %v, want %v:\n%s", format, b, inBand, b == 90, out)
+			}
+			rep := p.Report()
+			if !strings.Contains(rep, fmt.Sprintf("Warning: budget %d is below the frame of the pack (", b)) || !strings.Contains(rep, "Dropped by budget: 2 files") {
+				t.Errorf("%s %d: report:\n%s", format, b, rep)
+			}
 		}
 	}
 }
@@ -442,8 +451,8 @@ func TestPackDeterministic(t *testing.T) {
 }
 
 // TestPackNeverOverBudget is the property of the re-count: whatever the
-// budget, the rendering counted again whole never exceeds it (unless only
-// the frame was written), and the report's figures are the rendering's.
+// budget, the rendering counted again whole never exceeds it, and the
+// report's figures are the rendering's.
 func TestPackNeverOverBudget(t *testing.T) {
 	c := packRealCounter(t)
 	roots := map[string]string{"small": packSmallTree(t), "lmpack": filepath.Join("..", "..", "testdata", "pack", "lmpack")}
@@ -463,22 +472,17 @@ func TestPackNeverOverBudget(t *testing.T) {
 			if n != p.Tokens {
 				t.Errorf("%s %s budget %d: Tokens %d, rendering counts %d", name, format, limit, p.Tokens, n)
 			}
-			if n > limit && !p.FrameOnly {
+			if n > limit {
 				t.Errorf("%s %s budget %d: rendering counts %d, over budget", name, format, limit, n)
 			}
 			if len(p.Files)+len(p.Deferred) != len(full.Files) {
 				t.Errorf("%s %s budget %d: %d packed + %d deferred != %d files", name, format, limit, len(p.Files), len(p.Deferred), len(full.Files))
 			}
 			for _, w := range p.Warnings {
-				shown := w
-				switch format {
-				case "xml":
-					shown = packXMLText(w)
-				case "json":
-					data, _ := json.Marshal(w)
-					shown = string(data)
+				if p.form != frameWhole {
+					break // cut below the frame: TestPackFrameSweep
 				}
-				if !strings.Contains(string(out), shown) {
+				if !strings.Contains(string(out), packShownIn(format, w)) {
 					t.Errorf("%s %s budget %d: warning %q is in the report but not in the pack", name, format, limit, w)
 				}
 			}

@@ -58,13 +58,16 @@ func (m *packLastCounter) Count(s string) int {
 // must at least hold.
 func packRenderFrame(p *Pack) string {
 	v := *p
-	v.Files, v.Deferred, v.FrameOnly = nil, nil, false
+	v.Files, v.Deferred, v.FrameOnly, v.form = nil, nil, false, frameWhole
 	v.Hash = packHash(&v)
 	return string(packRender(&v, p.Format, 0))
 }
 
 // packRender renders the pack in format, stating tokens as its total.
 func packRender(p *Pack, format string, tokens int) []byte {
+	if p.form != frameWhole {
+		return packRenderCut(p, format)
+	}
 	switch format {
 	case "xml":
 		return packRenderXML(p, tokens)
