@@ -85,7 +85,7 @@ func TestMentionsBringInNamedCanon(t *testing.T) {
 
 func TestMentionsWholeWordsOnly(t *testing.T) {
 	l := demoStore(t)
-	putScene(t, l, "scene-new", 4, "Sefarine sounded the Needles; the reefs ran out; old oren sat by a harbourside inn.")
+	putScene(t, l, "scene-new", 4, "Sefarine sounded the Needles; the reefs ran out; oren sat by a harbourside inn.")
 	p := buildPacket(t, l, packet.Request{Focus: []string{"scene-new"}, Budget: 8000, Task: "draft"})
 	for _, e := range p.Records {
 		if strings.HasPrefix(e.Why, "mentioned as") && strings.HasSuffix(e.Why, "in scene-new") {
@@ -296,5 +296,17 @@ func TestMentionsWidelySharedNameCounted(t *testing.T) {
 	want := `ambiguous mention: "the grey shoal" in scene-new names shoal-0, shoal-1, shoal-2 and 2 more; all are candidates`
 	if !slices.Contains(p.Warnings, want) {
 		t.Errorf("warnings %q; want %q", p.Warnings, want)
+	}
+}
+
+// A name written with a capital on every word (sefa's alias "The
+// Surveyor") is named by the text in any case: scenes say "the surveyor".
+func TestMentionsTitledNamesFold(t *testing.T) {
+	l := demoStore(t)
+	putScene(t, l, "scene-new", 4, "At dawn the surveyor set up her theodolite.")
+	p := buildPacket(t, l, packet.Request{Focus: []string{"scene-new"}, Budget: 8000, Task: "draft"})
+	e, ok := entry(p, "sefa")
+	if want := `mentioned as "the surveyor" in scene-new`; !ok || e.Rank != 2 || e.Why != want {
+		t.Errorf("sefa = %+v, %v; want rank 2, why %q", e, ok, want)
 	}
 }

@@ -15,7 +15,14 @@
 // a name word that starts with a capital matches only a text word that
 // starts with one ("Binding" is not "binding"; "BINDING" is). The first
 // word of a name whose later words carry a capital folds freely, so "The
-// Needle" matches "the Needle" in running text.
+// Needle" matches "the Needle" in running text. A name of two words or
+// more written with a capital on every word folds freely too, where that
+// is not ambiguous: "The Matron" matches "the matron" and "Mrs. Van Der
+// Luyden" "Mrs. van der Luyden", unless a name matches there with its
+// capitals (it wins) or the words, folded, name more than one record
+// (then none is named). A name written with a word in lower case keeps
+// its capitals as the mark of the name: "the Needle" is not "the needle
+// and thread".
 //
 // The matcher is a trie over folded words, the word-level equivalent of an
 // Aho-Corasick automaton for whole-word patterns: a scan costs one map
@@ -73,7 +80,10 @@ type term struct {
 	words []string // as written
 	gaps  []string // normalized separators between the words
 	caps  []bool   // per word: must start with a capital in the text
-	names []Name
+	// titled: two words or more, each written with a capital; such a
+	// name also matches in any case (matches).
+	titled bool
+	names  []Name
 }
 
 // New builds a Matcher over names. A name without a word (empty, or only
@@ -104,7 +114,7 @@ func New(names []Name) *Matcher {
 			return slices.Equal(t.words, words) && slices.Equal(t.gaps, gaps)
 		})
 		if i < 0 {
-			nd.terms = append(nd.terms, &term{words: words, gaps: gaps, caps: caps})
+			nd.terms = append(nd.terms, &term{words: words, gaps: gaps, caps: caps, titled: titled(words)})
 			i = len(nd.terms) - 1
 		}
 		nd.terms[i].names = append(nd.terms[i].names, n)
@@ -208,11 +218,17 @@ func (m *Matcher) longest(text string, words []word, i int) (int, []Name) {
 			break
 		}
 		nd = next
-		var found []Name
+		var found, folded []Name
 		for _, t := range nd.terms {
-			if t.matches(text, words[i:j+1]) {
+			switch ok, exact := t.matches(text, words[i:j+1]); {
+			case exact:
 				found = append(found, t.names...)
+			case ok:
+				folded = append(folded, t.names...)
 			}
+		}
+		if found == nil && oneRecord(folded) {
+			found = folded
 		}
 		if found != nil {
 			best, names = j, found
@@ -227,20 +243,43 @@ func (m *Matcher) longest(text string, words []word, i int) (int, []Name) {
 	return best, names
 }
 
-// matches checks what the trie cannot: capitals and separators.
-func (t *term) matches(text string, ws []word) bool {
+// titled reports whether a name of words is written with a capital on
+// each of them, and has two or more.
+func titled(words []string) bool {
+	return len(words) > 1 && !slices.ContainsFunc(words, func(w string) bool {
+		r, _ := utf8.DecodeRuneInString(w)
+		return !unicode.IsUpper(r) && !unicode.IsTitle(r)
+	})
+}
+
+// matches checks what the trie cannot: capitals and separators. ok says
+// the words match; exact that they do with the name's capitals. Only a
+// titled name matches otherwise.
+func (t *term) matches(text string, ws []word) (ok, exact bool) {
+	exact = true
 	for k, w := range ws {
 		if t.caps[k] {
 			r, _ := utf8.DecodeRuneInString(text[w.start:])
 			if !unicode.IsUpper(r) && !unicode.IsTitle(r) {
-				return false
+				exact = false
 			}
 		}
 		if k > 0 && normGap(text[ws[k-1].end:w.start]) != t.gaps[k-1] {
-			return false
+			return false, false
 		}
 	}
-	return true
+	if !exact && !t.titled {
+		return false, false
+	}
+	return true, exact
+}
+
+// oneRecord reports whether names name exactly one record.
+func oneRecord(names []Name) bool {
+	if len(names) == 0 {
+		return false
+	}
+	return !slices.ContainsFunc(names, func(n Name) bool { return n.ID != names[0].ID })
 }
 
 func isWordRune(r rune) bool {

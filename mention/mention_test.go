@@ -194,3 +194,36 @@ func TestSelectNeedsWordsInARow(t *testing.T) {
 		t.Errorf("New finds %q, NewFor %q; want the same two matches (\"old\" is not \"Old\")", a, b)
 	}
 }
+
+// A name written with a capital on every word matches in any case where
+// that names one record; a name with a word in lower case keeps its
+// capitals, and so does a one-word name.
+func TestScanTitledNamesFold(t *testing.T) {
+	m := New([]Name{
+		{Text: "The Matron", ID: "matron", Via: "title"},
+		{Text: "Mrs. Van Der Luyden", ID: "vdl", Via: "title"},
+		{Text: "The Twins", ID: "ada", Via: "alias"},
+		{Text: "The Twins", ID: "bea", Via: "alias"},
+		{Text: "the Needle", ID: "reef", Via: "alias"},
+		{Text: "Binding", ID: "power", Via: "title"},
+	})
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"and the matron said no", []string{"the matron=matron"}},
+		{"THE MATRON", []string{"THE MATRON=matron"}},
+		{"Mrs. van der Luyden smiled.", []string{"Mrs. van der Luyden=vdl"}},
+		{"the twins ran", nil},                           // folded, it names two records: none
+		{"The Twins ran", []string{"The Twins=ada,bea"}}, // with its capitals: ambiguous, as ever
+		{"the needle and thread", nil},                   // "the" in lower case: Needle keeps its capital
+		{"the binding held", nil},                        // one word keeps its capital
+		{"the matronly air", nil},                        // never inside another word
+		{"matron", nil},                                  // not the whole name
+		{"The Matron and the matron", []string{"The Matron=matron", "the matron=matron"}},
+	} {
+		if got := found(m.Scan(tc.text)); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Scan(%q) = %q; want %q", tc.text, got, tc.want)
+		}
+	}
+}
