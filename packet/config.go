@@ -231,6 +231,7 @@ func DefaultConfig() Config {
 			{Rank: 9, Match: MatchAny, Kinds: []string{"reader-knowledge", "reader"}, When: "info-control", Pull: true, Label: "reader knowledge"},
 			{Rank: 10, Match: MatchAny, Kinds: []string{"theme", "motif", "trope"}, When: "thematic", Pull: true, Label: "theme"},
 			{Rank: 11, Match: MatchAny, Kinds: []string{"branch", "novel"}, When: conditionNever},
+			{Rank: 1, Match: MatchPinned}, // pinned content is never dropped: always a candidate
 			{Rank: 6, Match: MatchAny, Kinds: []string{"relationship"}},
 			{Rank: 6, Match: MatchInPlay, Kinds: []string{"relationship"}},
 			{Rank: 4, Match: MatchObligation},

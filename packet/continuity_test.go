@@ -146,3 +146,23 @@ func TestGoldenDraftContinuity(t *testing.T) {
 		})
 	}
 }
+
+// TestPinnedAlwaysCandidate: a pinned record is in the novel packet
+// whatever brings the other records in, even when nothing links to it
+// or names it (pinned content is never dropped), with and without a
+// focus.
+func TestPinnedAlwaysCandidate(t *testing.T) {
+	recs, links := workhouseCanon()
+	recs = append(recs, store.Record{NS: "workhouse", ID: "rule-no-magic", Kind: "canon", Title: "No magic",
+		Body: "Nothing in this book is magic; salt is only salt, read well.\n", Pinned: true})
+	env := fxOpen(t, recs, links, true)
+	for _, req := range []Request{
+		{NS: "workhouse", Focus: []string{"scene-01"}, Task: "draft", Budget: 4000},
+		{NS: "workhouse", Query: "ledger", Budget: 4000},
+	} {
+		p, _ := fxBuild(t, env, req)
+		if e, ok := findEntry(p, "rule-no-magic"); !ok || e.Rank != 1 || e.Why != "pinned" {
+			t.Errorf("focus %v query %q: rule-no-magic = %+v, %v; want it in at rank 1, pinned\n%s", req.Focus, req.Query, e, ok, p.Explain())
+		}
+	}
+}
