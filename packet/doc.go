@@ -95,8 +95,9 @@
 // would take more than Config.NoteShare (5%) of the budget, the ladder
 // runs with the notes grouped from the start: the most important are
 // listed one by one within the share (never one that costs more than a
-// third of its record), the rest counted by kind (Packet.Grouped), with
-// one handle for all of them: the same request with --explain.
+// third of its record), the rest counted by kind (Packet.Grouped), each
+// group with its handle: the same request with --deferred and the
+// group's kinds lists exactly its records (Packet.DeferredOf).
 // Packet.Deferred and the report still list every note.
 //
 // The hit pool follows the budget: 20, 80, 320... hits (the first depth

@@ -182,13 +182,15 @@ func (b *builder) priceGroups(sum int) {
 	}
 	slices.SortFunc(kinds, func(x, y string) int { return cmp.Compare(len(y), len(x)) })
 	for i, k := range kinds {
+		g := NoteGroup{Kind: k, Count: len(b.cands), Tokens: 10 * sum, MinRank: 1, MaxRank: 11, of: []string{k}}
 		if i == maxGroups {
-			b.groupCost += count(b.groupFragment(NoteGroup{Count: len(b.cands), Kinds: len(kinds), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
-				Fetch: b.explainCmd()}))
+			g.Kind, g.Kinds, g.of = "", len(kinds), kinds // at most every kind
+		}
+		g.Fetch = b.deferredCmd(g)
+		b.groupCost += count(b.groupFragment(g))
+		if i == maxGroups {
 			break
 		}
-		b.groupCost += count(b.groupFragment(NoteGroup{Kind: k, Count: len(b.cands), Tokens: 10 * sum, MinRank: 1, MaxRank: 11,
-			Fetch: b.explainCmd()}))
 	}
 }
 

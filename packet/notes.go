@@ -53,7 +53,6 @@ func (b *builder) group(p *Packet) {
 	}
 	p.listed = nil
 	groups := map[string]*NoteGroup{}
-	fetch := b.explainCmd()
 	for k, n := range p.Deferred {
 		if listed[k] {
 			p.listed = append(p.listed, n)
@@ -61,7 +60,7 @@ func (b *builder) group(p *Packet) {
 		}
 		g, ok := groups[n.Kind]
 		if !ok {
-			g = &NoteGroup{Kind: n.Kind, MinRank: n.Rank, MaxRank: n.Rank, Fetch: fetch}
+			g = &NoteGroup{Kind: n.Kind, MinRank: n.Rank, MaxRank: n.Rank, of: []string{n.Kind}}
 			groups[n.Kind] = g
 		}
 		g.Count++
@@ -73,9 +72,10 @@ func (b *builder) group(p *Packet) {
 	slices.SortStableFunc(kinds, func(x, y string) int { return cmp.Compare(groups[y].Count, groups[x].Count) })
 	var other *NoteGroup
 	if len(kinds) > maxGroups+1 {
-		other = &NoteGroup{MinRank: groups[kinds[maxGroups]].MinRank, MaxRank: groups[kinds[maxGroups]].MaxRank, Fetch: fetch}
+		other = &NoteGroup{MinRank: groups[kinds[maxGroups]].MinRank, MaxRank: groups[kinds[maxGroups]].MaxRank}
 		for _, k := range kinds[maxGroups:] {
 			g := groups[k]
+			other.of = append(other.of, k)
 			other.Count += g.Count
 			other.Kinds++
 			other.Tokens += g.Tokens
@@ -88,14 +88,19 @@ func (b *builder) group(p *Packet) {
 		p.Grouped = append(p.Grouped, *groups[k])
 	}
 	if other != nil {
+		slices.Sort(other.of)
 		p.Grouped = append(p.Grouped, *other)
+	}
+	for i := range p.Grouped {
+		p.Grouped[i].Fetch = b.deferredCmd(p.Grouped[i])
 	}
 }
 
-// explainCmd is the handle of the grouped notes: this request with
-// --explain lists every candidate, each deferred one with its reason.
-func (b *builder) explainCmd() string {
-	return b.command(b.req.Focus, nil) + " --explain"
+// deferredCmd is the handle of a group of notes: this request with
+// --deferred and the group's kinds lists exactly its records, each with
+// its reason and the command that fetches it.
+func (b *builder) deferredCmd(g NoteGroup) string {
+	return b.command(b.req.Focus, nil) + " " + g.handle()
 }
 
 // noteOf is the deferral note of candidate i (kept is whether it is in

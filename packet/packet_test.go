@@ -257,13 +257,13 @@ func TestFormats(t *testing.T) {
 					ID string `xml:"id,attr"`
 				} `xml:"section>record"`
 				Deferred struct {
-					Fetch string `xml:"fetch,attr"` // the handle of the grouped notes
 					Notes []struct {
 						ID    string `xml:"id,attr"`
 						Fetch string `xml:"fetch,attr"`
 					} `xml:"note"`
 					More []struct {
-						Count int `xml:"count,attr"`
+						Count int    `xml:"count,attr"`
+						Fetch string `xml:"fetch,attr"` // the handle of the group
 					} `xml:"more"`
 				} `xml:"deferred"`
 			}
@@ -277,9 +277,7 @@ func TestFormats(t *testing.T) {
 			}
 			for _, g := range d.More {
 				notes += g.Count
-			}
-			if len(d.More) > 0 {
-				fetch = fetch && strings.Contains(d.Fetch, "--explain")
+				fetch = fetch && strings.Contains(g.Fetch, "--deferred ")
 			}
 			if len(v.Records) != len(p.Records) || notes != len(p.Deferred) || !fetch {
 				t.Errorf("xml packet: %d records, %d notes; want %d and %d", len(v.Records), notes, len(p.Records), len(p.Deferred))

@@ -264,14 +264,18 @@ func TestNotesGrouped(t *testing.T) {
 		if len(p.Grouped) != 1 || p.Grouped[0].Kind != "style" || len(p.listed)+p.Grouped[0].Count != len(p.Deferred) {
 			t.Errorf("%s: groups %+v, %d listed, %d deferred", format, p.Grouped, len(p.listed), len(p.Deferred))
 		}
-		// The handle lists exactly the grouped records: --explain on the
-		// same request (markdown names it once, for the request above).
-		handle := []byte("lore packet --ns big --focus hub --task draft")
+		// The handle lists exactly the grouped records: --deferred and
+		// the group's kind on the same request (markdown names the flag
+		// once, for the request above, and the kind on the group line).
+		handle := []byte("lore packet --ns big --focus hub --task draft --format " + format + " --budget 4000 --deferred style")
 		if format == "md" {
-			handle = []byte("`--explain`")
+			handle = []byte("(`--deferred style`)") // one group: the heading is its line
 		}
-		if !bytes.Contains(out, handle) || (format != "md" && !bytes.Contains(out, []byte("--explain"))) {
+		if !bytes.Contains(out, handle) {
 			t.Errorf("%s: no handle for the grouped notes:\n%s", format, out)
+		}
+		if got := p.DeferredOf([]string{"style"}); len(got) != p.Grouped[0].Count {
+			t.Errorf("%s: --deferred style lists %d notes; the group counts %d", format, len(got), p.Grouped[0].Count)
 		}
 		if got := fxCounter(t).Count(string(out)); got > req.Budget {
 			t.Errorf("%s: %d tokens over the budget %d", format, got, req.Budget)

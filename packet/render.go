@@ -94,9 +94,23 @@ type NoteGroup struct {
 	// Tokens is what the records would have cost in full.
 	Tokens           int `json:"tokens"`
 	MinRank, MaxRank int `json:"-"`
-	// Fetch is the command that lists the records of the kind.
+	// Fetch is the command that lists exactly the records of the group:
+	// the request with --deferred and the group's kinds.
 	Fetch string `json:"fetch"`
+	// of is the kinds of the group: Kind, or the kinds past the first
+	// five.
+	of []string
 }
+
+// handle is the part of Fetch a markdown packet shows: the flag that
+// turns the same request into the list of the group's records.
+func (g NoteGroup) handle() string {
+	return deferredFlag + " " + shellQuote(strings.Join(g.of, ","))
+}
+
+// deferredFlag is the flag of lore packet that lists the deferred
+// records of some kinds (Packet.DeferredOf), the handle of a group.
+const deferredFlag = "--deferred"
 
 // MarshalJSON keeps the rank range readable: "ranks": "4" or "4-6".
 func (g NoteGroup) MarshalJSON() ([]byte, error) {
@@ -114,10 +128,12 @@ func (g NoteGroup) ranks() string {
 	return fmt.Sprintf("%d-%d", g.MinRank, g.MaxRank)
 }
 
-// what names the records of a group: "style" or "records of 4 other kinds".
+// what names the records of a group by their kinds, as --deferred takes
+// them: "style", or "location, obligation" for the line that gathers the
+// kinds past the first five.
 func (g NoteGroup) what() string {
 	if g.Kind == "" {
-		return fmt.Sprintf("records of %d other kinds", g.Kinds)
+		return strings.Join(g.of, ", ")
 	}
 	return g.Kind
 }

@@ -80,10 +80,10 @@ func mdDeferred(p *Packet) string {
 		if p.Budget < compactBelow {
 			// What the records would cost is in the report and --explain;
 			// a small packet keeps its tokens for records.
-			fmt.Fprintf(&b, "\n## Deferred: %d %s %s (`--explain`)\n", g.Count, g.what(), noun)
+			fmt.Fprintf(&b, "\n## Deferred: %d %s %s (`%s`)\n", g.Count, g.what(), noun, g.handle())
 			return b.String()
 		}
-		fmt.Fprintf(&b, "\n## Deferred: %d %s %s, %s tokens (`--explain`)\n", g.Count, g.what(), noun, numfmt.Thousands(g.Tokens))
+		fmt.Fprintf(&b, "\n## Deferred: %d %s %s, %s tokens (`%s`)\n", g.Count, g.what(), noun, numfmt.Thousands(g.Tokens), g.handle())
 		return b.String()
 	}
 	fmt.Fprintf(&b, "\n## Deferred: %s, %s tokens", records(len(p.Deferred)), numfmt.Thousands(deferredTokens(p.Deferred)))
@@ -105,9 +105,10 @@ func mdDeferred(p *Packet) string {
 // fifth of the packet.
 const compactBelow = 2000
 
-// explainHint is the handle of grouped notes: --explain lists every
-// candidate of the request, each deferred one with its reason.
-const explainHint = "; `--explain` lists them"
+// explainHint is the handle of grouped notes: the request with
+// --deferred and the kinds a group line names lists exactly its records,
+// each with its reason and fetch command (NoteGroup.handle).
+const explainHint = "; `--deferred KIND` lists a group"
 
 // mdRequest states the request once: the query, the focus, and the
 // options that differ from the defaults.

@@ -38,11 +38,7 @@ func renderXML(v view) string {
 		}
 	}
 	if len(p.Deferred) > 0 {
-		b.WriteString("<deferred")
-		if len(p.Grouped) > 0 {
-			fmt.Fprintf(&b, " fetch=%s", xattr(p.Grouped[0].Fetch))
-		}
-		b.WriteString(">\n")
+		b.WriteString("<deferred>\n")
 		for _, n := range p.listed {
 			b.WriteString(xmlNote(n))
 		}
@@ -132,7 +128,7 @@ func xmlGroup(g NoteGroup) string {
 	if g.Kind == "" {
 		kind = fmt.Sprintf("kinds=\"%d\"", g.Kinds)
 	}
-	return fmt.Sprintf("<more %s count=\"%d\" ranks=\"%s\" tokens=\"%d\"/>\n", kind, g.Count, g.ranks(), g.Tokens)
+	return fmt.Sprintf("<more %s count=\"%d\" ranks=\"%s\" tokens=\"%d\" fetch=%s/>\n", kind, g.Count, g.ranks(), g.Tokens, xattr(g.Fetch))
 }
 
 var xmlTextEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

@@ -2,6 +2,7 @@ package packet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lorekeep/lore/internal/numfmt"
@@ -45,6 +46,24 @@ func (p *Packet) Report() string {
 		fmt.Fprintf(&b, "Warning: %s\n", w)
 	}
 	return b.String()
+}
+
+// DeferredOf is the deferral notes of records of the given kinds that
+// the packet groups rather than lists one by one, in the packet's order:
+// what a group's handle (NoteGroup.Fetch, lore packet --deferred KINDS)
+// lists, each note with its reason and the command that fetches it.
+func (p *Packet) DeferredOf(kinds []string) []Note {
+	listed := make(map[string]bool, len(p.listed))
+	for _, n := range p.listed {
+		listed[n.ID] = true
+	}
+	var out []Note
+	for _, n := range p.Deferred {
+		if slices.Contains(kinds, n.Kind) && !listed[n.ID] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Explain is the why table alone (--explain): every included record with

@@ -22,6 +22,9 @@ type packetFlags struct {
 	req     packet.Request
 	spec    lore.BudgetSpec
 	explain bool
+	// deferred lists the grouped deferral notes of these kinds instead
+	// of the packet: a group line's handle.
+	deferred []string
 }
 
 func newPacketCommand(a *app) *cobra.Command {
@@ -73,6 +76,7 @@ the protected records and a proposed split; 1 any other error.`,
 	f.StringVar(&pf.req.Format, "format", "md", "output format: md, xml or json")
 	f.StringVar(&pf.req.Encoding, "encoding", "", "token encoding (default: the store's, or the model's)")
 	f.BoolVar(&pf.explain, "explain", false, "print only why each record is included")
+	f.StringSliceVar(&pf.deferred, "deferred", nil, "print only the deferred records of these kinds that the packet counts in a group line, each with its reason and fetch command (the group's handle)")
 	return c
 }
 
@@ -118,11 +122,35 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 	if err != nil {
 		return a.packetError(err)
 	}
+	if len(pf.deferred) > 0 {
+		return a.writeDeferred(p, pf.deferred)
+	}
 	if err := a.writePacket(p, format, pf.explain); err != nil {
 		return err
 	}
 	if p.Incomplete() {
 		return errDeferred
+	}
+	return nil
+}
+
+// writeDeferred prints the grouped deferral notes of kinds (--deferred):
+// one a line, as the report lists them, with the command that fetches
+// each record.
+func (a *app) writeDeferred(p *packet.Packet, kinds []string) error {
+	notes := p.DeferredOf(kinds)
+	if a.jsonOut {
+		if notes == nil {
+			notes = []packet.Note{}
+		}
+		return a.printJSON(notes)
+	}
+	if len(notes) == 0 {
+		a.note("no deferred records of kind %s in a group line of this packet\n", strings.Join(kinds, ", "))
+		return nil
+	}
+	for _, n := range notes {
+		a.printf("%8s  %s  (%s, rank %d, %s)  %s\n", numfmt.Thousands(n.Tokens), n.ID, n.Kind, n.Rank, n.Reason, n.Fetch)
 	}
 	return nil
 }
