@@ -195,6 +195,15 @@ func (rep *recallReport) print(w io.Writer) {
 		c := rep.Cells[methodLore][b]["all"]
 		fmt.Fprintf(w, " %.0f (%.1f%%) |", c.Overhead, 100*c.Overhead/float64(b))
 	}
+	// The scorer prices each record at its title and text plus
+	// scorerOverhead (a record's own heading); what a packet spends past
+	// that is its frame and its notes.
+	fmt.Fprint(w, "\n| frame and notes (past the scorer's 4 a record) |")
+	for _, b := range rep.Budgets {
+		c := rep.Cells[methodLore][b]["all"]
+		f := c.Overhead - scorerOverhead*c.Records
+		fmt.Fprintf(w, " %.0f (%.1f%%) |", f, 100*f/float64(b))
+	}
 	fmt.Fprint(w, "\n| over budget |")
 	for _, b := range rep.Budgets {
 		fmt.Fprintf(w, " %d |", rep.Cells[methodLore][b]["all"].Over)
