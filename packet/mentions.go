@@ -24,8 +24,10 @@ const defaultMentionShare = 10
 // mentions adds the records the focus text names (pipeline step 1,
 // lorebook-style): every record of the namespace whose title (for naming
 // kinds), alias or key the focus records' title, summary or body say,
-// and with Request.ScanQuery the query too. Records that story time hides
-// lend no names, so a later scene's aliases never leak in. At
+// and with Request.ScanQuery the query too; and, as MatchPreviousMention,
+// what the record just before a focus in story order says. Records that
+// story time hides lend no names, so a later scene's aliases never leak
+// in. At
 // MentionsDepth 2 the text of each record so mentioned brings in more,
 // within Config.MentionShare of the budget. ms is the focus texts and
 // their names' matcher, made by prepareMentions while the search ran.
