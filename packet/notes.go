@@ -93,9 +93,13 @@ func (b *builder) group(p *Packet) {
 }
 
 // explainCmd is the handle of the grouped notes: this request with
-// --explain lists every candidate, each deferred one with its reason.
+// --explain lists every candidate, each deferred one with its reason
+// (story time following the focus, the scope left to the default, as
+// the handle has always been written).
 func (b *builder) explainCmd() string {
-	return b.command(b.req.Focus, nil) + " --explain"
+	r := b.req
+	r.Scope, r.AsOf = "", 0
+	return b.commandFor(r) + " --explain"
 }
 
 // noteOf is the deferral note of candidate i (kept is whether it is in

@@ -25,65 +25,6 @@ func (h *headCounter) Heads(ns string, ids []string) ([]store.Record, error) {
 	return h.Store.Heads(ns, ids)
 }
 
-// A refusal's working budget (the need its "larger budget" proposal
-// quotes) jumps to the fitting engine's own ask instead of climbing from
-// its estimate a token at a time, and the refusal is the same either way:
-// the budgets it skips are refused. Built at the need, the packet fits,
-// and jumping never builds more than climbing. On this canon the ask is
-// never above the estimate, so no build is skipped here: the skips are
-// measured at 1M (BENCHMARKS.md), and a jump past the least budget that
-// fits shows here as a different need.
-func TestWorkingBudgetJumpsWhereItClimbed(t *testing.T) {
-	recs, links := fxCanon()
-	env := fxOpen(t, recs, links, true)
-	counter := fxCounter(t)
-	src := &headCounter{Store: env.st}
-	build := func(req Request) (*SplitError, error) {
-		_, err := Build(context.Background(), src, env.ix, req)
-		var se *SplitError
-		if !errors.As(err, &se) {
-			return nil, err
-		}
-		return se, nil
-	}
-	refused := 0
-	for k, focus := range [][]string{{"scene-12"}, {"scene-12", "tomas"}, {"mara", "tl-13"}, {"scene-11", "scene-12"}, {"scene-12"}} {
-		for b := 40; b <= 3000; b += 37 {
-			req := fxSceneRequest(b)
-			req.Focus, req.Counter = focus, counter
-			if k == 4 {
-				req.Hops = 2
-			}
-			before := src.reads
-			got, err := build(req)
-			if got == nil {
-				continue
-			}
-			refused++
-			jumping := src.reads - before
-			req.climb = true
-			want, err2 := build(req)
-			if want == nil {
-				t.Fatalf("focus %v at %d: refused when jumping, not when climbing: %v %v", focus, b, err, err2)
-			}
-			if climbing := src.reads - before - jumping; jumping > climbing {
-				t.Errorf("focus %v at %d: jumping read heads %d times, climbing %d", focus, b, jumping, climbing)
-			}
-			if !reflect.DeepEqual(got, want) || got.Error() != want.Error() {
-				t.Errorf("focus %v at %d: jumping gives\n%+v\nclimbing gives\n%+v", focus, b, got, want)
-			}
-			req.climb, req.Budget = false, got.Need
-			if p, err := Build(context.Background(), env.st, env.ix, req); err != nil || p.Tokens > got.Need {
-				t.Errorf("focus %v at %d: the working budget %d does not fit: %v", focus, b, got.Need, err)
-			}
-		}
-	}
-	if refused < 20 {
-		t.Fatalf("only %d refusals: the budgets no longer test the working budget", refused)
-	}
-	t.Logf("%d refusals", refused)
-}
-
 // idsRead is the store as a Source that counts the reads of each head.
 type idsRead struct {
 	*store.Store
