@@ -109,7 +109,7 @@ func listFlag(items []string) string {
 func (b *builder) writes(ctx context.Context, r Request) (int, bool) {
 	r.proposing, r.checkOnly = true, true
 	cfg := b.cfg
-	r.Config = &cfg
+	r.Config, r.work = &cfg, r.work.own()
 	p, err := Build(ctx, b.src, b.srch, r)
 	if err != nil || p.Tokens > r.Budget {
 		return 0, false

@@ -193,7 +193,7 @@ func (b *builder) minimumBudget(guess int) (least int, found bool, err error) {
 	builds := 0
 	try := func(at int) (written bool, tokens, need int, err error) {
 		builds++
-		r.Budget = at
+		r.Budget, r.work = at, b.asked.work.own()
 		p, err := Build(b.ctx, b.src, b.srch, r)
 		var se *SplitError
 		switch {

@@ -55,7 +55,7 @@ type kindsCheck struct {
 // first: holding every record set apart as its focus, it is the one that
 // fails most.
 func (b *builder) checkKinds(ctx context.Context, p kindsPlan, w *requestWork) kindsCheck {
-	p.first.work, p.second.work = w, w
+	p.first.work, p.second.work = w, w // writes gives each build heads of its own
 	n2, ok := b.writes(ctx, p.second)
 	if !ok {
 		return kindsCheck{}
