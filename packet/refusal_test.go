@@ -414,3 +414,60 @@ func TestRefusalMinimumIsExact(t *testing.T) {
 		t.Errorf("%d refused, %d written, %d proposed lines: the canons no longer test refusals", st.refused, st.written, st.proposals)
 	}
 }
+
+// TestRefusalHostileInputs: the same checks as TestRefusalMinimumIsExact
+// on a store made to break them: titles of thousands of characters, a
+// focus scene and a pinned record each bigger than every budget tried but
+// the largest, ids and kinds with commas, quotes, spaces and a leading
+// dash (which the proposed command lines must quote as the CLI reads
+// them), a query that starts with a dash, and a kind whose overflow
+// action is fail holding one huge record.
+func TestRefusalHostileInputs(t *testing.T) {
+	ns := "hostile"
+	long := strings.Repeat("A title that goes on and on, ", 200)
+	recs := []store.Record{
+		{NS: ns, ID: "-scene, the first", Kind: "scene", Title: long, Order: 10, Body: fxProse(1, 150),
+			Meta: map[string]string{"pov": "o'hara \"jr\""}},
+		{NS: ns, ID: "big scene", Kind: "scene", Title: "Big", Order: 20, Body: fxProse(2, 9000)},
+		{NS: ns, ID: "o'hara \"jr\"", Kind: "character", Title: long, Body: fxProse(3, 200), Summary: "O'Hara, the younger."},
+		{NS: ns, ID: "pinned-giant", Kind: "style", Title: "Style", Body: fxProse(4, 3000), Pinned: true},
+		{NS: ns, ID: "lore, kept", Kind: "odd kind, with comma", Title: long, Body: fxProse(5, 2500)},
+		{NS: ns, ID: "naïve-é", Kind: "location", Title: "Naïve", Body: fxProse(6, 120), Summary: "A place."},
+		{NS: ns, ID: "owed", Kind: "obligation", Title: long, Body: fxProse(7, 80), Meta: map[string]string{"due": "15", "status": "open"}},
+		{NS: ns, ID: "tl-'5'", Kind: "timeline", Title: "Before", Order: 5, Body: fxProse(8, 60)},
+	}
+	l := func(from, rel, to string) store.Link { return store.Link{NS: ns, From: from, Rel: rel, To: to} }
+	links := []store.Link{
+		l("o'hara \"jr\"", "appears_in", "-scene, the first"),
+		l("-scene, the first", "set_in", "naïve-é"),
+		l("lore, kept", "about", "-scene, the first"),
+		l("-scene, the first", "precedes", "big scene"),
+	}
+	env := fxOpen(t, recs, links, true)
+	counter := fxCounter(t)
+	cfg := &Config{Overflow: map[string]budget.Action{"odd kind, with comma": budget.Fail}}
+	requests := []Request{
+		{NS: ns, Focus: []string{"-scene, the first"}, Task: "draft", Hops: 2},
+		{NS: ns, Focus: []string{"-scene, the first", "big scene"}, Scope: "scene"},
+		{NS: ns, Focus: []string{"o'hara \"jr\""}, Kinds: []string{"odd kind, with comma", "scene"}},
+		{NS: ns, Query: "-lantern \"ember\" o'hara"},
+		{NS: ns, Query: "stone harbour", Profile: "agent"},
+	}
+	var st refusalStats
+	for k, base := range requests {
+		for f, format := range validFormats {
+			for _, b := range []int{1, 300, 3000, 12000} {
+				req := base
+				req.Budget, req.Format, req.Counter, req.Config = b, format, counter, cfg
+				if (k+f)%2 == 1 {
+					req.Config = nil // and without the fail kind
+				}
+				checkRefusal(t, env, req, fmt.Sprintf("request %d (%v %q) %s at %d", k, req.Focus, req.Query, format, b), &st)
+			}
+		}
+	}
+	t.Logf("%d refused, %d written, %d proposed lines run", st.refused, st.written, st.proposals)
+	if st.refused < 20 || st.written < 5 || st.proposals < 20 {
+		t.Errorf("%d refused, %d written, %d proposed lines: the store no longer tests refusals", st.refused, st.written, st.proposals)
+	}
+}

@@ -64,6 +64,10 @@ func frameWarningText(budgetTokens, size int) string {
 // where the search of the refusal that made it goes next.
 func (b *builder) splitError(limit int, cause error) error {
 	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
+	var oe *budget.OverflowError
+	if errors.As(cause, &oe) && oe.Cause == budget.CauseFail {
+		e.Cause = failCause{oe}
+	}
 	need := max(b.floorCount, e.Budget+1) // the floor's count is over the budget: the least that might work
 	movable, protected := b.splitProtected(e)
 	if len(e.Protected) == 0 && b.refusedFrame > 0 {
