@@ -65,8 +65,9 @@ func (b *builder) checkKinds(ctx context.Context, p kindsPlan, w *requestWork) k
 }
 
 // kindsAhead is a kinds plan checked on another goroutine while the
-// working budget is found, for the need before it (which the working
-// budget mostly moves by a few tokens, and the plan seldom with it).
+// least budget is searched, for the floor's count at the refused budget
+// (which the search mostly moves by a few tokens, and the plan seldom
+// with it).
 type kindsAhead struct {
 	plan   kindsPlan
 	cancel context.CancelFunc
@@ -83,8 +84,8 @@ var (
 
 // checkKindsAhead starts checking the kinds plan for need, when there is
 // one and the source may be read from two goroutines; nil otherwise. Its
-// builds use a fork of the request work, since the working budget's
-// builds use the request's own at the same time.
+// builds use a fork of the request work, since the search's builds use
+// the request's own at the same time.
 func (b *builder) checkKindsAhead(need int, movable []int, limit int) *kindsAhead {
 	if _, memo := b.srch.(*searchMemo); !kindsAheadOn || !readsConcurrently(b.src) || (b.srch != nil && !memo) {
 		return nil // the memo is what calls the Searcher one search at a time

@@ -41,10 +41,10 @@ func TestSplitRefusalRepeats(t *testing.T) {
 	}
 }
 
-// A kinds proposal checked beside the working budget (checkKindsAhead)
-// is the one checked after it: every refusal, over focuses and budgets,
-// is the same with the check ahead and without, also where the plan made
-// ahead is not the one the working budget leads to (skewed).
+// A kinds proposal checked beside the search for the least budget
+// (checkKindsAhead) is the one checked after it: every refusal, over
+// focuses and budgets, is the same with the check ahead and without, also
+// where the plan made ahead is not the one the search leads to (skewed).
 func TestKindsCheckedAheadSameRefusal(t *testing.T) {
 	recs, links := fxCanon()
 	env := fxOpen(t, recs, links, true)
@@ -123,9 +123,9 @@ func (s *oneAtATime) List(opts store.ListOptions) ([]store.Record, string, error
 	return s.st.List(opts)
 }
 
-// A refused packet checks its kinds proposal beside its working budget
-// only on a Source that says it may be read concurrently; the refusals
-// are the same either way.
+// A refused packet checks its kinds proposal beside its search only on a
+// Source that says it may be read concurrently; the refusals are the
+// same either way.
 func TestSplitKeepsTheReadContracts(t *testing.T) {
 	recs, links := fxCanon()
 	env := fxOpen(t, recs, links, true)
@@ -145,7 +145,7 @@ func TestSplitKeepsTheReadContracts(t *testing.T) {
 	}
 }
 
-// A working budget's builds (Request.fitsOnly) end at the ladder's first
+// A least-budget search's builds (Request.fitsOnly) end at the ladder's first
 // fit. They must answer as the whole build does: refused at the same
 // budgets with the same split, and within the budget where it fits. The
 // put-back they skip must change some packet here, or the test would not
