@@ -2,7 +2,6 @@ package packet
 
 import (
 	"cmp"
-	"errors"
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
@@ -18,17 +17,16 @@ import (
 // 1,371). So before the ladder refuses, it renders the floor packet and
 // counts it whole, every record it does not hold deferred:
 //
-//   - for protected or pinned content, every protected and pinned record
-//     in the shortest form a ladder step may give it (builder.reducible;
-//     never rank 1 or a pinned record), and nothing else: step 1 drops
-//     every other record before any step shortens;
-//   - for a kind whose overflow action is fail, the record of it that
-//     overflowed, every other record of a fail kind, and every record the
-//     fitting engine's walk defers after it (the more important ones),
-//     all whole, with every protected and pinned record whole: the walk
-//     met it at step 1, where nothing protected is shortened yet, and a
-//     record of ranks 6 to 10 never stays whole while one of ranks 2 to
-//     5 is shortened.
+//   - otherwise, every protected and pinned record in the shortest form
+//     a ladder step may give it (builder.reducible; never rank 1 or a
+//     pinned record), and nothing else: step 1 drops every other record
+//     before any step shortens;
+//   - where an unprotected record's kind has the overflow action fail,
+//     that record and every record the fitting engine's walk defers
+//     after it (the more important ones), all whole, with every
+//     protected and pinned record whole: fail content is never dropped,
+//     the walk drops the least important first, and a record of ranks 6
+//     to 10 never stays whole while one of ranks 2 to 5 is shortened.
 //
 // When the floor fits the budget it is the ladder's packet, and the
 // put-back (rebase, restore, arrange) fills the room it leaves as it
@@ -42,7 +40,7 @@ import (
 // protected content, or the fitting engine's error): the floor packet
 // when it fits the budget, else the refusal (ladder step 5).
 func (b *builder) refuse(limit int, cause error) (*Packet, error) {
-	p, n, err := b.floorPacket(failedItem(cause))
+	p, n, err := b.floorPacket()
 	if err != nil {
 		return nil, err
 	}
@@ -65,26 +63,15 @@ type refusal struct {
 func (r *refusal) Error() string { return ErrCannotFit.Error() }
 func (r *refusal) Unwrap() error { return ErrCannotFit }
 
-// failedItem is the id of the item whose overflow action "fail" cause
-// reports, or "".
-func failedItem(cause error) string {
-	var oe *budget.OverflowError
-	if errors.As(cause, &oe) && oe.Cause == budget.CauseFail && len(oe.IDs) == 1 {
-		return oe.IDs[0]
-	}
-	return ""
-}
-
 // floorPacket sets every candidate to the floor's form, assembles the
 // floor packet (see above) and counts it whole in the request's format.
-// failID, when set, names the item of a fail kind that overflowed. The
-// packet's step is the last one whose form the floor uses (1 when it
+// The packet's step is the last one whose form the floor uses (1 when it
 // shortens nothing), so the put-back rebuilds it as it would the
 // ladder's packet at that step.
-func (b *builder) floorPacket(failID string) (*Packet, int, error) {
-	fail := -1
+func (b *builder) floorPacket() (*Packet, int, error) {
+	fail := -1 // the unprotected record of a fail kind the walk meets first
 	for i, c := range b.cands {
-		if failID != "" && c.rec.ID == failID && !b.fixed(i) {
+		if !b.fixed(i) && b.cfg.Overflow[c.rec.Kind] == budget.Fail && (fail < 0 || b.walkCompare(i, fail) < 0) {
 			fail = i
 		}
 	}
@@ -100,7 +87,7 @@ func (b *builder) floorPacket(failID string) (*Packet, int, error) {
 	for i, c := range b.cands {
 		keep := b.fixed(i) && b.forms[i] != formOut
 		if !b.fixed(i) && fail >= 0 {
-			keep = b.cfg.Overflow[c.rec.Kind] == budget.Fail || b.walkCompare(i, fail) >= 0
+			keep = b.walkCompare(i, fail) >= 0
 		}
 		if keep {
 			kept = append(kept, budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][b.forms[i]]})

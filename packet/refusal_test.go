@@ -179,6 +179,11 @@ func checkRefusal(t *testing.T, env fxEnv, req Request, label string, st *refusa
 		if p.Tokens > req.Budget {
 			t.Errorf("%s: written in %d tokens, over the budget", label, p.Tokens)
 		}
+		for _, n := range p.Deferred {
+			if req.Config != nil && req.Config.Overflow[n.Kind] == budget.Fail && (n.Action == "dropped" || n.Action == "truncated") {
+				t.Errorf("%s: written with %s (kind %s, overflow action fail) %s", label, n.ID, n.Kind, n.Action)
+			}
+		}
 		return
 	case !errors.As(err, &se):
 		t.Fatalf("%s: %v", label, err)
@@ -391,12 +396,13 @@ func requestOfLine(t *testing.T, line string, from Request) Request {
 // and bleve index each, the real tokenizer), requests, budgets and the
 // three formats, no refusal names a least budget at which the packet is
 // refused, nor one under which it is written, no budget between the
-// refused one and the need is written, and every command line a refusal
-// proposes, run, is written. Fixed seeds; a handful of canons.
+// refused one and the need is written, every command line a refusal
+// proposes, run, is written, and no packet written drops a record of a
+// kind whose overflow action is fail. Fixed seeds; a handful of canons.
 func TestRefusalMinimumIsExact(t *testing.T) {
 	counter := fxCounter(t)
 	var st refusalStats
-	for seed := range uint64(6) {
+	for seed := range uint64(8) {
 		recs, links, cfg := genCanon(seed)
 		env := fxOpen(t, recs, links, true)
 		r := rand.New(rand.NewPCG(seed, 43))
@@ -469,5 +475,44 @@ func TestRefusalHostileInputs(t *testing.T) {
 	t.Logf("%d refused, %d written, %d proposed lines run", st.refused, st.written, st.proposals)
 	if st.refused < 20 || st.written < 5 || st.proposals < 20 {
 		t.Errorf("%d refused, %d written, %d proposed lines: the store no longer tests refusals", st.refused, st.written, st.proposals)
+	}
+}
+
+// TestFailContentNeverDropped: a record of a kind whose overflow action is
+// fail is never left out of a written packet, in either profile, at any
+// budget of a sweep: below the frame (where everything else is deferred),
+// where the agent profile's fill leaves it out, and where the floor packet
+// stands in for a refusal. Where it cannot be kept, the packet is refused.
+func TestFailContentNeverDropped(t *testing.T) {
+	recs, links := fxCanon()
+	env := fxOpen(t, recs, links, true)
+	cfg := &Config{Overflow: map[string]budget.Action{"character": budget.Fail, "timeline": budget.Fail}}
+	written, refused := 0, 0
+	for _, req := range []Request{
+		{NS: "novel-a", Query: "mara mill fire", Profile: "agent"},
+		{NS: "novel-a", Query: "the letter and the trial"},
+		{NS: "novel-a", Focus: []string{"scene-11"}, Task: "plan"},
+	} {
+		req.Config, req.Counter = cfg, fxCounter(t)
+		for b := 20; b <= 3000; b += 53 {
+			req.Budget = b
+			p, err := Build(context.Background(), env.st, env.ix, req)
+			if errors.Is(err, ErrCannotFit) {
+				refused++
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%v %q at %d: %v", req.Focus, req.Query, b, err)
+			}
+			written++
+			for _, n := range p.Deferred {
+				if cfg.Overflow[n.Kind] == budget.Fail && (n.Action == "dropped" || n.Action == "truncated") {
+					t.Errorf("%v %q %s at %d: written with %s (kind %s, overflow action fail) %s", req.Focus, req.Query, req.Profile, b, n.ID, n.Kind, n.Action)
+				}
+			}
+		}
+	}
+	if written < 10 || refused < 10 {
+		t.Errorf("%d written, %d refused: the sweep no longer tests both", written, refused)
 	}
 }

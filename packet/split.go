@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,17 +13,23 @@ import (
 )
 
 // frameOnly is the packet for a limit below the frame: everything
-// deferred, with a warning. With protected or pinned records it is the
-// floor packet when that fits (refuse), else a refusal.
+// deferred, with a warning. With protected or pinned records, or records
+// of a kind whose overflow action is fail (which may not be deferred
+// either), it is the floor packet when that fits (refuse), else a
+// refusal.
 func (b *builder) frameOnly(limit int) (*Packet, error) {
-	if b.anyFixed() {
-		cause := errors.New("the budget is below this packet's frame and its protected records")
-		for _, c := range b.cands {
-			if c.pinned {
-				cause = fmt.Errorf("pinned record %q cannot be deferred and the budget is below the frame", c.rec.ID)
-				break
-			}
+	var pinned, protected, fail error
+	for i, c := range b.cands {
+		switch {
+		case c.pinned && pinned == nil:
+			pinned = fmt.Errorf("pinned record %q cannot be deferred and the budget is below the frame", c.rec.ID)
+		case b.fixed(i):
+			protected = errors.New("the budget is below this packet's frame and its protected records")
+		case b.cfg.Overflow[c.rec.Kind] == budget.Fail && fail == nil:
+			fail = &budget.OverflowError{Cause: budget.CauseFail, IDs: []string{c.rec.ID}, Kinds: []string{c.rec.Kind}, Limit: limit}
 		}
+	}
+	if cause := cmp.Or(pinned, protected, fail); cause != nil {
 		return b.refuse(limit, cause)
 	}
 	defs := make(map[string]budget.Deferred, len(b.cands))
