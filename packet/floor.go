@@ -17,16 +17,17 @@ import (
 // 1,371). So before the ladder refuses, it renders the floor packet and
 // counts it whole, every record it does not hold deferred:
 //
+//   - where an unprotected record's kind has the overflow action fail,
+//     the first such record the fitting engine's walk meets and every
+//     record it defers after that one (the more important ones), all
+//     whole, with every protected and pinned record whole: fail content
+//     is never dropped, the walk drops the least important first, and a
+//     record of ranks 6 to 10 never stays whole while one of ranks 2 to 5
+//     is shortened;
 //   - otherwise, every protected and pinned record in the shortest form
 //     a ladder step may give it (builder.reducible; never rank 1 or a
 //     pinned record), and nothing else: step 1 drops every other record
-//     before any step shortens;
-//   - where an unprotected record's kind has the overflow action fail,
-//     that record and every record the fitting engine's walk defers
-//     after it (the more important ones), all whole, with every
-//     protected and pinned record whole: fail content is never dropped,
-//     the walk drops the least important first, and a record of ranks 6
-//     to 10 never stays whole while one of ranks 2 to 5 is shortened.
+//     before any step shortens.
 //
 // When the floor fits the budget it is the ladder's packet, and the
 // put-back (rebase, restore, arrange) fills the room it leaves as it
@@ -38,9 +39,10 @@ import (
 
 // refuse is the ladder's last word at limit, for a cause (nil for
 // protected content, or the fitting engine's error): the floor packet
-// when it fits the budget, else the refusal (ladder step 5).
+// when it fits the budget, else the refusal (ladder step 5), whose cause
+// names the fail content the floor kept when none is given.
 func (b *builder) refuse(limit int, cause error) (*Packet, error) {
-	p, n, err := b.floorPacket()
+	p, n, fail, err := b.floorPacket()
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +50,10 @@ func (b *builder) refuse(limit int, cause error) (*Packet, error) {
 		return p, nil
 	}
 	b.floorCount = n
+	if cause == nil && fail >= 0 {
+		c := b.cands[fail]
+		cause = &budget.OverflowError{Cause: budget.CauseFail, IDs: []string{c.rec.ID}, Kinds: []string{c.rec.Kind}, Limit: limit}
+	}
 	return nil, &refusal{limit: limit, cause: cause}
 }
 
@@ -64,13 +70,14 @@ func (r *refusal) Error() string { return ErrCannotFit.Error() }
 func (r *refusal) Unwrap() error { return ErrCannotFit }
 
 // floorPacket sets every candidate to the floor's form, assembles the
-// floor packet (see above) and counts it whole in the request's format.
-// The packet's step is the last one whose form the floor uses (1 when it
+// floor packet (see above) and counts it whole in the request's format;
+// fail is the candidate of a fail kind the floor starts from, or -1. The
+// packet's step is the last one whose form the floor uses (1 when it
 // shortens nothing), so the put-back rebuilds it as it would the
 // ladder's packet at that step.
-func (b *builder) floorPacket() (*Packet, int, error) {
-	fail := -1 // the unprotected record of a fail kind the walk meets first
-	for i, c := range b.cands {
+func (b *builder) floorPacket() (p *Packet, n, fail int, err error) {
+	fail = -1
+	for i, c := range b.cands { // the unprotected record of a fail kind the walk meets first
 		if !b.fixed(i) && b.cfg.Overflow[c.rec.Kind] == budget.Fail && (fail < 0 || b.walkCompare(i, fail) < 0) {
 			fail = i
 		}
@@ -93,14 +100,13 @@ func (b *builder) floorPacket() (*Packet, int, error) {
 			kept = append(kept, budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][b.forms[i]]})
 		}
 	}
-	p, err := b.assemble(kept, nil)
-	if err != nil {
-		return nil, 0, err
+	if p, err = b.assemble(kept, nil); err != nil {
+		return nil, 0, -1, err
 	}
 	b.kept, b.defs = kept, nil
 	p.Step = step
-	_, n := p.settleAs(b.req.Format, false)
-	return p, n, nil
+	_, n = p.settleAs(b.req.Format, false)
+	return p, n, fail, nil
 }
 
 // walkCompare orders unprotected candidates i and j as the fitting

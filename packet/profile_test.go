@@ -300,14 +300,14 @@ func TestSplitProposals(t *testing.T) {
 		t.Fatalf("Build: %v; want a SplitError", err)
 	}
 	joined := strings.Join(split.Proposals, "\n")
-	for _, want := range []string{"one packet per scene: --focus s-0", "--focus s-1", "--focus s-2", "a larger budget: at least"} {
+	for _, want := range []string{"one packet per scene:\n      lore packet --ns n --focus s-0 --budget 900", "--focus s-1", "--focus s-2", "a larger budget: at least"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("proposals lack %q:\n%s", want, joined)
 		}
 	}
 	req.Focus = []string{"s-0", "s-1"}
 	_, err = Build(context.Background(), env.st, env.ix, req)
-	if !errors.As(err, &split) || !strings.Contains(strings.Join(split.Proposals, "\n"), "one packet per focus: --focus s-0") {
+	if !errors.As(err, &split) || !strings.Contains(strings.Join(split.Proposals, "\n"), "one packet per focus:\n      lore packet --ns n --focus s-0 --budget 900") {
 		t.Errorf("two focus records: %v; want a per-focus proposal", err)
 	}
 }

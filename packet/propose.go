@@ -104,9 +104,18 @@ func listFlag(items []string) string {
 }
 
 // writes builds r as a proposal of this refusal and reports whether it
-// is written, and in how many tokens. A markdown build whose protected
-// records alone pass its budget stops before pricing (checkOnly).
-func (b *builder) writes(ctx context.Context, r Request) (int, bool) {
+// is written. A markdown build whose protected records alone pass its
+// budget stops before pricing (checkOnly), and one that fits stops at
+// the ladder's first fit (fitsOnly: put-back never refuses).
+func (b *builder) writes(ctx context.Context, r Request) bool {
+	r.fitsOnly = true
+	_, ok := b.sizeOf(ctx, r)
+	return ok
+}
+
+// sizeOf builds r as a proposal of this refusal, whole, and reports the
+// tokens of the packet written, or false when it is refused.
+func (b *builder) sizeOf(ctx context.Context, r Request) (int, bool) {
 	r.proposing, r.checkOnly = true, true
 	cfg := b.cfg
 	r.Config, r.work = &cfg, r.work.own()
@@ -117,23 +126,26 @@ func (b *builder) writes(ctx context.Context, r Request) (int, bool) {
 	return p.Tokens, true
 }
 
-// propose adds the proposal words(tokens of each packet) with the
-// command lines of reqs when every one of them writes a packet. It
-// reports whether it did.
-func (b *builder) propose(e *SplitError, words func(tokens []int) string, reqs ...Request) bool {
-	tokens := make([]int, len(reqs))
-	for k, r := range reqs {
-		n, ok := b.writes(b.ctx, r)
-		if !ok {
+// maxSplitPackets is the most packets a proposal splits into: more is
+// no proposal a writer would follow, and each is built to be checked.
+const maxSplitPackets = 6
+
+// propose adds the proposal words with the command lines of reqs when
+// every one of them writes a packet, and reports whether it did.
+func (b *builder) propose(e *SplitError, words string, reqs ...Request) bool {
+	if len(reqs) > maxSplitPackets {
+		return false
+	}
+	for _, r := range reqs {
+		if !b.writes(b.ctx, r) {
 			return false
 		}
-		tokens[k] = n
 	}
 	lines := make([]string, len(reqs))
 	for k, r := range reqs {
 		lines[k] = b.commandFor(r)
 	}
-	e.Proposals = append(e.Proposals, words(tokens)+splitCmds(lines...))
+	e.Proposals = append(e.Proposals, words+splitCmds(lines...))
 	return true
 }
 
@@ -148,37 +160,23 @@ func (b *builder) proposeFocus(e *SplitError) {
 		r.Focus = []string{f}
 		reqs = append(reqs, r)
 	}
-	b.propose(e, func(tokens []int) string {
-		parts := make([]string, len(tokens))
-		for k, n := range tokens {
-			parts[k] = fmt.Sprintf("--focus %s (%s tokens)", b.req.Focus[k], numfmt.Thousands(n))
-		}
-		return "one packet per focus: " + strings.Join(parts, "; ")
-	}, reqs...)
+	b.propose(e, "one packet per focus", reqs...)
 }
 
 // proposeScenes proposes a smaller scope: the scenes the focus holds, one
 // packet each.
 func (b *builder) proposeScenes(e *SplitError) {
-	var scenes []string
 	var reqs []Request
 	for i, c := range b.cands {
 		if b.fixed(i) && b.forms[i] != formOut && c.rank > 1 && c.rec.Kind == "scene" {
 			r := b.proposalBase()
 			r.Focus = []string{c.rec.ID}
-			scenes, reqs = append(scenes, c.rec.ID), append(reqs, r)
+			reqs = append(reqs, r)
 		}
 	}
-	if len(reqs) < 2 {
-		return
+	if len(reqs) >= 2 {
+		b.propose(e, "a smaller scope, one packet per scene", reqs...)
 	}
-	b.propose(e, func(tokens []int) string {
-		parts := make([]string, len(tokens))
-		for k, n := range tokens {
-			parts[k] = fmt.Sprintf("--focus %s (%s tokens)", scenes[k], numfmt.Thousands(n))
-		}
-		return "a smaller scope, one packet per scene: " + strings.Join(parts, "; ")
-	}, reqs...)
 }
 
 // proposeNarrow proposes the walk narrowed to one hop.
@@ -188,9 +186,7 @@ func (b *builder) proposeNarrow(e *SplitError) {
 	}
 	r := b.proposalBase()
 	r.Hops = 1
-	b.propose(e, func(tokens []int) string {
-		return fmt.Sprintf("narrow the walk to one hop (%s tokens)", numfmt.Thousands(tokens[0]))
-	}, r)
+	b.propose(e, "narrow the walk to one hop", r)
 }
 
 // proposeFailKind proposes, when content of a kind whose overflow action
@@ -206,15 +202,9 @@ func (b *builder) proposeFailKind(e *SplitError) {
 	without.ExcludeKinds = sortedSet(append(without.ExcludeKinds, kind))
 	alone := b.proposalBase()
 	alone.Kinds = []string{kind}
-	if b.propose(e, func(tokens []int) string {
-		return fmt.Sprintf("two packets, the %s records apart (their overflow action is fail; %s tokens, then %s)",
-			kind, numfmt.Thousands(tokens[0]), numfmt.Thousands(tokens[1]))
-	}, without, alone) {
-		return
+	if !b.propose(e, fmt.Sprintf("two packets, the %s records apart (their overflow action is fail)", kind), without, alone) {
+		b.propose(e, fmt.Sprintf("leave the %s records out (their overflow action is fail)", kind), without)
 	}
-	b.propose(e, func(tokens []int) string {
-		return fmt.Sprintf("leave the %s records out (their overflow action is fail; %s tokens)", kind, numfmt.Thousands(tokens[0]))
-	}, without)
 }
 
 // proposeLarger proposes the least budget at which the packet is written
@@ -223,10 +213,8 @@ func (b *builder) proposeFailKind(e *SplitError) {
 func (b *builder) proposeLarger(e *SplitError) {
 	larger := b.proposalBase()
 	larger.Budget = e.Need
-	if larger.Scope != b.asked.Scope {
-		if _, ok := b.writes(b.ctx, larger); !ok {
-			return // the line differs from the request searched: checked again
-		}
+	if larger.Scope != b.asked.Scope && !b.writes(b.ctx, larger) {
+		return // the line differs from the request searched: checked again
 	}
 	scope, size := "", 0
 	for _, name := range sortedKeys(b.cfg.Scopes) {
@@ -239,7 +227,7 @@ func (b *builder) proposeLarger(e *SplitError) {
 	if scope != "" {
 		r := b.proposalBase()
 		r.Scope, r.Budget = scope, size
-		if _, ok := b.writes(b.ctx, r); ok {
+		if b.writes(b.ctx, r) {
 			lines = append(lines, b.commandFor(r))
 			words += fmt.Sprintf(" (--scope %s is %s)", scope, numfmt.Thousands(size))
 		}

@@ -56,11 +56,11 @@ type kindsCheck struct {
 // fails most.
 func (b *builder) checkKinds(ctx context.Context, p kindsPlan, w *requestWork) kindsCheck {
 	p.first.work, p.second.work = w, w // writes gives each build heads of its own
-	n2, ok := b.writes(ctx, p.second)
+	n2, ok := b.sizeOf(ctx, p.second)
 	if !ok {
 		return kindsCheck{}
 	}
-	n1, ok := b.writes(ctx, p.first)
+	n1, ok := b.sizeOf(ctx, p.first)
 	return kindsCheck{n1: n1, n2: n2, ok: ok}
 }
 
