@@ -57,7 +57,8 @@
 //     by a fill that grows the limit from the frame in steps, first fit at
 //     each, so a large item blocks nothing after it and a larger limit
 //     still keeps every item a smaller one does; the re-count (rule 6)
-//     then defers the items it let in last first.
+//     then defers the items it let in last first. A Fail item the fill
+//     leaves out fails the fit, as rule 4 says for the walk.
 //  6. Re-count: tokens do not add up exactly across boundaries. When
 //     Request.Render is set, the rendered whole is counted with the Counter;
 //     while it is over the limit, the next kept item in the order is deferred

@@ -323,8 +323,7 @@ func (f *fitter) walk() error {
 		f.used -= it.Tokens
 	}
 	if f.req.Grow {
-		f.grow()
-		return nil
+		return f.grow()
 	}
 	f.putBack(pos)
 	return nil

@@ -29,7 +29,12 @@ import "slices"
 // (BENCHMARKS.md): steps at fixed doublings from 128 lost the best hit
 // to smaller ones at 500 tokens, and no first fit at all (a prefix) left
 // a fifth of the room unused behind long records.
-func (f *fitter) grow() {
+//
+// An item whose action is Fail that the fill leaves out fails the fit, as
+// it does when the walk meets it: the fill refills from nothing, and the
+// walk that reached the limit before it may have stopped short of a Fail
+// item the fill then has no room for.
+func (f *fitter) grow() error {
 	base := f.req.Frame
 	for i, it := range f.items {
 		if it.Pinned {
@@ -85,10 +90,16 @@ func (f *fitter) grow() {
 		fill(base+size, false)
 	}
 	fill(f.req.Limit, true)
+	for _, i := range out {
+		if it := &f.items[i]; it.Action == Fail && it.Tokens > 0 {
+			return f.failError(i, used+it.Tokens)
+		}
+	}
 	f.used = used
 	slices.Reverse(in)
 	f.grown = in
 	f.diag("grew the limit from the frame: %d items in", n)
+	return nil
 }
 
 // GrowSlack is the room a Request.Grow step leaves beside the item it is

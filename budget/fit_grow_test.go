@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -96,5 +97,28 @@ func TestFitGrowMonotone(t *testing.T) {
 			}
 			prev = got
 		}
+	}
+}
+
+// Grow: an item whose action is Fail that the fill leaves out fails the
+// fit, as it does when the walk meets it. Here the walk stops once it has
+// deferred c, but the fill lets the small b and c in at its first step,
+// and f no longer fits after them.
+func TestFitGrowFailItemLeftOutFails(t *testing.T) {
+	items := []Item{
+		{ID: "a", Rank: 1, Tokens: 120},
+		{ID: "f", Rank: 2, Tokens: 150, Action: Fail},
+		{ID: "b", Rank: 3, Tokens: 20},
+		{ID: "c", Rank: 4, Tokens: 50},
+	}
+	_, err := Fit(Request{Items: items, Limit: 300, Grow: true})
+	var oe *OverflowError
+	if !errors.As(err, &oe) || oe.Cause != CauseFail || !slices.Equal(oe.IDs, []string{"f"}) {
+		t.Fatalf("grow leaving out the fail item f: %v; want a fail error naming f", err)
+	}
+	// Where the fill holds it, the fit stands.
+	res, err := Fit(Request{Items: items, Limit: 340, Grow: true})
+	if err != nil || !slices.Contains(keptIDs(res), "f") {
+		t.Fatalf("limit 340: kept %v, %v; want f kept", keptIDs(res), err)
 	}
 }

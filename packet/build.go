@@ -121,7 +121,7 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b := &builder{ctx: ctx, bg: bg, srch: srch, req: g.req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
+	b := &builder{ctx: ctx, bg: bg, srch: srch, req: g.req, asked: req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
 		memo: newMemoCounter(req.Counter)}
 	if err := b.measure(); err != nil {
 		return nil, err

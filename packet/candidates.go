@@ -310,7 +310,9 @@ func (g *gatherer) pulls(isFocus func(string) bool) error {
 // inPlay follows the links of the characters in play: the POV and the
 // one-hop neighbours of a focus whose kind is in Config.InPlayKinds. What
 // a POV character links to is also a pov-link (MatchPOVLink): the canon
-// of the character whose eyes the scene is told through.
+// of the character whose eyes the scene is told through, one hop from
+// the scene as the POV is part of it (the ladder's step 3, which narrows
+// the walk to one hop, keeps it).
 func (g *gatherer) inPlay(isFocus func(string) bool) error {
 	for _, id := range sortedKeys(g.cands) {
 		c := g.cands[id]
@@ -330,7 +332,7 @@ func (g *gatherer) inPlay(isFocus func(string) bool) error {
 			}
 			g.add(n.ID, relation{match: MatchInPlay, hops: 2, from: id, via: id, why: fmt.Sprintf("in play: linked to %s via %s", id, n.Via.Rel)})
 			if pov {
-				g.add(n.ID, relation{match: MatchPOVLink, hops: 2, from: id, via: id, why: fmt.Sprintf("linked from pov %s via %s", id, n.Via.Rel)})
+				g.add(n.ID, relation{match: MatchPOVLink, hops: 1, from: id, via: id, why: fmt.Sprintf("linked from pov %s via %s", id, n.Via.Rel)})
 			}
 		}
 	}

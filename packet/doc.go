@@ -58,14 +58,24 @@
 //     steps 2 and 4 never use a shorter form that costs as much as the
 //     whole; when the estimates' slack grows at step 4, steps 2 to 4 run
 //     again with it before giving up;
-//     step 5 gives up: a *SplitError (ErrCannotFit) lists the protected
-//     records with their tokens and proposes a split, each proposal with
-//     the `lore packet` command lines that carry it out. The packets it
-//     builds to check its proposals share the request's searches and
-//     heads (searchmemo.go, requestwork.go); the working budget's builds
-//     stop at their first fit, since whether they fit is all they ask;
-//     on a ConcurrentSource a kinds proposal is checked beside the
-//     working budget (splitkinds.go).
+//     step 5 gives up, but only after the floor packet (every protected
+//     and pinned record in the shortest form a step may give it, the
+//     rest deferred; for a kind whose overflow action is fail, that
+//     content and the records the walk could not drop before it, whole)
+//     is rendered and counted whole and found over the budget: a floor
+//     that fits is the ladder's packet (floor.go), so no estimate refuses
+//     a budget the builder can write. A *SplitError (ErrCannotFit) lists
+//     the protected records with their tokens, names the least budget at
+//     which the packet is written (Need, searched with the real build:
+//     written at Need, refused at Need-1), and proposes a split, each
+//     proposal a set of requests shown as the `lore packet` lines that
+//     make them, each built before it is shown and shown only when it
+//     writes a packet (propose.go). Those builds share the request's
+//     searches, names and matchers (searchmemo.go, requestwork.go) but
+//     read heads of their own, so that each answers as the request built
+//     alone; the search's builds stop at their first fit, since whether
+//     they are written is all they ask; on a ConcurrentSource a kinds
+//     proposal is checked beside the search (splitkinds.go).
 //  5. Load the survivors' bodies, render, and count the whole rendered
 //     packet with the real counter (budget rule 6). Where the Source is a
 //     ConcurrentSource, the bodies of the most important candidates (up

@@ -3,8 +3,10 @@ package packet
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/internal/numfmt"
 )
 
@@ -61,21 +63,32 @@ type Protected struct {
 }
 
 // SplitError is the error Build returns when the deferral ladder runs out
-// of steps (step 5, "split"). It unwraps to ErrCannotFit.
+// of steps (step 5, "split"): even the floor packet (every protected and
+// pinned record in the shortest form a ladder step may give it, the rest
+// deferred; or, when a kind whose overflow action is fail overflowed,
+// that content and what the walk could not drop before it, whole),
+// rendered and counted whole, is over the budget. It unwraps to
+// ErrCannotFit.
 type SplitError struct {
 	NS     string
 	Budget int
-	// Frame is the rest of the packet: heading, request, and the notes of
-	// what was deferred. Frame plus the Tokens of Protected is Need.
+	// Frame is the rest of the packet at Need: heading, request, the
+	// notes of what was deferred, and the records kept beside the
+	// protected ones. Frame plus the Tokens of Protected is Need.
 	Frame int
 	// Protected lists what could not be trimmed, most important first.
 	Protected []Protected
-	// Need is Frame plus the tokens of Protected: the protected records
-	// alone, rendered and counted whole (never under the estimate).
+	// Need is the least budget above Budget at which Build, given the
+	// same request, writes the packet: found by building it (a packet is
+	// written at Need and refused at Need-1), so it is the builder's own
+	// answer, not an estimate. Where no budget is found (none up to
+	// budget.MaxBudget, or the search's builds ran out) it is the floor
+	// packet's count at Budget, and no larger budget is proposed.
 	Need int
-	// Proposals are splits that would fit, most useful first: a line in
+	// Proposals are splits that work, most useful first: a line in
 	// words, then (indented, one a line) the `lore packet` commands that
-	// carry it out, using only flags the command has.
+	// carry it out, using only flags the command has. Each command was
+	// built before it was proposed and writes a packet (exit 0 or 2).
 	Proposals []string
 	// Cause is a more specific reason, for instance a kind whose overflow
 	// action is "fail"; it may be nil.
@@ -84,12 +97,25 @@ type SplitError struct {
 
 // Error implements error on one line; Report gives the long form.
 func (e *SplitError) Error() string {
-	msg := fmt.Sprintf("packet for ns %q: %s: protected content needs %s tokens, budget is %s",
-		e.NS, ErrCannotFit, numfmt.Thousands(e.Need), numfmt.Thousands(e.Budget))
+	msg := fmt.Sprintf("packet for ns %q: %s: %s, budget is %s",
+		e.NS, ErrCannotFit, e.needs(), numfmt.Thousands(e.Budget))
 	if e.Cause != nil {
 		msg += ": " + e.Cause.Error()
 	}
 	return msg
+}
+
+// needs says what needs Need tokens: the protected content, the content
+// of a kind that may not be cut, or (nothing protected) the packet.
+func (e *SplitError) needs() string {
+	var oe *budget.OverflowError
+	switch {
+	case errors.As(e.Cause, &oe) && oe.Cause == budget.CauseFail:
+		return fmt.Sprintf("the packet needs %s tokens to keep its %s content whole", numfmt.Thousands(e.Need), strings.Join(oe.Kinds, ", "))
+	case len(e.Protected) == 0:
+		return fmt.Sprintf("the packet needs %s tokens", numfmt.Thousands(e.Need))
+	}
+	return fmt.Sprintf("protected content needs %s tokens", numfmt.Thousands(e.Need))
 }
 
 // Unwrap lets errors.Is find ErrCannotFit and the cause.
@@ -104,8 +130,7 @@ func (e *SplitError) Unwrap() []error {
 // totals and the proposed split.
 func (e *SplitError) Report() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Cannot fit: protected content needs %s tokens, budget %s (frame %s).\n",
-		numfmt.Thousands(e.Need), numfmt.Thousands(e.Budget), numfmt.Thousands(e.Frame))
+	fmt.Fprintf(&b, "Cannot fit: %s, budget %s (frame %s).\n", e.needs(), numfmt.Thousands(e.Budget), numfmt.Thousands(e.Frame))
 	if e.Cause != nil {
 		fmt.Fprintf(&b, "Cause: %v\n", e.Cause)
 	}
@@ -122,4 +147,29 @@ func (e *SplitError) Report() string {
 		}
 	}
 	return b.String()
+}
+
+// failCause is the cause of a refusal where content of a kind whose
+// overflow action is fail would have to be cut: it names that content
+// without the fitting engine's estimate of the need (the refusal's own
+// Need is the builder's), and unwraps to the engine's error.
+type failCause struct{ oe *budget.OverflowError }
+
+func (c failCause) Error() string {
+	return fmt.Sprintf("the overflow action of %s (kind %s) is fail: it may not be dropped or cut, and nothing was", quoteIDs(c.oe.IDs), strings.Join(c.oe.Kinds, ", "))
+}
+
+func (c failCause) Unwrap() error { return c.oe }
+
+// quoteIDs quotes ids for a message, a few at most.
+func quoteIDs(ids []string) string {
+	const most = 5
+	q := make([]string, 0, min(len(ids), most))
+	for k, id := range ids {
+		if k == most {
+			return strings.Join(q, ", ") + fmt.Sprintf(" and %d more", len(ids)-most)
+		}
+		q = append(q, strconv.Quote(id))
+	}
+	return strings.Join(q, ", ")
 }

@@ -26,7 +26,7 @@ func TestGoldenPackets(t *testing.T) {
 		{"scene-12.2600.xml", func() Request { r := fxSceneRequest(2600); r.Format = "xml"; return r }()},
 		{"scene-12.3000.json", func() Request { r := fxSceneRequest(3000); r.Format = "json"; return r }()},
 		{"scene-12.frame.md", fxSceneRequest(40)},
-		{"scene-12.split.txt", fxSceneRequest(1200)},
+		{"scene-12.split.txt", fxSceneRequest(1100)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

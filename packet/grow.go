@@ -1,5 +1,7 @@
 package packet
 
+import "errors"
+
 // The agent profile's fill grows the budget from the frame
 // (Profile.Grow, budget.Request.Grow): what the builder does for it
 // beyond asking Fit.
@@ -35,12 +37,16 @@ func (b *builder) calibrateFrame(p *Packet, out string, n, limit int) (*Packet, 
 	b.frameCredit = est - n
 	defer func() { b.frameCredit = 0 }()
 	q, err := b.ladder(limit)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrCannotFit) {
 		return nil, "", 0, err
 	}
-	if o, m := q.settle(b.req.Format); m <= b.req.Budget && !q.FrameOnly {
-		return q, o, m, nil
+	if err == nil {
+		if o, m := q.settle(b.req.Format); m <= b.req.Budget && !q.FrameOnly {
+			return q, o, m, nil
+		}
 	}
+	// Refused or over with the credit: p stands, as a build that ends at
+	// its first fit (Request.fitsOnly) has it.
 	b.frameCredit = 0
 	if p, err = b.ladder(limit); err != nil { // the builder's state back to p's
 		return nil, "", 0, err

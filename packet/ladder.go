@@ -35,15 +35,10 @@ type builder struct {
 	// refusedFrame is the frame's real count when the budget is below it
 	// (frameRefusal), for the split's need; 0 otherwise.
 	refusedFrame int
-	// fitAsked is the limit the fitting engine asked for at the ladder's
-	// last step when every step failed (0 otherwise): the least a build
-	// of the same request can fit in, which a split's working budget
-	// starts from.
-	fitAsked int
-	cands    []*candidate
-	bodies   map[string]string // loaded bodies by id
-	counted  map[string]string // bodies read only to count them (countMissing), by id
-	warns    []string
+	cands        []*candidate
+	bodies       map[string]string // loaded bodies by id
+	counted      map[string]string // bodies read only to count them (countMissing), by id
+	warns        []string
 
 	cost [][3]int // per candidate: entry cost by form (full, summary, title)
 	note []int    // per candidate: cost of its deferral note
@@ -87,6 +82,14 @@ type builder struct {
 	bodiesAhead *bodiesAhead
 	// frameCredit is what calibrateFrame takes off the priced frame.
 	frameCredit int
+
+	// asked is the request as Build was given it, normalized, before
+	// gathering filled in story time: what a refusal's search and its
+	// proposals start from (split.go, propose.go).
+	asked Request
+	// floorCount is the floor packet's real count when it is over the
+	// budget (refuse, floor.go): where that search starts.
+	floorCount int
 }
 
 // minParallelPrices is the number of candidates from which measure
@@ -246,17 +249,17 @@ func (b *builder) keptAll() []budget.Fitted {
 	return out
 }
 
-// fit runs the ladder with every note listed; when that leaves only the
-// frame or cannot fit, and the notes are more than Config.NoteShare of the
-// budget, it runs again with the least important notes grouped by kind,
-// and keeps that packet if it holds records (or is a smaller frame).
+// fit runs the ladder, with the least important notes grouped by kind
+// from the start when the notes are more than Config.NoteShare of the
+// budget (so that a bigger budget never spends itself on listing every
+// note); a refusal becomes the *SplitError here, once.
 func (b *builder) fit() (*Packet, error) {
-	if b.canGroup {
-		// Notes past their share are grouped from the start, so that a
-		// bigger budget never spends itself on listing every note.
-		return b.fitWith(true)
+	p, err := b.fitWith(b.canGroup)
+	var r *refusal
+	if errors.As(err, &r) {
+		return nil, b.splitError(r.limit, r.cause)
 	}
-	return b.fitWith(false)
+	return p, err
 }
 
 // fitWith runs the ladder, renders and re-counts the whole packet; while
@@ -266,8 +269,14 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 	b.grouping = grouping
 	b.ahead = b.startModelAhead()
 	limit := b.req.Budget
-	for range 10 {
-		p, err := b.ladder(limit)
+	for try := 0; ; try++ {
+		var p *Packet
+		var err error
+		if try < 10 && limit >= 0 {
+			p, err = b.ladder(limit)
+		} else {
+			p, err = b.refuse(limit, errors.New("the rendered packet stays over the budget"))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -317,11 +326,7 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 			return p, nil
 		}
 		limit -= max(1, n-b.req.Budget)
-		if limit < 0 {
-			break
-		}
 	}
-	return nil, b.splitError(limit, errors.New("the rendered packet stays over the budget"))
 }
 
 // anyFixed reports whether any candidate is protected or pinned.
@@ -379,7 +384,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 	// slack grows at the last step, steps 2 to 4 run again with it (a few
 	// passes at most) before the ladder gives up: a bigger budget must not
 	// fail where a smaller one, taking another path, fitted.
-	slack, passSlack, passes, reached, asked := 0, 0, 0, 0, 0
+	slack, passSlack, passes, reached := 0, 0, 0, 0
 	for step := 1; ; step++ {
 		reached = max(reached, step)
 		if step > 4 {
@@ -388,8 +393,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 				passSlack, step = slack, 1
 				continue
 			}
-			b.fitAsked = asked
-			return nil, b.splitError(limit, nil)
+			return b.refuse(limit, nil)
 		}
 		b.ladderStep(step, limit-slack)
 		res, err := b.fitOnce(limit)
@@ -401,9 +405,8 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 			return nil, err
 		}
 		if oe.Cause == budget.CauseFail {
-			return nil, b.splitError(limit, err)
+			return b.refuse(limit, err)
 		}
-		asked = oe.Needed
 		if est := b.fixedTotal(); oe.Needed > est {
 			slack = max(slack, oe.Needed-est)
 		}

@@ -11,13 +11,13 @@ import (
 // running one rebuilds the same kind of packet.
 func TestCommandCarriesMentionFlags(t *testing.T) {
 	b := &builder{cfg: DefaultConfig()}
-	got := b.commandFor(Request{NS: "novel", Query: "the reef", MentionsDepth: 2, ScanQuery: true, Budget: 900}, []string{"scene-03"}, nil)
+	got := b.commandFor(Request{NS: "novel", Query: "the reef", MentionsDepth: 2, ScanQuery: true, Budget: 900, Focus: []string{"scene-03"}})
 	for _, want := range []string{"--mentions-depth 2", "--scan-query", "--focus scene-03", "--budget 900"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("command %q lacks %q", got, want)
 		}
 	}
-	if got := b.commandFor(Request{NS: "novel", Budget: 900, ScanQuery: true}, nil, nil); strings.Contains(got, "mentions") || strings.Contains(got, "scan-query") {
+	if got := b.commandFor(Request{NS: "novel", Budget: 900, ScanQuery: true}); strings.Contains(got, "mentions") || strings.Contains(got, "scan-query") {
 		t.Errorf("command %q: the defaults (and --scan-query without a query) need no flag", got)
 	}
 }

@@ -98,9 +98,13 @@ func (b *builder) group(p *Packet) {
 
 // deferredCmd is the handle of a group of notes: this request with
 // --deferred and the group's kinds lists exactly its records, each with
-// its reason and the command that fetches it.
+// its reason and the command that fetches it (story time following the
+// focus, the scope left to the default, as the handles have always been
+// written).
 func (b *builder) deferredCmd(g NoteGroup) string {
-	return b.command(b.req.Focus, nil) + " " + g.handle()
+	r := b.req
+	r.Scope, r.AsOf = "", 0
+	return b.commandFor(r) + " " + g.handle()
 }
 
 // noteOf is the deferral note of candidate i (kept is whether it is in

@@ -185,7 +185,7 @@ func TestDanglingLinkSkipped(t *testing.T) {
 		[]store.Link{{NS: "n", From: "a", Rel: "mentions", To: "ghost"}}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Build(context.Background(), st, nil, Request{NS: "n", Focus: []string{"a"}, Budget: 1000, Counter: fxCounter(t)})
+	p, err := Build(context.Background(), st, nil, Request{NS: "n", Focus: []string{"a"}, Budget: 1100, Counter: fxCounter(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,21 +299,23 @@ func TestSplitProposals(t *testing.T) {
 		links = append(links, store.Link{NS: ns, From: "ch-1", Rel: "contains", To: id})
 	}
 	env := fxOpen(t, recs, links, true)
-	req := Request{NS: ns, Focus: []string{"ch-1"}, Budget: 900, Counter: fxCounter(t)}
+	// Each scene's packet holds the scene before it (continuity): a
+	// budget for two scenes and not three.
+	req := Request{NS: ns, Focus: []string{"ch-1"}, Budget: 1100, Counter: fxCounter(t)}
 	_, err := Build(context.Background(), env.st, env.ix, req)
 	var split *SplitError
 	if !errors.As(err, &split) {
 		t.Fatalf("Build: %v; want a SplitError", err)
 	}
 	joined := strings.Join(split.Proposals, "\n")
-	for _, want := range []string{"one packet per scene: --focus s-0", "--focus s-1", "--focus s-2", "a larger budget: at least"} {
+	for _, want := range []string{"one packet per scene:\n      lore packet --ns n --focus s-0 --budget 1100", "--focus s-1", "--focus s-2", "a larger budget: at least"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("proposals lack %q:\n%s", want, joined)
 		}
 	}
-	req.Focus = []string{"s-0", "s-1"}
+	req.Focus = []string{"s-1", "s-2"}
 	_, err = Build(context.Background(), env.st, env.ix, req)
-	if !errors.As(err, &split) || !strings.Contains(strings.Join(split.Proposals, "\n"), "one packet per focus: --focus s-0") {
+	if !errors.As(err, &split) || !strings.Contains(strings.Join(split.Proposals, "\n"), "one packet per focus:\n      lore packet --ns n --focus s-1 --budget 1100") {
 		t.Errorf("two focus records: %v; want a per-focus proposal", err)
 	}
 }

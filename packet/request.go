@@ -79,16 +79,12 @@ type Request struct {
 	// whether they fit: a build whose protected records alone are over
 	// its budget stops before pricing (see builder.protectedFloor).
 	checkOnly bool
-	// fitsOnly is set on the builds that find a refusal's working budget,
-	// which ask only whether the request fits at a budget: such a build
-	// ends at the ladder's first fit (see builder.fitWith), and of its
-	// packet only Tokens is meant to be read (it is neither put back nor
-	// hashed).
+	// fitsOnly is set on the builds that search a refusal's least budget
+	// (builder.minimumBudget), which ask only whether the request is
+	// written at a budget: such a build ends at the ladder's first fit
+	// (see builder.fitWith), and of its packet only Tokens is meant to be
+	// read (it is neither put back nor hashed).
 	fitsOnly bool
-	// climb makes a refusal's working budget climb from its estimate a
-	// token at a time, as it did before it jumped to the engine's ask:
-	// tests compare the two.
-	climb bool
 	// work is what the builds of one request share (requestWork): set by
 	// Build, carried into the requests its split builds.
 	work *requestWork

@@ -48,6 +48,21 @@ func (w *requestWork) fork() *requestWork {
 		heads: maps.Clone(w.heads), headsNS: w.headsNS}
 }
 
+// own returns the work for one more build of the request that must
+// answer as that request built alone would (a refusal's search for its
+// least budget, the proposals it checks): it starts with w's names and
+// matchers, which every build of the request reads one way and which
+// serve any of them alike, and reads heads of its own. Which heads a
+// build has read decides some of its scores (shortness: a head not read
+// counts as short), and the heads a build at another budget read made
+// the build at the least budget another packet than the one a user then
+// asking for that budget is given.
+func (w *requestWork) own() *requestWork {
+	f := w.fork()
+	f.heads, f.headsNS = nil, ""
+	return f
+}
+
 // headsOf returns the heads the request's builds in namespace ns share
 // (gatherer.heads): each build adds those it reads.
 func (w *requestWork) headsOf(ns string) map[string]store.Record {

@@ -78,9 +78,9 @@ type Searcher interface {
 // of its own). When ReadsConcurrently says so, Build reads the bodies of
 // the records it will most likely keep on another goroutine beside its
 // own reads (bodiesahead.go), and a refused packet checks a proposal's
-// packets beside its working budget (splitkinds.go); any other Source is
-// read from one goroutine at a time. The Searcher is still called from
-// one goroutine at a time.
+// packets beside the search for its least budget (splitkinds.go); any
+// other Source is read from one goroutine at a time. The Searcher is
+// still called from one goroutine at a time.
 type ConcurrentSource interface {
 	ReadsConcurrently() bool
 }

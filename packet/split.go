@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,12 +13,24 @@ import (
 )
 
 // frameOnly is the packet for a limit below the frame: everything
-// deferred, a warning, or ErrCannotFit when pinned records exist.
+// deferred, with a warning. With protected or pinned records, or records
+// of a kind whose overflow action is fail (which may not be deferred
+// either), it is the floor packet when that fits (refuse), else a
+// refusal.
 func (b *builder) frameOnly(limit int) (*Packet, error) {
-	for _, c := range b.cands {
-		if c.pinned {
-			return nil, b.splitError(limit, fmt.Errorf("pinned record %q cannot be deferred and the budget is below the frame", c.rec.ID))
+	var pinned, protected, fail error
+	for i, c := range b.cands {
+		switch {
+		case c.pinned && pinned == nil:
+			pinned = fmt.Errorf("pinned record %q cannot be deferred and the budget is below the frame", c.rec.ID)
+		case b.fixed(i):
+			protected = errors.New("the budget is below this packet's frame and its protected records")
+		case b.cfg.Overflow[c.rec.Kind] == budget.Fail && fail == nil:
+			fail = &budget.OverflowError{Cause: budget.CauseFail, IDs: []string{c.rec.ID}, Kinds: []string{c.rec.Kind}, Limit: limit}
 		}
+	}
+	if cause := cmp.Or(pinned, protected, fail); cause != nil {
+		return b.refuse(limit, cause)
 	}
 	defs := make(map[string]budget.Deferred, len(b.cands))
 	for _, c := range b.cands {
@@ -52,129 +65,59 @@ func frameWarningText(budgetTokens, size int) string {
 	return fmt.Sprintf("the budget of %s tokens is below this packet's %s: everything is deferred", numfmt.Thousands(budgetTokens), frame)
 }
 
-// command is the `lore packet` line for this request with another focus
-// and extra flags, at the request's budget.
-func (b *builder) command(focus, extra []string) string {
-	return b.commandFor(b.req, focus, extra)
-}
-
-// commandFor is the `lore packet` line of r with focus and extra flags
-// (a "--scope" among them stands for the budget). It uses only flags the
-// command has; story time follows the focus, as it does by default.
-func (b *builder) commandFor(r Request, focus, extra []string) string {
-	args := []string{"lore", "packet", "--ns", shellQuote(r.NS)}
-	if len(focus) > 0 {
-		args = append(args, "--focus", shellQuote(strings.Join(focus, ",")))
-	}
-	set := func(flag string) bool { return slices.Contains(extra, flag) }
-	if r.Hops > 1 && !set("--hops") {
-		args = append(args, "--hops", fmt.Sprint(r.Hops))
-	}
-	if r.MentionsDepth > 1 {
-		args = append(args, "--mentions-depth", fmt.Sprint(r.MentionsDepth))
-	}
-	if r.ScanQuery && r.Query != "" {
-		args = append(args, "--scan-query")
-	}
-	if r.Task != "" {
-		args = append(args, "--task", shellQuote(r.Task))
-	}
-	if len(r.When) > 0 {
-		args = append(args, "--when", shellQuote(strings.Join(r.When, ",")))
-	}
-	if r.Profile != "" && r.Profile != b.cfg.DefaultProfile {
-		args = append(args, "--profile", shellQuote(r.Profile))
-	}
-	if len(r.Kinds) > 0 && !set("--kind") {
-		args = append(args, "--kind", shellQuote(strings.Join(r.Kinds, ",")))
-	}
-	if len(r.ExcludeKinds) > 0 && !set("--exclude-kind") {
-		args = append(args, "--exclude-kind", shellQuote(strings.Join(r.ExcludeKinds, ",")))
-	}
-	for k := 0; k+1 < len(extra); k += 2 {
-		v := extra[k+1]
-		if extra[k] == "--exclude-kind" && len(r.ExcludeKinds) > 0 {
-			v = strings.Join(append(slices.Clone(r.ExcludeKinds), v), ",")
-		}
-		args = append(args, extra[k], shellQuote(v))
-	}
-	if r.Format != "" && r.Format != "md" {
-		args = append(args, "--format", r.Format)
-	}
-	if r.Encoding != "" && r.Encoding != defaultEncoding {
-		args = append(args, "--encoding", shellQuote(r.Encoding))
-	}
-	if !set("--scope") {
-		args = append(args, "--budget", fmt.Sprint(r.Budget))
-	}
-	if r.Query != "" {
-		args = append(args, shellQuote(r.Query))
-	}
-	return strings.Join(args, " ")
-}
-
-// splitError is ladder step 5: what could not be trimmed, and a split.
+// splitError is ladder step 5: what could not be trimmed, the least
+// budget at which the packet is written, and a split. A build that only
+// checks a proposal (proposing) stops at the floor's count: its need is
+// where the search of the refusal that made it goes next.
 func (b *builder) splitError(limit int, cause error) error {
 	e := &SplitError{NS: b.req.NS, Budget: b.req.Budget, Cause: cause}
-	e.Need = b.splitNeed()
-	// The budget was not met, so whatever the counts say, the need is
-	// above it (the deferral notes can be what tipped it over).
-	e.Need = max(e.Need, e.Budget+1)
-	byOrigin, movable, protected := b.splitProtected(e)
+	var oe *budget.OverflowError
+	if errors.As(cause, &oe) && oe.Cause == budget.CauseFail {
+		e.Cause = failCause{oe}
+	}
+	need := max(b.floorCount, e.Budget+1) // the floor's count is over the budget: the least that might work
+	movable, protected := b.splitProtected(e)
 	if len(e.Protected) == 0 && b.refusedFrame > 0 {
-		e.Need = max(e.Budget+1, b.refusedFrame) // nothing protected: the frame is all it needs
 		e.Cause = fmt.Errorf("the budget is below this packet's frame of %s tokens (its heading and the notes of what it leaves out)", numfmt.Thousands(b.refusedFrame))
 	}
-	if !b.req.climb {
-		// The engine's own ask: budgets below it fail as this one did,
-		// so the working budget starts there rather than climbing to it
-		// a token at a time. A nested refusal's need holds its own ask.
-		e.Need = max(e.Need, b.fitAsked)
+	if b.req.proposing {
+		e.Need, e.Frame = need, max(need-protected, 0)
+		return e
 	}
 	// The packets a kinds proposal builds are checked on another
-	// goroutine while the working budget is found (splitkinds.go).
-	kinds := b.checkKindsAhead(e.Need, movable, limit)
-	e.Need = b.workingBudget(e.Need)
-	e.Frame = max(e.Need-protected, 0)
-	// Every proposal ends with the command lines that carry it out, with
-	// flags `lore packet` has.
-	b.proposeFocus(e, byOrigin)
-	b.proposeKinds(e, kinds, movable, limit)
-	b.proposeScenes(e)
-	if b.req.Hops > 1 {
-		e.Proposals = append(e.Proposals, "narrow the walk"+splitCmds(b.command(b.req.Focus, []string{"--hops", "1"})))
+	// goroutine while the least budget is searched (splitkinds.go).
+	kinds := b.checkKindsAhead(need, movable, limit)
+	least, found, err := b.minimumBudget(need)
+	if err != nil {
+		kinds.finish(kindsPlan{}, false)
+		return err
 	}
-	b.proposeLarger(e)
+	e.Need, e.Frame = need, max(need-protected, 0)
+	if found {
+		e.Need, e.Frame = least, max(least-protected, 0)
+	}
+	// Every proposal ends with the command lines that carry it out, with
+	// flags `lore packet` has, and is shown only when each of them,
+	// built, writes a packet (propose.go).
+	b.proposeFocus(e)
+	b.proposeKinds(e, kinds, movable, limit)
+	b.proposeFailKind(e)
+	b.proposeScenes(e)
+	b.proposeNarrow(e)
+	if found {
+		b.proposeLarger(e)
+	}
 	return e
 }
 
 // splitCmds ends a proposal with the command lines that carry it out.
 func splitCmds(lines ...string) string { return ":\n      " + strings.Join(lines, "\n      ") }
 
-// splitNeed is the real need: the packet of the protected records alone,
-// in their last forms, rendered and counted whole (estimates add up
-// under it).
-func (b *builder) splitNeed() int {
-	need := b.fixedTotal()
-	var kept []budget.Fitted
-	for i, c := range b.cands {
-		if b.fixed(i) && b.forms[i] != formOut {
-			kept = append(kept, budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][b.forms[i]]})
-		}
-	}
-	if p, err := b.assemble(kept, nil); err == nil {
-		_, n := p.settleAs(b.req.Format, false)
-		need = max(need, n)
-	}
-	return need
-}
-
 // splitProtected lists each protected record at what its entry costs in
-// its last form (the frame is the rest: heading, and the notes of what
-// was deferred), and returns those costs by focus, the records a second
-// packet could take (not rank 1, not pinned) and their total.
-func (b *builder) splitProtected(e *SplitError) (byOrigin map[string]int, movable []int, protected int) {
-	byOrigin = map[string]int{}
+// its last form (the floor's: the shortest a ladder step may give it),
+// and returns the records a second packet could take (not rank 1, not
+// pinned) and the total of them all.
+func (b *builder) splitProtected(e *SplitError) (movable []int, protected int) {
 	for i, c := range b.cands {
 		if !b.fixed(i) || b.forms[i] == formOut {
 			continue
@@ -182,25 +125,11 @@ func (b *builder) splitProtected(e *SplitError) (byOrigin map[string]int, movabl
 		t := b.cost[i][b.forms[i]]
 		protected += t
 		e.Protected = append(e.Protected, Protected{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Why: c.why, Form: b.forms[i].String(), Tokens: t})
-		byOrigin[c.origin] += t
 		if c.rank != 1 && !c.pinned {
 			movable = append(movable, i)
 		}
 	}
-	return byOrigin, movable, protected
-}
-
-// proposeFocus proposes one packet per focus, when there are several.
-func (b *builder) proposeFocus(e *SplitError, byOrigin map[string]int) {
-	if len(b.req.Focus) <= 1 {
-		return
-	}
-	var parts, lines []string
-	for _, f := range b.req.Focus {
-		parts = append(parts, fmt.Sprintf("--focus %s (about %s tokens)", f, numfmt.Thousands(e.Frame+byOrigin[f])))
-		lines = append(lines, b.command([]string{f}, nil))
-	}
-	e.Proposals = append(e.Proposals, "one packet per focus: "+strings.Join(parts, "; ")+splitCmds(lines...))
+	return movable, protected
 }
 
 // bodyFloor is the least a record's body adds to a packet that holds it.
@@ -239,78 +168,87 @@ func (b *builder) protectedFloor() int {
 	return floor
 }
 
-// proposeScenes proposes a smaller scope: the scenes the focus holds, one
-// packet each.
-func (b *builder) proposeScenes(e *SplitError) {
-	var scenes, sceneCmds []string
-	for i, c := range b.cands {
-		if b.fixed(i) && b.forms[i] != formOut && c.rank > 1 && c.rec.Kind == "scene" {
-			scenes = append(scenes, fmt.Sprintf("--focus %s (about %s tokens)", c.rec.ID, numfmt.Thousands(b.base+b.cost[i][formFull])))
-			sceneCmds = append(sceneCmds, b.command([]string{c.rec.ID}, nil))
-		}
-	}
-	if len(scenes) >= 2 {
-		e.Proposals = append(e.Proposals, "a smaller scope, one packet per scene: "+strings.Join(scenes, "; ")+splitCmds(sceneCmds...))
-	}
-}
-
-// proposeLarger proposes the budget that works, and the smallest scope
-// that holds it.
-func (b *builder) proposeLarger(e *SplitError) {
-	scope, size := "", 0
-	for _, name := range sortedKeys(b.cfg.Scopes) {
-		if s := b.cfg.Scopes[name]; s >= e.Need && (size == 0 || s < size) {
-			scope, size = name, s
-		}
-	}
-	larger := b.req
-	larger.Budget = e.Need
-	if scope != "" {
-		e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens (--scope %s is %s)", numfmt.Thousands(e.Need), scope, numfmt.Thousands(size))+
-			splitCmds(b.commandFor(larger, b.req.Focus, nil), b.commandFor(larger, b.req.Focus, []string{"--scope", scope})))
-		return
-	}
-	e.Proposals = append(e.Proposals, fmt.Sprintf("a larger budget: at least %s tokens", numfmt.Thousands(e.Need))+splitCmds(b.commandFor(larger, b.req.Focus, nil)))
-}
-
 // frameRefusal is the answer for a budget below the packet's frame (its
 // heading and the notes of every record, grouped), or below the frame and
 // the protected records: ErrCannotFit. With nothing protected the frame's
 // size is the need; otherwise the protected records and the split say it.
 func (b *builder) frameRefusal(frame int) error {
-	b.refusedFrame = frame
-	return b.splitError(b.req.Budget, errors.New("the budget is below this packet's frame and its protected records"))
+	b.refusedFrame, b.floorCount = frame, frame
+	return &refusal{limit: b.req.Budget, cause: errors.New("the budget is below this packet's frame and its protected records")}
 }
 
-// workingBudget is need raised until the request, built at it, fits: the
-// frame grows a little with the budget (its stated numbers, the notes),
-// so "a larger budget: at least N" is checked by building at N.
-func (b *builder) workingBudget(need int) int {
-	if b.req.proposing {
-		return need
-	}
-	r := b.req
-	r.proposing, r.AsOf = true, 0 // the proposed command lets story time follow the focus
-	r.fitsOnly = true             // whether it fits is all this asks
+// maxSearchBuilds bounds the builds one refusal's search for its least
+// budget makes; past it the search keeps the least budget it saw
+// written.
+const maxSearchBuilds = 40
+
+// minimumBudget is the least budget above the request's at which Build,
+// given the request as it was given, writes the packet: the "at least N"
+// a refusal names. It is searched with the real build (of which only
+// whether it is written is asked: Request.fitsOnly), so the number is
+// the builder's own, and it rests on what TestRefusalMinimumIsExact
+// checks over generated canons, budgets and formats: a budget under one
+// that is refused is refused too. Up from guess (the floor's count at
+// the refused budget), each refusal's own floor count is where the next
+// build goes, at least doubling the step; then down from the first
+// budget written, to the count of the packet written there (where the
+// least budget most often is, the frame differing only in the digits of
+// the budget), the budget just under, then halving. found is false when
+// no budget up to budget.MaxBudget is written (or the builds ran out
+// before one was).
+func (b *builder) minimumBudget(guess int) (least int, found bool, err error) {
+	r := b.asked
+	r.proposing, r.fitsOnly = true, true
 	cfg := b.cfg
 	r.Config = &cfg
-	for range 6 {
-		if need > budget.MaxBudget {
-			return need
-		}
-		r.Budget = need
+	builds := 0
+	try := func(at int) (written bool, tokens, need int, err error) {
+		builds++
+		r.Budget, r.work = at, b.asked.work.own()
 		p, err := Build(b.ctx, b.src, b.srch, r)
 		var se *SplitError
 		switch {
-		case err == nil && p.Tokens <= need:
-			return need
-		case errors.As(err, &se) && se.Need > need:
-			need = se.Need
-		case err != nil && se == nil:
-			return need // not a matter of budget: leave the estimate
-		default:
-			need += max(1, need/50)
+		case err == nil:
+			return true, p.Tokens, 0, nil
+		case errors.As(err, &se):
+			return false, 0, se.Need, nil
+		}
+		return false, 0, 0, err
+	}
+	lo, hi, hiTokens := b.req.Budget, 0, 0 // refused at lo, written at hi
+	for step := 1; hi == 0; step *= 2 {
+		at := max(guess, lo+1)
+		if at > budget.MaxBudget || builds == maxSearchBuilds {
+			return 0, false, nil
+		}
+		written, tokens, need, err := try(at)
+		if err != nil {
+			return 0, false, err
+		}
+		if written {
+			hi, hiTokens = at, tokens
+			break
+		}
+		lo, guess = at, max(need, at+step)
+	}
+	under := false // the budget just under hi tried
+	for hi-lo > 1 && builds < maxSearchBuilds {
+		at := lo + (hi-lo)/2
+		switch {
+		case hiTokens > lo && hiTokens < hi:
+			at = hiTokens
+		case !under:
+			at, under = hi-1, true
+		}
+		written, tokens, _, err := try(at)
+		if err != nil {
+			return 0, false, err
+		}
+		if written {
+			hi, hiTokens = at, tokens
+		} else {
+			lo = at
 		}
 	}
-	return need
+	return hi, true, nil
 }

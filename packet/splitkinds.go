@@ -32,10 +32,9 @@ func (b *builder) planKinds(need int, movable []int, limit int) (p kindsPlan, ok
 	}
 	slices.Sort(moved)
 	p.kinds, p.moved = movedKinds, moved
-	p.first, p.second = b.req, b.req
-	p.first.ExcludeKinds = sortedSet(append(slices.Clone(b.req.ExcludeKinds), movedKinds...))
+	p.first, p.second = b.proposalBase(), b.proposalBase()
+	p.first.ExcludeKinds = sortedSet(append(slices.Clone(p.first.ExcludeKinds), movedKinds...))
 	p.second.Focus, p.second.Kinds = moved, sortedSet(movedKinds)
-	p.first.AsOf, p.second.AsOf = 0, 0 // the command lines let story time follow the focus
 	return p, true
 }
 
@@ -56,18 +55,19 @@ type kindsCheck struct {
 // first: holding every record set apart as its focus, it is the one that
 // fails most.
 func (b *builder) checkKinds(ctx context.Context, p kindsPlan, w *requestWork) kindsCheck {
-	p.first.work, p.second.work = w, w
-	n2, ok := b.fitsIn(ctx, p.second)
+	p.first.work, p.second.work = w, w // writes gives each build heads of its own
+	n2, ok := b.sizeOf(ctx, p.second)
 	if !ok {
 		return kindsCheck{}
 	}
-	n1, ok := b.fitsIn(ctx, p.first)
+	n1, ok := b.sizeOf(ctx, p.first)
 	return kindsCheck{n1: n1, n2: n2, ok: ok}
 }
 
 // kindsAhead is a kinds plan checked on another goroutine while the
-// working budget is found, for the need before it (which the working
-// budget mostly moves by a few tokens, and the plan seldom with it).
+// least budget is searched, for the floor's count at the refused budget
+// (which the search mostly moves by a few tokens, and the plan seldom
+// with it).
 type kindsAhead struct {
 	plan   kindsPlan
 	cancel context.CancelFunc
@@ -84,8 +84,8 @@ var (
 
 // checkKindsAhead starts checking the kinds plan for need, when there is
 // one and the source may be read from two goroutines; nil otherwise. Its
-// builds use a fork of the request work, since the working budget's
-// builds use the request's own at the same time.
+// builds use a fork of the request work, since the search's builds use
+// the request's own at the same time.
 func (b *builder) checkKindsAhead(need int, movable []int, limit int) *kindsAhead {
 	if _, memo := b.srch.(*searchMemo); !kindsAheadOn || !readsConcurrently(b.src) || (b.srch != nil && !memo) {
 		return nil // the memo is what calls the Searcher one search at a time
@@ -133,11 +133,8 @@ func (b *builder) proposeKinds(e *SplitError, ahead *kindsAhead, movable []int, 
 	if !c.ok {
 		return
 	}
-	kinds := strings.Join(p.kinds, ",")
 	e.Proposals = append(e.Proposals, fmt.Sprintf("two packets, the %s records apart (%s tokens, then %s)", strings.Join(p.kinds, ", "),
-		numfmt.Thousands(c.n1), numfmt.Thousands(c.n2))+splitCmds(
-		b.command(b.req.Focus, []string{"--exclude-kind", kinds}),
-		b.command(p.moved, []string{"--kind", kinds})))
+		numfmt.Thousands(c.n1), numfmt.Thousands(c.n2))+splitCmds(b.commandFor(p.first), b.commandFor(p.second)))
 }
 
 // focusFloor is the least a packet holds whose focus is the records ids:
@@ -198,17 +195,4 @@ func (b *builder) splitMoveKinds(need int, movable []int, limit int) (movedKinds
 		}
 	}
 	return movedKinds, moved, need
-}
-
-// fitsIn builds r, a packet a split proposes, and reports its tokens and
-// whether it fits its budget.
-func (b *builder) fitsIn(ctx context.Context, r Request) (int, bool) {
-	r.proposing, r.checkOnly = true, true
-	cfg := b.cfg
-	r.Config = &cfg
-	p, err := Build(ctx, b.src, b.srch, r)
-	if err != nil || p.Tokens > r.Budget {
-		return 0, false
-	}
-	return p.Tokens, true
 }

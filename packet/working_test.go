@@ -12,95 +12,12 @@ import (
 	"github.com/lorekeep/lore/store"
 )
 
-// headCounter is the store as a Source that counts the reads of heads:
-// every build reads some, so fewer reads for one request mean fewer
-// builds.
-type headCounter struct {
-	*store.Store
-	reads int
-}
-
-func (h *headCounter) Heads(ns string, ids []string) ([]store.Record, error) {
-	h.reads++
-	return h.Store.Heads(ns, ids)
-}
-
-// A refusal's working budget (the need its "larger budget" proposal
-// quotes) jumps to the fitting engine's own ask instead of climbing from
-// its estimate a token at a time, and the refusal is the same either way:
-// the budgets it skips are refused. Built at the need, the packet fits,
-// and jumping never builds more than climbing. On this canon the ask is
-// never above the estimate, so no build is skipped here: the skips are
-// measured at 1M (BENCHMARKS.md), and a jump past the least budget that
-// fits shows here as a different need.
-func TestWorkingBudgetJumpsWhereItClimbed(t *testing.T) {
-	recs, links := fxCanon()
-	env := fxOpen(t, recs, links, true)
-	counter := fxCounter(t)
-	src := &headCounter{Store: env.st}
-	build := func(req Request) (*SplitError, error) {
-		_, err := Build(context.Background(), src, env.ix, req)
-		var se *SplitError
-		if !errors.As(err, &se) {
-			return nil, err
-		}
-		return se, nil
-	}
-	refused := 0
-	for k, focus := range [][]string{{"scene-12"}, {"scene-12", "tomas"}, {"mara", "tl-13"}, {"scene-11", "scene-12"}, {"scene-12"}} {
-		for b := 40; b <= 3000; b += 37 {
-			req := fxSceneRequest(b)
-			req.Focus, req.Counter = focus, counter
-			if k == 4 {
-				req.Hops = 2
-			}
-			before := src.reads
-			got, err := build(req)
-			if got == nil {
-				continue
-			}
-			refused++
-			jumping := src.reads - before
-			req.climb = true
-			want, err2 := build(req)
-			if want == nil {
-				t.Fatalf("focus %v at %d: refused when jumping, not when climbing: %v %v", focus, b, err, err2)
-			}
-			if climbing := src.reads - before - jumping; jumping > climbing {
-				t.Errorf("focus %v at %d: jumping read heads %d times, climbing %d", focus, b, jumping, climbing)
-			}
-			if !reflect.DeepEqual(got, want) || got.Error() != want.Error() {
-				t.Errorf("focus %v at %d: jumping gives\n%+v\nclimbing gives\n%+v", focus, b, got, want)
-			}
-			req.climb, req.Budget = false, got.Need
-			if p, err := Build(context.Background(), env.st, env.ix, req); err != nil || p.Tokens > got.Need {
-				t.Errorf("focus %v at %d: the working budget %d does not fit: %v", focus, b, got.Need, err)
-			}
-		}
-	}
-	if refused < 20 {
-		t.Fatalf("only %d refusals: the budgets no longer test the working budget", refused)
-	}
-	t.Logf("%d refusals", refused)
-}
-
-// idsRead is the store as a Source that counts the reads of each head.
-type idsRead struct {
-	*store.Store
-	reads map[string]int
-}
-
-func (r *idsRead) Heads(ns string, ids []string) ([]store.Record, error) {
-	for _, id := range ids {
-		r.reads[ns+"/"+id]++
-	}
-	return r.Store.Heads(ns, ids)
-}
-
-// The builds of one request share the heads they read: a refused
-// packet's working budget and the packets its proposals check read each
-// head once in all, and the refusal is the one each build makes alone.
-func TestSplitBuildsReadEachHeadOnce(t *testing.T) {
+// A refusal is the same every time it is made: its search for the least
+// budget and the proposals it checks build with heads of their own
+// (requestWork.own), so nothing one of them read changes another; that
+// each then answers as the request built alone is what
+// TestRefusalMinimumIsExact checks.
+func TestSplitRefusalRepeats(t *testing.T) {
 	recs, links := fxCanon()
 	env := fxOpen(t, recs, links, true)
 	counter := fxCounter(t)
@@ -108,18 +25,12 @@ func TestSplitBuildsReadEachHeadOnce(t *testing.T) {
 	for b := 200; b <= 1400; b += 50 {
 		req := fxSceneRequest(b)
 		req.Focus, req.Counter = []string{"scene-12", "tomas"}, counter
-		src := &idsRead{Store: env.st, reads: map[string]int{}}
-		_, err := Build(context.Background(), src, env.ix, req)
+		_, err := Build(context.Background(), env.st, env.ix, req)
 		var se *SplitError
 		if !errors.As(err, &se) {
 			continue
 		}
 		refused++
-		for id, n := range src.reads {
-			if n > 1 {
-				t.Errorf("budget %d: head %s read %d times by one request", b, id, n)
-			}
-		}
 		_, again := Build(context.Background(), env.st, env.ix, req)
 		if again == nil || again.Error() != err.Error() {
 			t.Errorf("budget %d: refused as\n%v\nthen as\n%v", b, err, again)
@@ -130,10 +41,10 @@ func TestSplitBuildsReadEachHeadOnce(t *testing.T) {
 	}
 }
 
-// A kinds proposal checked beside the working budget (checkKindsAhead)
-// is the one checked after it: every refusal, over focuses and budgets,
-// is the same with the check ahead and without, also where the plan made
-// ahead is not the one the working budget leads to (skewed).
+// A kinds proposal checked beside the search for the least budget
+// (checkKindsAhead) is the one checked after it: every refusal, over
+// focuses and budgets, is the same with the check ahead and without, also
+// where the plan made ahead is not the one the search leads to (skewed).
 func TestKindsCheckedAheadSameRefusal(t *testing.T) {
 	recs, links := fxCanon()
 	env := fxOpen(t, recs, links, true)
@@ -212,9 +123,9 @@ func (s *oneAtATime) List(opts store.ListOptions) ([]store.Record, string, error
 	return s.st.List(opts)
 }
 
-// A refused packet checks its kinds proposal beside its working budget
-// only on a Source that says it may be read concurrently; the refusals
-// are the same either way.
+// A refused packet checks its kinds proposal beside its search only on a
+// Source that says it may be read concurrently; the refusals are the
+// same either way.
 func TestSplitKeepsTheReadContracts(t *testing.T) {
 	recs, links := fxCanon()
 	env := fxOpen(t, recs, links, true)
@@ -234,7 +145,7 @@ func TestSplitKeepsTheReadContracts(t *testing.T) {
 	}
 }
 
-// A working budget's builds (Request.fitsOnly) end at the ladder's first
+// A least-budget search's builds (Request.fitsOnly) end at the ladder's first
 // fit. They must answer as the whole build does: refused at the same
 // budgets with the same split, and within the budget where it fits. The
 // put-back they skip must change some packet here, or the test would not

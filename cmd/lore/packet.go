@@ -45,7 +45,9 @@ encoding.
 Exit status: 0 everything fitted; 2 the packet was written but something was
 deferred (the notes at its end say what, why, and how to fetch it); 3 the
 budget cannot hold the protected content: nothing on stdout, and stderr lists
-the protected records and a proposed split; 1 any other error.`,
+the protected records, the least budget at which the packet is written, and
+proposed splits, each command of which was built and writes a packet; 1 any
+other error.`,
 		Example: `  lore packet --ns tidewater-lamp --focus scene-03 --scope scene
   lore packet --ns tidewater-lamp --focus scene-06 --budget 5k --task draft --when power "the false fire"
   lore packet --ns memory --profile agent --budget 4k "what does the user prefer?"`,
