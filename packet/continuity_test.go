@@ -166,3 +166,40 @@ func TestPinnedAlwaysCandidate(t *testing.T) {
 		}
 	}
 }
+
+// TestDraftContinuityDemo: drafting scene-03 of the demo canon, the
+// packet holds scene-02 (the scene before) and the characters the POV's
+// page links to, at every budget it is written; drafting scene-06 holds
+// scene-05.
+func TestDraftContinuityDemo(t *testing.T) {
+	env := fxDemo(t)
+	for _, tc := range []struct {
+		focus string
+		want  []string
+	}{
+		{"scene-03", []string{"scene-02", "mara", "ines"}},
+		{"scene-06", []string{"scene-05"}},
+	} {
+		written := 0
+		for b := 600; b <= 8000; b += 149 {
+			req := demoRequest(tc.focus, 1, b)
+			req.Task, req.Counter = "draft", fxCounter(t)
+			p, err := Build(t.Context(), env.st, env.ix, req)
+			if errors.Is(err, ErrCannotFit) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s at %d: %v", tc.focus, b, err)
+			}
+			written++
+			for _, id := range tc.want {
+				if _, ok := findEntry(p, id); !ok {
+					t.Errorf("%s at %d: %s is not in the packet\n%s", tc.focus, b, id, p.Explain())
+				}
+			}
+		}
+		if written == 0 {
+			t.Errorf("%s: no budget from 600 to 8,000 wrote the packet", tc.focus)
+		}
+	}
+}
