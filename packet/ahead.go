@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"context"
 	"runtime"
 	"slices"
 
@@ -47,11 +48,23 @@ func (b *builder) startModelAhead() *modelAhead {
 	}
 	m := &modelAhead{done: make(chan struct{})}
 	cp := b.modelCopy()
-	go func() {
+	// A build helper (helpers.go): a build that returns without the
+	// model (its packet complete, or refused) cuts the count short and
+	// waits for it, so that it counts nothing into the process's cache
+	// after Build has returned, beside a later build's work.
+	b.bg.Go(func(ctx context.Context) {
 		defer close(m.done)
+		if m.err = ctx.Err(); m.err != nil {
+			return // the build returned before this goroutine ran
+		}
+		cp.memo.stop = ctx
 		r := &rebaser{b: cp, p: &Packet{Step: arrangeStep}, keep: map[string]budget.Fitted{}}
 		m.all, m.err = r.allIn(r.base4())
-	}()
+		if err := ctx.Err(); err != nil && m.err == nil {
+			m.err = err // a count cut short is no count
+		}
+		cp.memo.stop = nil // the exact count, if made, is made on the build's goroutine
+	})
 	return m
 }
 

@@ -5,13 +5,14 @@ import (
 	"sync"
 )
 
-// helpers are the goroutines one Build starts beside its own work that
-// read the Source or the Searcher: the first search (searchahead.go),
-// the best hits' bodies counted (warmhits.go) and the likely-kept bodies
-// read ahead (bodiesahead.go). Build stops them before it returns,
-// whatever path it returns by: their context is cancelled and Build
-// waits for them, so none reads the store after Build has returned (a
-// caller may close it then) and none races a later build's work.
+// helpers are the goroutines one Build starts beside its own work: the
+// first search (searchahead.go), the best hits' bodies counted
+// (warmhits.go), the likely-kept bodies read ahead (bodiesahead.go) and
+// arrange's model counted ahead (ahead.go). Build stops them before it
+// returns, whatever path it returns by: their context is cancelled and
+// Build waits for them, so none reads the store after Build has returned
+// (a caller may close it then) and none races a later build's work or
+// counts into the process's fragment cache beside it.
 type helpers struct {
 	ctx    context.Context
 	cancel context.CancelFunc

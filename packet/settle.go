@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"iter"
@@ -281,6 +282,11 @@ type memoCounter struct {
 	split  bool
 	shared fragmentCounter // the process's cache, for short chunks
 	counts map[string]int
+	// stop is nil, or the context of the model counted ahead that owns
+	// the memo (ahead.go): once it is done (the build has returned, or
+	// its caller gave up) Count counts no more chunks and returns what
+	// it has, a count the model then throws away.
+	stop context.Context
 }
 
 func newMemoCounter(c budget.Counter) *memoCounter {
@@ -294,10 +300,16 @@ func newMemoCounter(c budget.Counter) *memoCounter {
 // Count returns the tokens of s, as the wrapped counter would.
 func (m *memoCounter) Count(s string) int {
 	if !m.split {
+		if m.stopped() {
+			return 0
+		}
 		return m.Counter.Count(s)
 	}
 	total := 0
 	for chunk := range chunks(s) {
+		if m.stopped() {
+			return total
+		}
 		n, ok := standLineCount(chunk)
 		if !ok {
 			n, ok = m.counts[chunk]
@@ -313,6 +325,9 @@ func (m *memoCounter) Count(s string) int {
 	}
 	return total
 }
+
+// stopped reports whether the memo's model is no longer wanted.
+func (m *memoCounter) stopped() bool { return m.stop != nil && m.stop.Err() != nil }
 
 // chunks yields s cut where pieceCut holds (nextCut), in order: pieces
 // of the BPE encodings never cross those cuts, so the counts of the
