@@ -1,11 +1,8 @@
 package packet
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/lorekeep/lore/store"
@@ -128,21 +125,7 @@ func TestGoldenDraftContinuity(t *testing.T) {
 	for _, b := range []int{2000, 560} {
 		name := fmt.Sprintf("workhouse-scene-03.%d.md", b)
 		t.Run(name, func(t *testing.T) {
-			got := buildOrErr(t, env, Request{NS: "workhouse", Focus: []string{"scene-03"}, Task: "draft", Budget: b})
-			path := filepath.Join("testdata", "golden", name)
-			if *updateGolden {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./packet -run TestGoldenDraftContinuity -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file (check the change, then run with -update):\n--- got\n%s", path, got)
-			}
+			checkGolden(t, name, buildOrErr(t, env, Request{NS: "workhouse", Focus: []string{"scene-03"}, Task: "draft", Budget: b}))
 		})
 	}
 }

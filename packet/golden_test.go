@@ -29,25 +29,29 @@ func TestGoldenPackets(t *testing.T) {
 		{"scene-12.split.txt", fxSceneRequest(1100)},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := buildOrErr(t, env, tc.req)
-			path := filepath.Join("testdata", "golden", tc.name)
-			if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./packet -run TestGoldenPackets -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file (check the change, then run with -update):\n--- got\n%s", path, got)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkGolden(t, tc.name, buildOrErr(t, env, tc.req)) })
+	}
+}
+
+// checkGolden compares got with packet/testdata/golden/name, or with
+// -update writes it there.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./packet -run %s -update)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (check the change, then run with -update):\n--- got\n%s", path, got)
 	}
 }
