@@ -67,6 +67,12 @@ func refuseInsideStore(cmd, dst, storeDir string) error {
 	if err != nil {
 		return err
 	}
+	// A symlink is judged by what it points at, as that is what the
+	// write replaces (writeFileAtomic): a link to another store's
+	// lore.bolt is that store's file.
+	if real, err := filepath.EvalSymlinks(absDst); err == nil {
+		absDst = real
+	}
 	// Resolve the folder through symlinks; dst itself may not exist yet.
 	dir := filepath.Dir(absDst)
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
