@@ -21,9 +21,14 @@ func Salvage(dir, newDir string) (store.SalvageReport, error) {
 		return rep, fmt.Errorf("salvage into %s: it already holds a store; name a new folder: %w", newDir, ErrExists)
 	}
 	src := filepath.Join(dir, BoltFile)
-	if same, _ := filepath.Abs(dir); same != "" {
-		if dst, _ := filepath.Abs(newDir); dst == same {
+	if from, to := resolvedAbs(dir), resolvedAbs(newDir); from != "" && to != "" {
+		if to == from {
 			return rep, fmt.Errorf("salvage into %s: that is the damaged store itself; name a new folder: %w", newDir, ErrExists)
+		}
+		// A store inside the damaged one would be written among the
+		// files it is rescued from (and its index among the old one's).
+		if rel, err := filepath.Rel(from, to); err == nil && filepath.IsLocal(rel) {
+			return rep, fmt.Errorf("salvage into %s: that is inside the damaged store %s; name a folder outside it: %w", newDir, dir, ErrExists)
 		}
 	}
 	cfgPath := filepath.Join(dir, ConfigFile)
@@ -55,4 +60,24 @@ func Salvage(dir, newDir string) (store.SalvageReport, error) {
 		return rep, err
 	}
 	return rep, l.Close()
+}
+
+// resolvedAbs is path made absolute, through symlinks as far as it
+// exists (a folder to be made is resolved by its nearest existing
+// parent); "" when it cannot be made absolute.
+func resolvedAbs(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	rest := ""
+	for d := abs; ; d = filepath.Dir(d) {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(d) == d {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
 }

@@ -73,6 +73,20 @@ func TestDamagedStoreEveryCommand(t *testing.T) {
 	if _, stderr, code := runCLI(t, "", "--store", dir, "check", "--salvage", rescued); code != exitError || !strings.Contains(stderr, "already holds a store") {
 		t.Errorf("salvage into a store: exit %d: %s; want exit 1, refused", code, stderr)
 	}
+	// Nor into a folder inside the damaged store, directly or through a
+	// symlink: nothing is made there.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, inside := range []string{filepath.Join(dir, "rescued"), filepath.Join(link, "rescued", "deeper")} {
+		if _, stderr, code := runCLI(t, "", "--store", dir, "check", "--salvage", inside); code != exitError || !strings.Contains(stderr, "inside the damaged store") {
+			t.Errorf("salvage into %s: exit %d: %s; want exit 1, refused", inside, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rescued")); err == nil {
+		t.Errorf("a refused salvage made %s", filepath.Join(dir, "rescued"))
+	}
 }
 
 // A read-only command on a store whose index has a damaged segment (cut
