@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/shellwords"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -246,45 +247,14 @@ func proposalLines(prop string) []string {
 	return lines
 }
 
-// shellWords splits a command line as a POSIX shell does for the quoting
-// shellQuote writes: words apart at spaces, '...' literal, \x the
-// character x.
+// shellWords splits a proposed command line as a user's shell would.
 func shellWords(t *testing.T, line string) []string {
 	t.Helper()
-	var words []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteByte(c)
-		case c == '\'':
-			quoted, inWord = true, true
-		case c == '\\' && i+1 < len(line):
-			i++
-			cur.WriteByte(line[i])
-			inWord = true
-		case c == ' ':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
+	w, err := shellwords.Split(line)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if quoted {
-		t.Fatalf("command line %q: unterminated quote", line)
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words
+	return w
 }
 
 // requestOfLine is the Request `lore packet` makes of a proposed command

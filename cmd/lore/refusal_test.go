@@ -10,47 +10,18 @@ import (
 
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/shellwords"
 	"github.com/lorekeep/lore/store"
 )
 
-// shellWords splits a proposed command line as a POSIX shell does for the
-// quoting packet's command lines use: words apart at spaces, '...'
-// literal, \x the character x.
+// shellWords splits a proposed command line as a user's shell would.
 func shellWords(t *testing.T, line string) []string {
 	t.Helper()
-	var words []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(line); i++ {
-		switch c := line[i]; {
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteByte(c)
-		case c == '\'':
-			quoted, inWord = true, true
-		case c == '\\' && i+1 < len(line):
-			i++
-			cur.WriteByte(line[i])
-			inWord = true
-		case c == ' ':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
+	w, err := shellwords.Split(line)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if quoted {
-		t.Fatalf("command line %q: unterminated quote", line)
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words
+	return w
 }
 
 // checkCLIRefusal runs `lore packet` with args on the store dir. When it
