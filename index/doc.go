@@ -51,7 +51,7 @@
 // Scoring is BM25 (bleve's "bm25" scoring model), with field boosts title 3,
 // summary 2, body 1. Lore hands bleve the BM25 statistics itself: the live
 // document count and a fixed length pivot per field (title 8, summary 32,
-// body 300 analysed tokens). Bleve's own pivot counts the terms of replaced
+// body 32 analysed tokens). Bleve's own pivot counts the terms of replaced
 // and deleted documents until a background merge drops them, so its scores
 // drift with the index's history and with the merger's timing; with these
 // statistics a score depends on the current records alone, and an index

@@ -152,6 +152,14 @@ func tieMargin(limit int) int { return limit/8 + 16 }
 // Length pivots of BM25, in analysed tokens (stop words removed): a field
 // of this length gets neither a bonus nor a penalty for its length.
 //
+// The body's is a paragraph (32, the summary's too). It was 300, which
+// left a long message nearly unpenalised: on long user/assistant chats
+// the search then put the 1,000-token replies that repeat a question's
+// words before the short message that holds the fact. Measured with the
+// packet's recall benchmark on short turns, long chats and story
+// passages (BENCHMARKS.md, issue 36): 10 to 50 all beat 300 on the
+// chats at 500 tokens by .03-.04; around 30 was best across the three.
+//
 // Bleve derives its pivot from the index (distinct terms in the field's
 // dictionary over the document count), and that dictionary keeps the terms
 // of replaced and deleted documents until a background merge drops them:
@@ -163,7 +171,7 @@ func tieMargin(limit int) int { return limit/8 + 16 }
 var lengthPivot = map[string]int{
 	fieldTitle:   8,
 	fieldSummary: 32,
-	fieldBody:    300,
+	fieldBody:    32,
 	// Filters never score, but bleve looks their statistics up anyway
 	// (under "*" for the unscored term searchers it merges filters into).
 	fieldNS: 1, fieldKind: 1, fieldTags: 1, "*": 1,

@@ -117,6 +117,7 @@ type recallRow struct {
 	// lore only, as the scorer reads the text shown: the form of each
 	// kept record, their cost, the kept ids that earn no credit, and why.
 	Forms      []string `json:"forms,omitempty"`
+	Whys       []string `json:"whys,omitempty"`
 	Cost       int      `json:"cost,omitempty"`
 	Uncredited []string `json:"uncredited,omitempty"`
 	Cut        bool     `json:"cut_at_budget,omitempty"`
@@ -325,6 +326,7 @@ func scoreQuestion(ctx context.Context, l *lore.Lore, ns *evalNS, q evalQuery, c
 			row.IDs, row.Tokens, row.Overhead = sc.kept, p.Tokens, p.Tokens-content
 			row.Recall, row.AnsRecall = recall(sc.credited, q.Evidence), answerRecall(q, sc.answer)
 			row.Forms, row.Cost, row.Uncredited, row.Cut = sc.forms, sc.used, sc.uncredited, sc.cut
+			row.Whys = sc.whys
 			row.Unknown, row.Foreign, row.Citations, row.Short = sc.unknown, sc.foreign, sc.citations, sc.short
 		} else if !errors.Is(err, packet.ErrCannotFit) {
 			return nil, fmt.Errorf("lore packet %s at %d: %w", q.QID, b, err)

@@ -114,6 +114,7 @@ func (ns *evalNS) cut(ids []string, budget int) ([]string, int) {
 type shownCut struct {
 	kept       []string // ids kept, in packet order
 	forms      []string // the packet's form of each
+	whys       []string // and the rule that brought it in
 	credited   []string // the kept ids that earn evidence credit
 	uncredited []string // the others: foreign text, citations, short excerpts
 	used       int      // the scorer's cost of the kept records
@@ -159,7 +160,7 @@ func (ns *evalNS) cutShown(entries []packet.Entry, budget int, q evalQuery) show
 		}
 		seen[e.ID] = true
 		c.used += cost
-		c.kept, c.forms = append(c.kept, e.ID), append(c.forms, e.Form)
+		c.kept, c.forms, c.whys = append(c.kept, e.ID), append(c.forms, e.Form), append(c.whys, e.Why)
 		if whole {
 			c.credited = append(c.credited, e.ID)
 			c.answer = c.answer || q.extractive && hasWords(ns.normOf(e.ID).answer, q.ans)
