@@ -54,7 +54,7 @@ func Example() {
 	fmt.Print(p.Report())
 	fmt.Println("exit", packet.ExitCode(p, nil))
 	// Output:
-	// Packed: 3 records, 158 tokens (39% of budget 400)
+	// Packed: 3 records, 157 tokens (39% of budget 400)
 	// Deferred: 1 record, 311 tokens freed:
 	//      311  style  (rank 8, dropped: over budget)
 	// exit 2

@@ -61,3 +61,24 @@ func FuzzOneLine(f *testing.F) {
 		}
 	})
 }
+
+// A section heading: below compactBelow the hits label goes, and a
+// packet's only section, its records of one kind, is headed by the kind.
+func TestMDSectionCompact(t *testing.T) {
+	hits := []Entry{{ID: "m1", Rank: 3, Kind: "turn", hit: true}, {ID: "m2", Rank: 3, Kind: "turn", hit: true}}
+	for _, c := range []struct {
+		kind           string
+		compact, alone bool
+		want           string
+	}{
+		{"turn", false, true, "\n## Rank 3 · turn · " + hitsLabel + "\n"},
+		{"turn", true, false, "\n## Rank 3 · turn\n"},
+		{"turn", true, true, "\n## turn\n"},
+		{"", true, true, "\n## Rank 3\n"},
+		{"", false, false, "\n## Rank 3 · " + hitsLabel + "\n"},
+	} {
+		if got := mdSection(hits, c.kind, c.compact, c.alone); got != c.want {
+			t.Errorf("mdSection(kind %q, compact %t, alone %t) = %q, want %q", c.kind, c.compact, c.alone, got, c.want)
+		}
+	}
+}

@@ -21,7 +21,11 @@ import (
 func renderMD(v view) string {
 	p := v.p
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Context Packet: %s (%s)\n", p.Request.NS, p.Request.Profile)
+	if p.Budget < compactBelow {
+		fmt.Fprintf(&b, "# Context Packet: %s\n", p.Request.NS)
+	} else {
+		fmt.Fprintf(&b, "# Context Packet: %s (%s)\n", p.Request.NS, p.Request.Profile)
+	}
 	b.WriteString(mdRequest(p))
 	b.WriteString(totalLine("md", v))
 	for _, w := range p.Warnings {
@@ -46,7 +50,7 @@ func renderMD(v view) string {
 				section := p.Records[i:]
 				section = section[:sectionLen(section)]
 				shared = sectionKind(section)
-				b.WriteString(mdSection(section, shared))
+				b.WriteString(mdSection(section, shared, p.Budget < compactBelow, len(section) == len(p.Records)))
 			}
 			writeMDEntry(&b, e, shared == "")
 		}
@@ -101,8 +105,9 @@ func mdDeferred(p *Packet) string {
 }
 
 // compactBelow is the budget under which the markdown frame leaves out
-// what the deferred records would cost: at 500 tokens the frame took a
-// fifth of the packet.
+// the profile's name, what the deferred records would cost and the hits
+// label of a section: at 500 tokens the frame took a fifth of the
+// packet.
 const compactBelow = 2000
 
 // explainHint is the handle of grouped notes: the request with
@@ -210,13 +215,20 @@ func sectionKind(section []Entry) string {
 }
 
 // mdSection is a section's heading: its rank, the kind its records share
-// (kind "" for none), and hitsLabel when it holds search hits.
-func mdSection(section []Entry, kind string) string {
+// (kind "" for none), and hitsLabel when it holds search hits. A compact
+// frame leaves the label out (its records' bare ids already say they came
+// in by rank alone), and when the section is the packet's only one
+// (alone) and its records share a kind, it is headed by that kind: a rank
+// with nothing beside it tells a reader nothing.
+func mdSection(section []Entry, kind string, compact, alone bool) string {
+	if compact && alone && kind != "" {
+		return "\n## " + kind + "\n"
+	}
 	head := fmt.Sprintf("\n## Rank %d", section[0].Rank)
 	if kind != "" {
 		head += " · " + kind
 	}
-	if slices.ContainsFunc(section, func(e Entry) bool { return e.hit }) {
+	if !compact && slices.ContainsFunc(section, func(e Entry) bool { return e.hit }) {
 		head += " · " + hitsLabel
 	}
 	return head + "\n"
