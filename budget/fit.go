@@ -573,5 +573,20 @@ func validate(req Request) error {
 		}
 		seen[it.ID] = i
 	}
+	for _, it := range req.Items {
+		if it.Extends == "" {
+			continue
+		}
+		if !req.Grow {
+			return invalidf("item %q extends %q, and only a growing fill (Grow) keeps an item beside the one it extends", it.ID, it.Extends)
+		}
+		j, ok := seen[it.Extends]
+		if !ok || it.Extends == it.ID {
+			return invalidf("item %q extends %q, which is not another item of the request", it.ID, it.Extends)
+		}
+		if req.Items[j].Extends != "" {
+			return invalidf("item %q extends %q, which extends %q in turn: an item may extend only a base item", it.ID, it.Extends, req.Items[j].Extends)
+		}
+	}
 	return nil
 }

@@ -58,10 +58,18 @@ func (f *fitter) grow() error {
 	}
 	used, n := base, 0
 	var in []int // in the order they came in
+	extended := f.extendedIndex()
 	fill := func(limit int, prefix bool) {
 		rest := out[:0]
 		for k, i := range out {
 			it := &f.items[i]
+			if it.Extends != "" && f.state[extended[i]] != kept {
+				// Not before the item it extends: a later step may let
+				// both in. (In a prefix that item came first and did
+				// not fit, so the prefix has ended already.)
+				rest = append(rest, i)
+				continue
+			}
 			if prefix && used+it.Tokens > limit || !prefix && it.Late {
 				// The prefix ends at the first item that does not fit; a
 				// first fit at the first late item, so that what a
@@ -100,6 +108,27 @@ func (f *fitter) grow() error {
 	f.grown = in
 	f.diag("grew the limit from the frame: %d items in", n)
 	return nil
+}
+
+// extendedIndex maps each item that extends another (Item.Extends) to
+// the index of that item; nil when none does.
+func (f *fitter) extendedIndex() map[int]int {
+	var byID map[string]int
+	var out map[int]int
+	for i, it := range f.items {
+		if it.Extends == "" {
+			continue
+		}
+		if byID == nil {
+			byID = make(map[string]int, len(f.items))
+			for j, o := range f.items {
+				byID[o.ID] = j
+			}
+			out = map[int]int{}
+		}
+		out[i] = byID[it.Extends]
+	}
+	return out
 }
 
 // GrowSlack is the room a Request.Grow step leaves beside the item it is

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -120,5 +121,90 @@ func TestFitGrowFailItemLeftOutFails(t *testing.T) {
 	res, err := Fit(Request{Items: items, Limit: 340, Grow: true})
 	if err != nil || !slices.Contains(keptIDs(res), "f") {
 		t.Fatalf("limit 340: kept %v, %v; want f kept", keptIDs(res), err)
+	}
+}
+
+// An item that extends another (Item.Extends) is kept only beside it, by
+// a growing fill and by the re-count after it (which takes out first
+// what was let in last); without a re-count, a larger limit keeps every
+// item a smaller one does, extensions included.
+func TestFitGrowExtends(t *testing.T) {
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 13))
+		var items []Item
+		for i := range 2 + r.IntN(20) {
+			base := Item{ID: fmt.Sprintf("r%d", i), Rank: 1 + r.IntN(3), Score: r.Float64(), Tokens: 10 + r.IntN(150)}
+			items = append(items, base)
+			if r.IntN(2) == 0 {
+				items = append(items, Item{ID: base.ID + "+", Rank: base.Rank, Score: base.Score - 1, Tokens: 5 + r.IntN(300),
+					Late: r.IntN(2) == 0, Extends: base.ID})
+			}
+		}
+		var prev []string
+		for limit := 0; limit <= 3000; limit += 1 + r.IntN(120) {
+			res, err := Fit(Request{Items: items, Limit: limit, Grow: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := keptIDs(res)
+			checkExtended(t, fmt.Sprintf("seed %d limit %d", seed, limit), res, got)
+			for _, id := range prev {
+				if !slices.Contains(got, id) {
+					t.Fatalf("seed %d: %s kept below limit %d but not at it: %v then %v", seed, id, limit, prev, got)
+				}
+			}
+			prev = got
+			// The rendered whole counts a random overage more than the
+			// items' sum.
+			over := r.IntN(60)
+			res, err = Fit(Request{Items: items, Limit: limit, Grow: true, Counter: sumCounter{},
+				Render: func(kept []Fitted) string {
+					total := over
+					for _, k := range kept {
+						total += k.Tokens
+					}
+					return strconv.Itoa(total)
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkExtended(t, fmt.Sprintf("seed %d limit %d, re-counted", seed, limit), res, keptIDs(res))
+		}
+	}
+}
+
+// checkExtended fails when res keeps an item without the one it extends.
+func checkExtended(t *testing.T, label string, res Result, kept []string) {
+	t.Helper()
+	for _, k := range res.Kept {
+		if k.Extends != "" && !slices.Contains(kept, k.Extends) {
+			t.Fatalf("%s: %s kept without %s: %v", label, k.ID, k.Extends, kept)
+		}
+	}
+}
+
+// sumCounter counts a render that is a number as that many tokens.
+type sumCounter struct{}
+
+func (sumCounter) Count(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+func (sumCounter) Name() string { return "sum" }
+
+// Extends is refused where Fit cannot honour it.
+func TestFitExtendsInvalid(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		req  Request
+	}{
+		{"without Grow", Request{Items: []Item{{ID: "a", Tokens: 1}, {ID: "a+", Tokens: 1, Extends: "a"}}, Limit: 10}},
+		{"unknown item", Request{Items: []Item{{ID: "a", Tokens: 1}, {ID: "a+", Tokens: 1, Extends: "b"}}, Limit: 10, Grow: true}},
+		{"itself", Request{Items: []Item{{ID: "a", Tokens: 1, Extends: "a"}}, Limit: 10, Grow: true}},
+		{"a chain", Request{Items: []Item{{ID: "a", Tokens: 1}, {ID: "a+", Tokens: 1, Extends: "a"}, {ID: "a++", Tokens: 1, Extends: "a+"}}, Limit: 10, Grow: true}},
+	} {
+		if _, err := Fit(c.req); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: err %v, want ErrInvalid", c.name, err)
+		}
 	}
 }

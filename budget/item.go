@@ -49,6 +49,14 @@ type Item struct {
 	// limit when the items a larger limit brings are less important than
 	// those it had (a deeper search's hits rank after a shallower one's).
 	Late bool
+	// Extends names the item this one makes fuller (the rest of a record
+	// whose excerpt is the item named): it is kept only beside that item.
+	// A Request.Grow fill lets it in only once the item it extends is in,
+	// and the re-count takes it out first (it came in later); Fit refuses
+	// it in a request that does not grow. Rank it as the item it extends
+	// and score it lower, so that a larger limit shows a record fuller,
+	// never shorter.
+	Extends string
 	// Action is the overflow action; "" means Drop.
 	Action Action
 	// Text is the item's content; needed only when Action is Truncate.

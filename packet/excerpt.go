@@ -50,6 +50,10 @@ type excerpt struct {
 	text    string // the passage, with a gap marker where text is left out
 	tokens  int    // text's count
 	omitted int    // tokens of the body left out (whole body less the passage's units)
+	// body and bodyTokens are the whole body and its count, for a fill
+	// that shows it whole after all (upgrade.go).
+	body       string
+	bodyTokens int
 }
 
 // textUnit is one line or sentence of a body: body[start:end], trimmed.
@@ -92,7 +96,7 @@ func makeExcerpt(body string, bodyTokens int, q map[string]bool, size int, count
 		b.WriteString(" " + gapMarker)
 	}
 	text := b.String()
-	return excerpt{text: text, tokens: counter.Count(text), omitted: max(0, bodyTokens-shown)}, true
+	return excerpt{text: text, tokens: counter.Count(text), omitted: max(0, bodyTokens-shown), body: body, bodyTokens: bodyTokens}, true
 }
 
 // splitUnits cuts body into its non-blank lines, a long line into its

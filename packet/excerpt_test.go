@@ -189,3 +189,51 @@ func TestExcerptScoresStemmedWords(t *testing.T) {
 		t.Errorf("scores %+v; want the second line alone scored", units)
 	}
 }
+
+// Where the budget holds every record and room is left, an excerpted
+// record is shown whole, the most important first, and at every bigger
+// budget too: between the budget that holds every excerpt and the one
+// that holds every body, the record the query matches best is whole and
+// the other still an excerpt.
+func TestExcerptShownWholeWhereRoomIsLeft(t *testing.T) {
+	ns := "chat"
+	needle := "The ferryman hid the silver key under the third stone of the quay."
+	var recs []store.Record
+	for i := range 12 {
+		body := fmt.Sprintf("user: the ferryman and the quay, turn %d. %s", i, fxProse(uint64(i), 12))
+		switch i {
+		case 5:
+			body = "assistant: " + longBody(9, 60, 41, needle)
+		case 8:
+			body = "assistant: " + longBody(10, 60, 30, "The ferryman rowed on.")
+		}
+		recs = append(recs, store.Record{NS: ns, ID: fmt.Sprintf("m%02d", i), Kind: "turn", Title: fmt.Sprintf("turn %d", i), Body: body})
+	}
+	env := fxOpen(t, recs, nil, true)
+	build := func(b int) (*Packet, error) {
+		return Build(t.Context(), env.st, env.ix, Request{NS: ns, Query: "where did the ferryman hide the silver key", Budget: b,
+			Profile: "agent", Counter: fxCounter(t)})
+	}
+	checkMonotoneForms(t, "two long messages", true, 300, 4000, func(int) int { return 37 }, build)
+	seen := false
+	for b := 300; b <= 4000 && !seen; b += 37 {
+		p, err := build(b)
+		if err != nil {
+			continue
+		}
+		m05, ok5 := findEntry(p, "m05")
+		m08, ok8 := findEntry(p, "m08")
+		if ok5 && ok8 && m05.Form == "full" && m08.Form == formExcerpt {
+			seen = true
+			if m05.Text != recs[5].Body || m05.Omitted != 0 || m05.Fetch != "" {
+				t.Errorf("at %d m05 is full but shows %d of its %d bytes, omitted %d, fetch %q", b, len(m05.Text), len(recs[5].Body), m05.Omitted, m05.Fetch)
+			}
+			if p.Tokens > b {
+				t.Errorf("at %d the packet counts %d", b, p.Tokens)
+			}
+		}
+	}
+	if !seen {
+		t.Error("no budget shows m05 whole beside m08's excerpt")
+	}
+}

@@ -82,6 +82,9 @@ type builder struct {
 	bodiesAhead *bodiesAhead
 	// frameCredit is what calibrateFrame takes off the priced frame.
 	frameCredit int
+	// upgraded holds the records shown by an excerpt that the last fit
+	// let in whole (upgrade.go, foldUpgrades).
+	upgraded map[string]bool
 
 	// asked is the request as Build was given it, normalized, before
 	// gathering filled in story time: what a refusal's search and its
@@ -146,6 +149,10 @@ func (b *builder) fixedTotal() int {
 func (b *builder) fitOnce(limit int) (budget.Result, error) {
 	var items []budget.Item
 	var loadErr error
+	var places map[int]float64 // where the rest of an excerpted body goes
+	if b.grows() {
+		places = b.upgradePlaces()
+	}
 	for i, c := range b.cands {
 		if b.forms[i] == formOut {
 			continue
@@ -163,7 +170,11 @@ func (b *builder) fitOnce(limit int) (budget.Result, error) {
 			it.MinTokens = min(c.tc.Body, 32)
 		}
 		items = append(items, it)
+		if up, ok := b.upgradeItem(i, places); ok {
+			items = append(items, up)
+		}
 	}
+	b.upgraded = nil // the fit's own renders say by their items
 	res, err := budget.Fit(budget.Request{
 		Items: items, Limit: limit, Counter: b.memo.fitCounter(), Frame: b.frame(), Prefix: b.monotone(), Grow: b.grows(),
 		Render: func(kept []budget.Fitted) string {
@@ -187,7 +198,7 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 	keep := keptByID(kept)
 	var full []string
 	for i, c := range b.cands {
-		if _, ok := keep[c.rec.ID]; ok && b.forms[i] == formFull {
+		if _, ok := keep[c.rec.ID]; ok && b.forms[i] == formFull && c.excerpt == nil {
 			full = append(full, c.rec.ID)
 		}
 	}
@@ -203,7 +214,12 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 	for i, c := range b.cands {
 		k, ok := keep[c.rec.ID]
 		if ok {
-			p.Records = append(p.Records, b.entryOf(i, k))
+			e := b.entryOf(i, k)
+			if b.forms[i] == formFull && b.shownWhole(c, keep) {
+				e.Text, e.Form, e.Omitted, e.Fetch = c.excerpt.body, formFull.String(), 0, ""
+				e.Tokens = k.Tokens
+			}
+			p.Records = append(p.Records, e)
 		}
 		if n, ok := b.noteOf(i, k, ok, deferred); ok {
 			p.Deferred = append(p.Deferred, n)
@@ -416,15 +432,39 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 // whole is the packet with every record whole, when it fits. Estimates
 // add up a little over the whole (entries are priced alone), so near the
 // limit the real count decides.
+//
+// With every record whole, an excerpted one is whole too: a growing fill
+// would show it so (upgrade.go), and a packet at a smaller budget may
+// have.
 func (b *builder) whole(limit int) (*Packet, bool, error) {
 	total := b.base
+	var upgraded map[int]int // candidate -> the tokens of the rest of its body
+	var places map[int]float64
+	if b.grows() {
+		places = b.upgradePlaces()
+	}
 	for i := range b.cands {
 		total += b.cost[i][formFull]
+		if up, ok := b.upgradeItem(i, places); ok {
+			total += up.Tokens
+			if upgraded == nil {
+				upgraded = map[int]int{}
+			}
+			upgraded[i] = up.Tokens
+		}
 	}
 	if total > limit+limit/10 {
 		return nil, false, nil
 	}
 	b.kept, b.defs = b.keptAll(), nil
+	b.upgraded = nil
+	for k, rest := range upgraded {
+		b.kept[k].Tokens += rest
+		if b.upgraded == nil {
+			b.upgraded = map[string]bool{}
+		}
+		b.upgraded[b.cands[k].rec.ID] = true
+	}
 	p, err := b.assemble(b.kept, nil)
 	if err != nil {
 		return nil, false, err
@@ -461,8 +501,14 @@ func (b *builder) fitted(res budget.Result, reached int) (*Packet, error) {
 	for _, d := range res.Deferred {
 		defs[d.ID] = d
 	}
-	b.kept, b.defs = res.Kept, defs
-	p, err := b.assemble(res.Kept, defs)
+	for id := range defs {
+		if strings.HasSuffix(id, upgradeSuffix) {
+			delete(defs, id) // its record is in, by its excerpt, or has its own note
+		}
+	}
+	kept := b.foldUpgrades(res.Kept)
+	b.kept, b.defs = kept, defs
+	p, err := b.assemble(kept, defs)
 	if err != nil {
 		return nil, err
 	}
