@@ -172,7 +172,9 @@ func checkFile(path string) (boltMeta, error) {
 		return boltMeta{}, damaged("%v, and so does the second (%v): it is not a Lore store, or both meta pages are damaged", err0, err1)
 	case err0 != nil:
 		m = m1
-	case err1 != nil || m0.txid >= m1.txid:
+	case err1 != nil:
+		m = m0
+	case m0.txid >= m1.txid:
 		m = m0 // bbolt uses the valid meta with the higher txid
 	default:
 		m = m1
@@ -184,7 +186,25 @@ func checkFile(path string) (boltMeta, error) {
 	if need := int64(m.hwm) * int64(m.pageSize); fi.Size() < need {
 		return boltMeta{}, damaged("is truncated: %s bytes, its pages need %s", numfmt.Thousands(fi.Size()), numfmt.Thousands(need))
 	}
+	switch {
+	case err0 != nil:
+		return boltMeta{}, oneMetaDamaged(path, 0, err0, m1)
+	case err1 != nil:
+		return boltMeta{}, oneMetaDamaged(path, 1, err1, m0)
+	}
 	return m, nil
+}
+
+// oneMetaDamaged is the error for a file whose meta page n is damaged
+// (why) while the other (ok) is valid. bbolt would open it from the
+// other without a word; when the damaged one was the newer, that rolls
+// the store back to the other's transaction, and the first write after
+// it makes the loss final. bbolt writes both meta pages when it creates
+// a file, and a meta page only whole, so a healthy file never has a bad
+// one: Lore refuses it, and salvage copies out what it still holds.
+func oneMetaDamaged(path string, n int, why error, ok boltMeta) error {
+	return &DamageError{Path: path, What: fmt.Sprintf("is damaged: its meta page %d is bad (%v); the other is at transaction %d, "+
+		"which may be older than the last write (opened from it, the store would lose every later write)", n, why, ok.txid)}
 }
 
 // CheckBoltFile reports, as a *DamageError, a bbolt file that bbolt would

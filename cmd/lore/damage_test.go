@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,6 +87,56 @@ func TestDamagedStoreEveryCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "rescued")); err == nil {
 		t.Errorf("a refused salvage made %s", filepath.Join(dir, "rescued"))
+	}
+}
+
+// A store whose newer meta page is damaged is refused by every command,
+// read-only ones too, naming the page and the salvage: bbolt would open
+// it from the older meta page, with the records of the last import gone,
+// and the first write after that would make the loss final.
+func TestDamagedMetaPageEveryCommand(t *testing.T) {
+	dir := newStore(t)
+	var b strings.Builder
+	for i := range 58 {
+		fmt.Fprintf(&b, `{"ns":"n","id":"r%03d","kind":"canon","title":"Record %d","body":"the lamp burns %d nights."}`+"\n", i, i, i)
+	}
+	in := importJSONL(t, dir, b.String())
+	bolt := filepath.Join(dir, lore.BoltFile)
+	full, err := os.ReadFile(bolt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The meta pages are pages 0 and 1 (bbolt's page size is the OS's,
+	// 4,096 here), each a 16-byte page header, then the meta with its
+	// txid at byte 48; damage a byte of the newer one.
+	const ps = 4096
+	txid := func(pg int) uint64 { return binary.LittleEndian.Uint64(full[pg*ps+16+48:]) }
+	newer := 0
+	if txid(1) > txid(0) {
+		newer = 1
+	}
+	damaged := bytes.Clone(full)
+	damaged[newer*ps+16+20] ^= 0xff // the root bucket's page id
+	out := t.TempDir()
+	for _, args := range [][]string{
+		{"ls", "--ns", "n"}, {"stats"}, {"export"}, {"get", "--ns", "n", "r001"}, {"search", "--ns", "n", "lamp"},
+		{"packet", "--ns", "n", "--budget", "2k", "lamp"}, {"put", "--ns", "n", "--body", "x", "new"}, {"import", in},
+		{"rm", "--ns", "n", "r001"}, {"reindex"}, {"check"}, {"backup", filepath.Join(out, "b.bolt")},
+	} {
+		if err := os.WriteFile(bolt, damaged, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runCLI(t, "", append([]string{"--store", dir}, args...)...)
+		want := fmt.Sprintf("its meta page %d is bad", newer)
+		if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, "--salvage") || strings.Contains(stdout, "r001") {
+			t.Errorf("%s with meta page %d damaged: exit %d, stderr %q; want exit 1 saying %q and how to salvage, nothing listed", args[0], newer, code, stderr, want)
+		}
+		if got, _ := os.ReadFile(bolt); !bytes.Equal(got, damaged) {
+			t.Errorf("%s with meta page %d damaged: the file was written", args[0], newer)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "b.bolt")); err == nil {
+		t.Error("backup copied a store whose meta page is damaged")
 	}
 }
 
