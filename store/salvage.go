@@ -16,6 +16,16 @@ type SalvageReport struct {
 	LostPages   int `json:"lost_pages"`   // pages that could not be read (missing, or not what their parent says)
 	LostRecords int `json:"lost_records"` // heads whose body or decoding was lost, plus records the change log names that were not found
 	BadValues   int `json:"bad_values"`   // keys or values that did not decode
+	// FromPages counts the records taken from pages the tree walk did
+	// not reach (a meta page was damaged, or pages were lost).
+	FromPages int `json:"from_pages"`
+	// Headless counts those of them copied from their body alone, their
+	// head lost: kind HeadlessKind, titled by their id.
+	Headless int `json:"headless"`
+	// LostUnknown is set when such pages were read: LostRecords then
+	// counts only the records the change log names and no page held,
+	// and the log itself may have been on a lost page.
+	LostUnknown bool `json:"lost_unknown"`
 }
 
 // Salvage reads what it can of the (damaged) bbolt file src, without
@@ -41,6 +51,25 @@ func Salvage(src, dst string, opts *Options) (SalvageReport, error) {
 	buckets := f.buckets()
 	rep.LostPages = f.lost
 	recs, lost, bad := salvageRecords(buckets)
+	if f.badMeta || f.lost > 0 {
+		// The walk missed pages: read the rest (salvage_pages.go).
+		byKey := make(map[string]Record, len(recs))
+		for _, r := range recs {
+			byKey[string(key(r.NS, r.ID))] = r
+		}
+		taken, headless, missing := recordsFromPages(f.unwalkedLeaves(), buckets, byKey)
+		if taken > 0 || len(byKey) != len(recs) {
+			recs = recs[:0]
+			for _, r := range byKey {
+				recs = append(recs, r)
+			}
+			slices.SortFunc(recs, func(a, b Record) int { return cmp.Or(cmp.Compare(a.NS, b.NS), cmp.Compare(a.ID, b.ID)) })
+		}
+		rep.FromPages, rep.Headless, lost, rep.LostUnknown = taken, headless, missing, true
+	}
+	for i := range recs {
+		recs[i].Version = 0 // the new store numbers its own
+	}
 	links, lbad := salvageLinks(buckets)
 	rep.LostRecords, rep.BadValues = lost, bad+lbad
 	if o := opts; o != nil && o.ReadOnly {
@@ -65,6 +94,9 @@ type rawFile struct {
 	root uint64
 	lost int
 	seen map[uint64]bool
+	// badMeta is set when a meta page is damaged: the walk starts from
+	// the other, which may be older than the last write.
+	badMeta bool
 }
 
 func newRawFile(path string, data []byte) (*rawFile, error) {
@@ -84,7 +116,10 @@ func newRawFile(path string, data []byte) (*rawFile, error) {
 	if best == nil {
 		return nil, &DamageError{Path: path, What: "has no valid meta page: there is nothing to salvage"}
 	}
-	return &rawFile{data: data, ps: int(best.pageSize), root: best.root, seen: map[uint64]bool{}}, nil
+	// Both meta pages of a healthy file are valid, the second a page in.
+	_, err1 := parseMeta(data[min(len(data), int(best.pageSize)):])
+	_, err0 := parseMeta(data)
+	return &rawFile{data: data, ps: int(best.pageSize), root: best.root, seen: map[uint64]bool{}, badMeta: err0 != nil || err1 != nil}, nil
 }
 
 // page returns the bytes of page id (with its overflow pages) if they are
@@ -206,7 +241,8 @@ func salvageRecords(b map[string]map[string][]byte) (recs []Record, lost, bad in
 		}
 		have[k] = true
 		recs = append(recs, Record{NS: r.NS, ID: r.ID, Kind: r.Kind, Title: r.Title, Body: r.Body, Summary: r.Summary,
-			Tags: r.Tags, Aliases: r.Aliases, Keys: r.Keys, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary})
+			Tags: r.Tags, Aliases: r.Aliases, Keys: r.Keys, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary,
+			Version: r.Version})
 	}
 	// The change log names records whose heads were on lost pages.
 	changes := b[string(bucketChanges)]

@@ -176,6 +176,15 @@ func (a *app) salvage(newDir string) error {
 	if a.jsonOut {
 		return a.printJSON(rep)
 	}
+	if rep.LostUnknown {
+		// Pages outside the tree were read: what was lost cannot be
+		// counted, only what the change log still names.
+		a.note("salvaged %d records (%d from pages outside the tree, %d of them from their text alone: kind %q, titled by their id) "+
+			"and %d links from %s into %s; lost: %d unreadable pages, %d records the change log names, and an unknown number more, "+
+			"%d bad values; links are taken from the tree alone\n",
+			rep.Records, rep.FromPages, rep.Headless, store.HeadlessKind, rep.Links, dir, newDir, rep.LostPages, rep.LostRecords, rep.BadValues)
+		return nil
+	}
 	a.note("salvaged %d records and %d links from %s into %s; lost: %d unreadable pages, %d records, %d bad values\n",
 		rep.Records, rep.Links, dir, newDir, rep.LostPages, rep.LostRecords, rep.BadValues)
 	return nil
