@@ -34,7 +34,8 @@ type lineTransport struct {
 }
 
 func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &lineConn{out: t.out, incoming: make(chan jsonrpc.Message), done: make(chan struct{}), readErr: make(chan error, 1)}
+	c := &lineConn{out: t.out, incoming: make(chan jsonrpc.Message), done: make(chan struct{}), readErr: make(chan error, 1),
+		answered: make(chan struct{})}
 	go c.readLoop(bufio.NewReaderSize(t.in, 64<<10))
 	return c, nil
 }
@@ -46,6 +47,14 @@ type lineConn struct {
 	readErr  chan error
 	done     chan struct{}
 	once     sync.Once
+
+	// The calls read and not answered yet: at the end of the input the
+	// connection ends only once each has its answer (a client that
+	// writes its requests and closes its end of the pipe still gets
+	// every reply). answered is closed, and replaced, at each answer.
+	pendingMu sync.Mutex
+	pending   int
+	answered  chan struct{}
 }
 
 // readLoop reads lines until the input ends. It ends with the input
@@ -147,9 +156,19 @@ func depth(b []byte) int {
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case msg := <-c.incoming:
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			c.pendingMu.Lock()
+			c.pending++
+			c.pendingMu.Unlock()
+		}
 		return msg, nil
 	case err := <-c.readErr:
 		c.readErr <- err // every later Read sees it too
+		// readLoop hands over every message before the end, so all
+		// the calls there will be are counted by now.
+		if werr := c.waitAnswered(ctx); werr != nil {
+			return nil, werr
+		}
 		return nil, err
 	case <-c.done:
 		return nil, io.EOF
@@ -164,9 +183,38 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
 	_, err = c.out.Write(append(b, '\n'))
+	c.writeMu.Unlock()
+	if _, ok := msg.(*jsonrpc.Response); ok {
+		c.pendingMu.Lock()
+		if c.pending > 0 {
+			c.pending--
+		}
+		close(c.answered)
+		c.answered = make(chan struct{})
+		c.pendingMu.Unlock()
+	}
 	return err
+}
+
+// waitAnswered waits until every call read has been answered, the
+// connection is closed, or ctx ends (its error).
+func (c *lineConn) waitAnswered(ctx context.Context) error {
+	for {
+		c.pendingMu.Lock()
+		n, answered := c.pending, c.answered
+		c.pendingMu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-answered:
+		case <-c.done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (c *lineConn) Close() error {

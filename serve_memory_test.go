@@ -2,8 +2,11 @@ package lore_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -172,5 +175,33 @@ func TestMCPBadFrames(t *testing.T) {
 	inW.Close()
 	if err := <-done; err != nil && err != io.EOF {
 		t.Logf("serve ended: %v", err)
+	}
+}
+
+// A client that writes its requests and closes its end of the pipe (as
+// `printf ... | lore serve --mcp` does) gets every reply, and then the
+// server ends by itself.
+func TestMCPAnswersEverythingBeforeEOF(t *testing.T) {
+	s, err := lore.NewServer(srvStore(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_graph","arguments":{}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_entities","arguments":{"entities":[{"name":"Ada","entityType":"person","observations":["wrote the first program"]}]}}}
+{"jsonrpc":"2.0","id":4,"method":"ping"}
+`
+	for run := range 20 {
+		var out bytes.Buffer
+		if err := s.ServeMCP(t.Context(), strings.NewReader(in), &out); err != nil && !errors.Is(err, io.EOF) {
+			t.Logf("run %d: serve ended: %v", run, err)
+		}
+		got := out.String()
+		for id := 1; id <= 4; id++ {
+			if !strings.Contains(got, fmt.Sprintf(`"id":%d,"result"`, id)) {
+				t.Fatalf("run %d: no result for request %d:\n%s", run, id, got)
+			}
+		}
 	}
 }
