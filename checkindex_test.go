@@ -3,6 +3,7 @@ package lore_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,5 +96,44 @@ func TestCheckComparesIndexWithStore(t *testing.T) {
 	defer ro.Close()
 	if probs, err := ro.Check(); err != nil || len(probs) != 0 {
 		t.Errorf("check after reindex: %v, %+v", err, probs)
+	}
+}
+
+// A reindex killed before its rename leaves its build folder beside the
+// index: check names it, with its size, as a warning, and the next
+// reindex removes it.
+func TestCheckNamesLeftoverIndexBuild(t *testing.T) {
+	dir := t.TempDir()
+	if err := lore.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	l, err := lore.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	left := filepath.Join(dir, "."+filepath.Base(lore.IndexDir)+".build-123")
+	if err := os.MkdirAll(left, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(left, "seg.zap"), make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	probs, err := l.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range probs {
+		found = found || strings.Contains(p.What, left) && strings.Contains(p.What, "4,096 bytes") && p.Severity == store.SeverityWarning
+	}
+	if !found {
+		t.Errorf("check: %+v; want a warning naming %s and its 4,096 bytes", probs, left)
+	}
+	if err := l.Reindex(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); err == nil {
+		t.Errorf("reindex left %s", left)
 	}
 }

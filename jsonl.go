@@ -335,7 +335,9 @@ func jsonTypeName(goType string) string {
 	switch {
 	case goType == "string":
 		return "a string"
-	case goType == "int64" || goType == "float64":
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
+		return "a whole number"
+	case goType == "float64" || goType == "float32":
 		return "a number"
 	case goType == "bool":
 		return "true or false"

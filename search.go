@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 )
@@ -138,6 +139,17 @@ func (l *Lore) Check() ([]store.Problem, error) {
 	probs, err := src.Check()
 	if err != nil {
 		return nil, err
+	}
+	if l.dir != "" {
+		left, err := index.Leftovers(filepath.Join(l.dir, IndexDir))
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range left {
+			probs = append(probs, store.Problem{Severity: store.SeverityWarning, What: fmt.Sprintf(
+				"%s (%s bytes) is left by an index build that was stopped (or is running now); the next `lore reindex` removes it",
+				d.Path, numfmt.Thousands(d.Bytes))})
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

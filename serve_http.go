@@ -241,7 +241,9 @@ func invalidUTF8(b []byte) int {
 
 func jsonKind(goKind string) string {
 	switch {
-	case strings.HasPrefix(goKind, "int"), strings.HasPrefix(goKind, "uint"), strings.HasPrefix(goKind, "float"):
+	case strings.HasPrefix(goKind, "int"), strings.HasPrefix(goKind, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(goKind, "float"):
 		return "a number"
 	case goKind == "string":
 		return "a string"

@@ -176,6 +176,6 @@ func acceptedBudgets(scopes map[string]int) string {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	return fmt.Sprintf("want a whole number of tokens from 0 to %d (8000, 120_000), a number with a k or m suffix (8k, 1.5k, 1m), or a scope (%s)",
+	return fmt.Sprintf("want a whole number of tokens up to %d (8000, 120_000), a number with a k or m suffix (8k, 1.5k, 1m), or a scope (%s)",
 		MaxBudget, strings.Join(names, ", "))
 }

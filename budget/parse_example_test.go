@@ -21,7 +21,7 @@ func ExampleParseBudget() {
 	// 120_000 = 120000
 	// chapter = 20000
 	// epic = 250000
-	// budget "-5" is negative: want a whole number of tokens from 0 to 2147483647 (8000, 120_000), a number with a k or m suffix (8k, 1.5k, 1m), or a scope (arc, chapter, epic, novel, scene)
+	// budget "-5" is negative: want a whole number of tokens up to 2147483647 (8000, 120_000), a number with a k or m suffix (8k, 1.5k, 1m), or a scope (arc, chapter, epic, novel, scene)
 }
 
 func ExampleLimit() {

@@ -154,7 +154,11 @@ func openExisting(dir string, o Options) (_ *Index, err error) {
 	bi, err := bleve.OpenUsing(dir, cfg)
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
-			return nil, fmt.Errorf("index %s: %w (waited %s)", dir, ErrLocked, o.LockTimeout)
+			wait := "waited " + o.LockTimeout.String()
+			if o.LockTimeout < time.Millisecond {
+				wait = "did not wait: --lock-timeout 0"
+			}
+			return nil, fmt.Errorf("index %s: %w (%s)", dir, ErrLocked, wait)
 		}
 		return nil, corrupt(dir, err)
 	}

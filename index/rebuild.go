@@ -135,6 +135,37 @@ func removeStale(dir string) {
 	}
 }
 
+// Leftovers lists the temporary directories a build of the index at dir
+// left beside it (a reindex killed before its rename, or one running
+// now), each with the bytes it holds. The next build removes them.
+func Leftovers(dir string) ([]Leftover, error) {
+	dir = filepath.Clean(dir)
+	matches, err := filepath.Glob(filepath.Join(filepath.Dir(dir), globEscape(tmpPrefix(dir))+"*"))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Leftover, 0, len(matches))
+	for _, m := range matches {
+		var size int64
+		_ = filepath.WalkDir(m, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if fi, err := d.Info(); err == nil {
+					size += fi.Size()
+				}
+			}
+			return nil
+		})
+		out = append(out, Leftover{Path: m, Bytes: size})
+	}
+	return out, nil
+}
+
+// Leftover is a temporary directory of an index build (Leftovers).
+type Leftover struct {
+	Path  string
+	Bytes int64
+}
+
 func globEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
 	return r.Replace(s)

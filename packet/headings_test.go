@@ -3,6 +3,7 @@ package packet
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // A record's own headings sit below the packet's "## Rank N" in md.
@@ -79,6 +80,21 @@ func TestMDSectionCompact(t *testing.T) {
 	} {
 		if got := mdSection(hits, c.kind, c.compact, c.alone); got != c.want {
 			t.Errorf("mdSection(kind %q, compact %t, alone %t) = %q, want %q", c.kind, c.compact, c.alone, got, c.want)
+		}
+	}
+}
+
+// A query with bytes that are not UTF-8 is echoed with U+FFFD in their
+// place: every format's packet is valid UTF-8.
+func TestInvalidUTF8QueryEchoedValid(t *testing.T) {
+	env := excerptStore(t, "The ferryman hid the silver key.")
+	for _, format := range validFormats {
+		p, out := fxBuild(t, env, Request{NS: "chat", Query: "ferryman \xff\xfe key", Budget: 700, Profile: "agent", Format: format})
+		if !utf8.Valid(out) {
+			t.Errorf("%s: the packet is not valid UTF-8", format)
+		}
+		if !strings.Contains(p.Request.Query, "\uFFFD") || len(p.Records) == 0 {
+			t.Errorf("%s: query %q, %d records; want U+FFFD in place of the bad bytes, and the hits", format, p.Request.Query, len(p.Records))
 		}
 	}
 }

@@ -133,6 +133,10 @@ func (r *Request) normalizeTarget(Config) error {
 		}
 	}
 	r.Focus = focus
+	// A query is free text, and the packet echoes it: bytes that are not
+	// UTF-8 (a mangled paste, a Latin-1 terminal) become U+FFFD, so the
+	// packet stays valid UTF-8 in every format.
+	r.Query = strings.ToValidUTF8(r.Query, "\uFFFD")
 	if r.Task != "" && !slices.Contains(validTasks, r.Task) {
 		return invalidf("task %q: want one of %s", r.Task, strings.Join(validTasks, ", "))
 	}

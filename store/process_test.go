@@ -216,8 +216,11 @@ func TestLock(t *testing.T) {
 
 	for _, ro := range []bool{false, true} {
 		_, err := store.Open(path, &store.Options{LockTimeout: 200 * time.Millisecond, ReadOnly: ro})
-		wantErr(t, err, store.ErrLocked, path, "another process holds it", "200ms")
+		wantErr(t, err, store.ErrLocked, path, "another process holds it", "waited 200ms")
 	}
+	// The CLI's --lock-timeout 0 (do not wait) is the shortest wait.
+	_, err = store.Open(path, &store.Options{LockTimeout: time.Nanosecond})
+	wantErr(t, err, store.ErrLocked, path, "did not wait")
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("lock child: %v", err)

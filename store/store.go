@@ -133,7 +133,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	case errors.As(err, &damage):
 		return nil, err
 	case errors.Is(err, berrors.ErrTimeout):
-		return nil, fmt.Errorf("open store %q: another process holds it (waited %s): %w", path, o.LockTimeout, ErrLocked)
+		return nil, fmt.Errorf("open store %q: another process holds it (%s): %w", path, waited(o.LockTimeout), ErrLocked)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
 		return nil, fmt.Errorf("open store %q: not a bbolt file or damaged (%v): %w", path, err, ErrCorrupt)
 	case err != nil:
@@ -149,6 +149,15 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
 	return s, nil
+}
+
+// waited says how long an open waited for the lock: a wait under a
+// millisecond is the caller's "do not wait" (the CLI's --lock-timeout 0).
+func waited(d time.Duration) string {
+	if d < time.Millisecond {
+		return "did not wait: --lock-timeout 0"
+	}
+	return "waited " + d.String()
 }
 
 func withDefaults(opts *Options) (Options, error) {

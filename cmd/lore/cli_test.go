@@ -187,3 +187,41 @@ func TestLibraryLog(t *testing.T) {
 		t.Errorf("got %q\nwant %q", b.String(), want)
 	}
 }
+
+// A copy of the store's content (backup, export -o) is no easier to read
+// than the store: it takes the mode of lore.bolt (0600); a pack of a
+// directory's files is 0644.
+func TestOutputModes(t *testing.T) {
+	dir := newStore(t)
+	if _, stderr, code := runCLI(t, "", "--store", dir, "put", "--ns", "n", "--body", "secret", "r"); code != 0 {
+		t.Fatalf("put: %s", stderr)
+	}
+	out := t.TempDir()
+	src := filepath.Join(out, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "a.md"), []byte("# A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		file string
+		want os.FileMode
+	}{
+		{[]string{"backup", filepath.Join(out, "b.bolt")}, "b.bolt", 0o600},
+		{[]string{"export", "-o", filepath.Join(out, "x.jsonl")}, "x.jsonl", 0o600},
+		{[]string{"pack", src, "-o", filepath.Join(out, "p.md")}, "p.md", 0o644},
+	} {
+		if _, stderr, code := runCLI(t, "", append([]string{"--store", dir}, c.args...)...); code != 0 && code != exitDeferred {
+			t.Fatalf("%s: exit %d: %s", c.args[0], code, stderr)
+		}
+		fi, err := os.Stat(filepath.Join(out, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != c.want {
+			t.Errorf("%s wrote %s with mode %o, want %o", c.args[0], c.file, got, c.want)
+		}
+	}
+}

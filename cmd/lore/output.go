@@ -39,7 +39,7 @@ func writeFileAtomic(cmd, dst, storeDir string, write func(io.Writer) error) err
 	}
 	err = write(tmp)
 	if err == nil {
-		err = tmp.Chmod(0o644)
+		err = tmp.Chmod(outputMode(cmd, storeDir))
 	}
 	if err == nil {
 		err = tmp.Sync()
@@ -58,6 +58,20 @@ func writeFileAtomic(cmd, dst, storeDir string, write func(io.Writer) error) err
 		return fmt.Errorf("%s to %s: %w", cmd, dst, err)
 	}
 	return nil
+}
+
+// outputMode is the mode of a file cmd writes: a copy of the store's
+// content (backup, export) takes the mode of the store's file, 0600 as
+// Lore makes it, so that a copy is no easier to read than the store; a
+// pack of a directory's files is 0644, as files written by hand are.
+func outputMode(cmd, storeDir string) os.FileMode {
+	if cmd == "pack" {
+		return 0o644
+	}
+	if fi, err := os.Stat(filepath.Join(storeDir, lore.BoltFile)); err == nil {
+		return fi.Mode().Perm()
+	}
+	return 0o600
 }
 
 // refuseInsideStore says why dst must not be written, if it is inside a

@@ -58,6 +58,9 @@ Exit status: 0 everything packed; 2 something was dropped (see the report).`,
   lore pack src --category '**/*_test.go=tests' --priority src,tests,docs`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := refuseEmpty(c, "budget", "format", "encoding", "model"); err != nil {
+				return err
+			}
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]

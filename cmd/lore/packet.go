@@ -53,6 +53,9 @@ other error.`,
   lore packet --ns memory --profile agent --budget 4k "what does the user prefer?"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := refuseEmpty(c, "budget", "scope", "model", "profile", "format", "encoding", "task", "ns"); err != nil {
+				return err
+			}
 			if len(args) == 1 {
 				pf.req.Query = args[0]
 			}

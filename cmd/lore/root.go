@@ -87,6 +87,19 @@ the nearest .lore/ folder walking up from the working directory.`,
 	return root
 }
 
+// refuseEmpty is a usage error for the first of the named flags given
+// with an empty value (`--budget ""`): leaving a flag out means its
+// default, and an empty value is more likely a shell variable that was
+// never set than a wish for that default.
+func refuseEmpty(c *cobra.Command, names ...string) error {
+	for _, n := range names {
+		if f := c.Flags().Lookup(n); f != nil && f.Changed && f.Value.String() == "" {
+			return usageError(c, fmt.Errorf("--%s was given empty: give a value (%s) or leave the flag out", n, f.Usage))
+		}
+	}
+	return nil
+}
+
 // usageError marks a command-line mistake, with the usage line as a hint.
 func usageError(c *cobra.Command, err error) error {
 	return &exitStatus{code: exitError, err: fmt.Errorf("%v\nusage: %s", err, c.UseLine())}
