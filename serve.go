@@ -67,8 +67,9 @@ type ServeOptions struct {
 	// reading, its answer, and an idle kept-alive connection; defaults
 	// DefaultReadTimeout, DefaultWriteTimeout, DefaultIdleTimeout.
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
-	// MaxConns caps the HTTP connections served at once; default
-	// DefaultMaxConns.
+	// MaxConns caps the HTTP requests handled at once (each takes a slot
+	// once its body has arrived), and connections at connsPerSlot times
+	// as many; default DefaultMaxConns.
 	MaxConns int
 	// Now replaces time.Now for the store's timestamps (tests).
 	Now func() time.Time

@@ -69,7 +69,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("address %s is not loopback: %w (give --token or set LORE_TOKEN)", tcp, ErrNeedToken)
 	}
 	srv := s.newHTTPServer(ctx)
-	ln = newLimitListener(ln, s.opts.MaxConns)
+	ln = newLimitListener(ln, connsPerSlot*s.opts.MaxConns)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -126,7 +126,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		httpError(w, http.StatusNotFound, fmt.Errorf("%s %s: no such endpoint (see docs/SERVER.md for the API)", r.Method, r.URL.Path))
 	})
-	return s.auth(mux)
+	return s.auth(s.admit(mux))
 }
 
 func httpError(w http.ResponseWriter, status int, err error) {

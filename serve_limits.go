@@ -1,10 +1,12 @@
 package lore
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -22,11 +24,21 @@ const (
 	DefaultWriteTimeout = 2 * time.Minute
 	// DefaultIdleTimeout closes a kept-alive connection with no request.
 	DefaultIdleTimeout = 60 * time.Second
-	// DefaultMaxConns caps the connections served at once; more wait in
-	// the kernel's accept queue, costing the server nothing.
+	// DefaultMaxConns caps the requests handled at once. A request takes
+	// its slot only once its headers and its whole body have arrived, so
+	// a client that sends slowly, or not at all, holds no slot another
+	// client needs; connections are capped at connsPerSlot times as
+	// many, and past half that cap each one's read deadline shrinks.
 	DefaultMaxConns = 256
 	// readHeaderTimeout bounds reading one request's headers.
 	readHeaderTimeout = 10 * time.Second
+	// connsPerSlot is how many open connections a request slot allows:
+	// most of them idle, or slow to send.
+	connsPerSlot = 16
+	// crowdedRead is the shortest read deadline a crowded listener gives
+	// (limitConn.SetReadDeadline): a second for the next bytes of a
+	// request.
+	crowdedRead = time.Second
 )
 
 // httpLimits fills in and checks the HTTP limits of o.
@@ -78,7 +90,10 @@ func (s *Server) newHTTPServer(ctx context.Context) *http.Server {
 }
 
 // limitListener accepts at most n connections at a time: Accept waits
-// for one to close before it takes the next.
+// for one to close before it takes the next. Past half of n, each
+// connection's read deadlines are cut short (limitConn), the more so the
+// fuller it is, so that connections that send nothing give their place
+// to those that do.
 type limitListener struct {
 	net.Listener
 	sem  chan struct{}
@@ -101,7 +116,19 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		<-l.sem
 		return nil, err
 	}
-	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
+	return &limitConn{Conn: c, l: l, release: func() { <-l.sem }}, nil
+}
+
+// readWithin is the longest read deadline a connection gets now: none
+// (0) while at most half of the connections are open, then shrinking
+// from readHeaderTimeout to crowdedRead as the rest fill.
+func (l *limitListener) readWithin() time.Duration {
+	open, n := len(l.sem), cap(l.sem)
+	if 2*open <= n {
+		return 0
+	}
+	free := float64(n-open) / float64(n-n/2) // 1 at half full, 0 when full
+	return max(crowdedRead, time.Duration(free*float64(readHeaderTimeout)))
 }
 
 func (l *limitListener) Close() error {
@@ -109,17 +136,65 @@ func (l *limitListener) Close() error {
 	return l.Listener.Close()
 }
 
-// limitConn gives its slot back once, when closed.
+// limitConn gives its slot back once, when closed, and cuts the read
+// deadlines the HTTP server sets to what its listener allows now.
 type limitConn struct {
 	net.Conn
+	l       *limitListener
 	once    sync.Once
 	release func()
+}
+
+func (c *limitConn) SetReadDeadline(t time.Time) error {
+	if d := c.l.readWithin(); d > 0 {
+		if short := time.Now().Add(d); t.IsZero() || t.After(short) {
+			t = short
+		}
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *limitConn) SetDeadline(t time.Time) error {
+	if err := c.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.Conn.SetWriteDeadline(t)
 }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
+}
+
+// admit gives a request one of the server's MaxConns slots once its
+// whole body has arrived (read here, up to MaxBodyBytes, and handed on
+// from memory): a client that sends its body slowly holds a goroutine
+// and a connection, never a slot another client needs.
+func (s *Server) admit(next http.Handler) http.Handler {
+	slots := make(chan struct{}, s.opts.MaxConns)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					httpError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("%w: body over %d bytes", errBadRequest, mbe.Limit))
+					return
+				}
+				httpError(w, http.StatusBadRequest, fmt.Errorf("%w: the body did not arrive whole: %v", errBadRequest, err))
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(raw))
+		}
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		case <-r.Context().Done():
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // auth requires the bearer token when the server has one. The scheme is

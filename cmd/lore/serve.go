@@ -71,7 +71,7 @@ none use "memory".`,
 	f.DurationVar(&sf.limits.ReadTimeout, "read-timeout", lore.DefaultReadTimeout, "HTTP: time to read one request, body included")
 	f.DurationVar(&sf.limits.WriteTimeout, "write-timeout", lore.DefaultWriteTimeout, "HTTP: time to answer one request, after its headers")
 	f.DurationVar(&sf.limits.IdleTimeout, "idle-timeout", lore.DefaultIdleTimeout, "HTTP: close a kept-alive connection idle this long")
-	f.IntVar(&sf.limits.MaxConns, "max-conns", lore.DefaultMaxConns, "HTTP: connections served at once")
+	f.IntVar(&sf.limits.MaxConns, "max-conns", lore.DefaultMaxConns, "HTTP: requests handled at once (a request takes a slot once its body has arrived; 16 connections a slot)")
 	f.IntVar(&sf.maxOutput, "max-output", lore.DefaultMaxOutput, fmt.Sprintf("token ceiling of every answer (at least %d)", lore.MinMaxOutput))
 	return c
 }
