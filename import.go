@@ -22,6 +22,9 @@ type ImportSummary struct {
 	// Batches is how many transactions an import too large for one took
 	// (etcd only); 0 means one transaction, all or nothing.
 	Batches int `json:"batches,omitempty"`
+	// IndexBehind is set when the records were written but ctx ended
+	// before the index took them in: the next open catches it up.
+	IndexBehind bool `json:"index_behind,omitempty"`
 }
 
 // Import stores records and links in one transaction: all of them or, on
@@ -43,7 +46,15 @@ func (l *Lore) Import(ctx context.Context, recs []store.Record, links []store.Li
 		res, sum.Batches, err = l.importBatches(ctx, recs, links)
 	}
 	if err == nil {
-		err = l.afterWrite(ctx)
+		if ierr := l.afterWrite(ctx); ierr != nil {
+			if ctx.Err() == nil {
+				err = ierr
+			} else {
+				// Stopped (a signal) after the commit: the write stands,
+				// whole, and the index catches up on the next open.
+				sum.IndexBehind = true
+			}
+		}
 	}
 	status := map[[2]string]store.PutStatus{}
 	var order [][2]string

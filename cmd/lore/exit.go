@@ -101,7 +101,10 @@ func withCause(ctx context.Context, err error) error {
 	var st *exitStatus
 	switch {
 	case err == nil:
-		return &exitStatus{code: in.code(), err: fmt.Errorf("%v after the command finished: its work is done", in)}
+		// The command did all it set out to: a write was committed in
+		// full. Exit 0, and say that the signal came too late to stop
+		// it.
+		return &exitStatus{code: 0, err: fmt.Errorf("note: %v after the work was done: all of it was written, exit 0", in)}
 	case errors.As(err, &st) && st.quiet:
 		return &exitStatus{code: in.code(), err: fmt.Errorf("%v", in)}
 	case errors.As(err, &in):

@@ -75,7 +75,9 @@ func (a *app) runImport(c *cobra.Command, paths []string, ns string, skipBad boo
 	}
 	defer l.Close()
 	a.note("writing %s and %s in one transaction\n", plural(len(in.recs), "record"), plural(len(in.links), "link"))
+	a.streams.writing.Add(1)
 	sum, err := l.Import(withProgress(c.Context(), bar), in.recs, in.links)
+	a.streams.writing.Add(-1)
 	bar.end()
 	if err != nil {
 		return err
@@ -122,6 +124,9 @@ func (a *app) reportImport(sum lore.ImportSummary) error {
 	}
 	if sum.Batches > 0 {
 		a.note("the cluster's transaction limits took %d batches: each was all or nothing\n", sum.Batches)
+	}
+	if sum.IndexBehind {
+		a.note("the index has not taken them in yet: the next command that opens the store catches it up\n")
 	}
 	return nil
 }

@@ -85,11 +85,18 @@ func run(args []string) int {
 		signal.Stop(sigs) // the next one kills
 		in := &interrupted{sig: sig.(syscall.Signal)}
 		cancel(in)
-		select {
-		case code := <-done:
-			return code
-		case <-time.After(cmp.Or(time.Duration(s.grace.Load()), interruptGrace)):
-			return reporter(args)(s.err, &exitStatus{code: in.code(), err: in.stopped()})
+		for {
+			select {
+			case code := <-done:
+				return code
+			case <-time.After(cmp.Or(time.Duration(s.grace.Load()), interruptGrace)):
+				if s.writing.Load() > 0 {
+					// A write in flight ends soon, committed or
+					// rolled back: wait for it, to say which.
+					continue
+				}
+				return reporter(args)(s.err, &exitStatus{code: in.code(), err: in.stopped()})
+			}
 		}
 	}
 }

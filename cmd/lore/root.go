@@ -20,6 +20,11 @@ type streams struct {
 	// grace is how long run waits, in nanoseconds, for the command to
 	// stop after a signal; 0 means interruptGrace. A server sets it.
 	grace atomic.Int64
+	// writing is set while a command is in its write to the store: a
+	// signal then waits for the write to end, committed or not, so that
+	// the exit code and message can say which (a second signal still
+	// ends the process at once).
+	writing atomic.Int32
 }
 
 // app holds the global flags and what every command needs from them. A

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // runBinary runs bin (from loreBinary) on the store dir as a fresh
@@ -99,4 +100,75 @@ func TestImportInterrupted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A signal at any moment of an import tells the truth: exit 130 and a
+// last line that says nothing was written, with no record in the store;
+// or, once the commit has begun, the whole import written, exit 0, and a
+// note that the signal came after the work was done. Never a mix, never a
+// 130 over a store that holds the records.
+func TestImportInterruptedAtManyDelays(t *testing.T) {
+	bin := loreBinary(t)
+	const n = 20000
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `{"ns":"big","id":"r%05d","kind":"memory","title":"Record %d","body":"the keeper rings bell %d at slack water"}`+"\n", i, i, i)
+	}
+	in := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outcomes := map[int]int{}
+	for _, ms := range []int{0, 2, 5, 10, 20, 40, 80, 150, 250, 400, 600, 900, 1300, 2000} {
+		delay := time.Duration(ms) * time.Millisecond
+		dir := newStore(t)
+		cmd := exec.Command(bin, "--store", dir, "import", in)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// The delay counts from the import's first line (it has read its
+		// input): before that the signal handler may not be set up yet.
+		sc := bufio.NewScanner(stderr)
+		var errb strings.Builder
+		if sc.Scan() {
+			errb.WriteString(sc.Text() + "\n")
+		}
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGINT)
+		for sc.Scan() {
+			errb.WriteString(sc.Text() + "\n")
+		}
+		err = cmd.Wait()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		outcomes[code]++
+		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+		last := lines[len(lines)-1]
+		out, _, _ := runCLI(t, "", "--store", dir, "--json", "stats")
+		switch code {
+		case 130:
+			if !strings.Contains(last, "nothing") || !strings.Contains(out, `"records": 0`) {
+				t.Errorf("SIGINT after %v: exit 130, last line %q, stats %s; want nothing written and said so", delay, last, out)
+			}
+		case 0:
+			if !strings.Contains(out, fmt.Sprintf(`"records": %d`, n)) || (strings.Contains(last, "interrupted") && !strings.Contains(last, "all of it was written")) {
+				t.Errorf("SIGINT after %v: exit 0, last line %q, stats %s; want all %d records", delay, last, out, n)
+			}
+		default:
+			t.Errorf("SIGINT after %v: exit %d: %s", delay, code, errb.String())
+		}
+		if _, errs, code := runCLI(t, "", "--store", dir, "check"); code != 0 {
+			t.Errorf("check after SIGINT at %v: exit %d: %s", delay, code, errs)
+		}
+	}
+	t.Logf("exit codes over the delays: %v", outcomes)
 }
