@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/lorekeep/lore"
 )
@@ -120,8 +122,36 @@ func refuseInsideStore(cmd, dst, storeDir string) error {
 				return fmt.Errorf("%s to %s: that is the store's own file; write it somewhere else", cmd, dst)
 			}
 		}
+		if hardLinkedBolt(absDst, fi) {
+			return fmt.Errorf("%s to %s: that is another name (a hard link) of a bbolt file, which may be a store's own; write it somewhere else", cmd, dst)
+		}
 	}
 	return nil
+}
+
+// hardLinkedBolt reports whether path (fi) is a bbolt file with more than
+// one name: a hard link to some store's lore.bolt, wherever that store
+// is. (A backup written earlier has one name, and -o may replace it.)
+func hardLinkedBolt(path string, fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink < 2 || !fi.Mode().IsRegular() {
+		return false
+	}
+	return isBoltFile(path)
+}
+
+// isBoltFile reports whether path opens with a bbolt meta page.
+func isBoltFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [20]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	return binary.LittleEndian.Uint32(b[16:]) == 0xED0CDAED // bbolt's magic, after the 16-byte page header
 }
 
 // syncDir makes a rename in dir durable.
