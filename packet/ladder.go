@@ -2,103 +2,12 @@ package packet
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"slices"
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
 )
-
-// form is how a candidate appears in the packet.
-type form uint8
-
-const (
-	formFull    form = iota // the body
-	formSummary             // the summary and a citation
-	formTitle               // the title and a citation (history without summary)
-	formOut                 // left out by a ladder step
-)
-
-func (f form) String() string {
-	return [...]string{"full", "summary", "title", "out"}[f]
-}
-
-// builder measures and fits ranked candidates (pipeline steps 3 to 6).
-type builder struct {
-	req  Request
-	cfg  Config
-	ctx  context.Context
-	bg   *helpers // the goroutines it starts (helpers.go)
-	src  Source
-	srch Searcher // for building the packets a split proposes
-	// refusedFrame is the frame's real count when the budget is below it
-	// (frameRefusal), for the split's need; 0 otherwise.
-	refusedFrame int
-	cands        []*candidate
-	bodies       map[string]string // loaded bodies by id
-	counted      map[string]string // bodies read only to count them (countMissing), by id
-	warns        []string
-
-	cost [][3]int // per candidate: entry cost by form (full, summary, title)
-	note []int    // per candidate: cost of its deferral note
-	base int      // the frame without notes
-	// Notes beyond a share of the budget are grouped by kind instead of
-	// listed one by one (a store with hundreds of candidates would
-	// otherwise spend the budget on notes).
-	grouping  bool
-	canGroup  bool // the notes exceed the share: grouping can help
-	noteShare int  // tokens the listed notes may take at most when grouping
-	// listRoom is what the listed notes may take in the packet being
-	// assembled: 0 while fitting (notes never crowd out content), then
-	// the room the final packet leaves, up to noteShare.
-	listRoom  int
-	groupCost int   // the group lines, one per kind, when grouping
-	step      []int // per candidate: the ladder step that reduced it
-	forms     []form
-	// What the last ladder run kept (with Fit's truncations) and
-	// deferred, for the final put-back.
-	kept []budget.Fitted
-	defs map[string]budget.Deferred
-	// trial renders stand in for bodies not read yet with text of their
-	// cached token count (see stand), so that a put-back can be counted
-	// whole without reading the body of a record that then stays out.
-	trial  bool
-	stands map[int]string
-	// standAll makes a trial render stand in for every body, read or not,
-	// so that its count does not depend on what was read before (arrange's
-	// model).
-	standAll bool
-	// memo counts the builder's whole renders (see memoCounter); the
-	// packets it assembles count with it until Build hands one out.
-	memo *memoCounter
-	// frags counts the entry and note fragments priced (see fragcache.go).
-	frags fragmentCounter
-	// ahead is arrange's every-record model, counted beside the ladder
-	// (ahead.go); nil when calibrate counts it in place.
-	ahead *modelAhead
-	// bodiesAhead is the bodies of the likely kept, read and counted on
-	// another core (bodiesahead.go); nil when not read ahead.
-	bodiesAhead *bodiesAhead
-	// frameCredit is what calibrateFrame takes off the priced frame.
-	frameCredit int
-	// upgraded holds the records shown by an excerpt that the last fit
-	// let in whole (upgrade.go, foldUpgrades).
-	upgraded map[string]bool
-
-	// asked is the request as Build was given it, normalized, before
-	// gathering filled in story time: what a refusal's search and its
-	// proposals start from (split.go, propose.go).
-	asked Request
-	// floorCount is the floor packet's real count when it is over the
-	// budget (refuse, floor.go): where that search starts.
-	floorCount int
-}
-
-// minParallelPrices is the number of candidates from which measure
-// prices them on all cores: below it the goroutines cost more than the
-// counting they share.
-const minParallelPrices = 64
 
 // fixed reports whether candidate i may not be dropped by Fit: protected
 // ranks and pinned records.
@@ -190,79 +99,6 @@ func (b *builder) fitOnce(limit int) (budget.Result, error) {
 		return res, loadErr
 	}
 	return res, err
-}
-
-// assemble makes the packet of the kept items; every other candidate gets
-// a note. deferred, when given, carries Fit's reasons by id.
-func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Deferred) (*Packet, error) {
-	keep := keptByID(kept)
-	var full []string
-	for i, c := range b.cands {
-		if _, ok := keep[c.rec.ID]; ok && b.forms[i] == formFull && c.excerpt == nil {
-			full = append(full, c.rec.ID)
-		}
-	}
-	if !b.trial {
-		if err := b.loadBodies(full); err != nil {
-			return nil, err
-		}
-	}
-	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.memo, frameWarn: -1}
-	// Sized once: a build assembles hundreds of candidates many times.
-	p.Records = make([]Entry, 0, len(kept))
-	p.Deferred = make([]Note, 0, len(b.cands))
-	for i, c := range b.cands {
-		k, ok := keep[c.rec.ID]
-		if ok {
-			e := b.entryOf(i, k)
-			if b.forms[i] == formFull && b.shownWhole(c, keep) {
-				e.Text, e.Form, e.Omitted, e.Fetch = c.excerpt.body, formFull.String(), 0, ""
-				e.Tokens = k.Tokens
-			}
-			p.Records = append(p.Records, e)
-		}
-		if n, ok := b.noteOf(i, k, ok, deferred); ok {
-			p.Deferred = append(p.Deferred, n)
-		}
-	}
-	p.Records = placeBeside(p.Records)
-	b.sortNotes(p.Deferred)
-	b.group(p)
-	return p, nil
-}
-
-// entryOf is the entry of kept candidate i in its form: a body not read
-// yet is a stand-in of its size while trying; a truncated record carries
-// its cut and a handle to the whole.
-func (b *builder) entryOf(i int, k budget.Fitted) Entry {
-	c := b.cands[i]
-	text, read := b.bodies[c.rec.ID]
-	if (!read || b.standAll) && b.trial && b.forms[i] == formFull {
-		text = b.stand(c.tc.Body)
-	}
-	e := b.entry(c, b.forms[i], text)
-	if k.Truncated {
-		e.Text, e.Truncated, e.Tokens = k.Text, k.Cut, k.Tokens
-		e.Fetch = b.fetchOf(c)
-	}
-	return e
-}
-
-// noteWorth: a note is listed one by one only when its record costs at
-// least this many times the note.
-const noteWorth = 3
-
-// maxGroups is how many kinds get a group line of their own.
-const maxGroups = 5
-
-// keptAll is every candidate kept in full, for the case where everything
-// fits.
-func (b *builder) keptAll() []budget.Fitted {
-	out := make([]budget.Fitted, len(b.cands))
-	for i, c := range b.cands {
-		out[i] = budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][formFull]}
-	}
-	return out
 }
 
 // fit runs the ladder, with the least important notes grouped by kind
@@ -437,34 +273,26 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 // would show it so (upgrade.go), and a packet at a smaller budget may
 // have.
 func (b *builder) whole(limit int) (*Packet, bool, error) {
-	total := b.base
-	var upgraded map[int]int // candidate -> the tokens of the rest of its body
 	var places map[int]float64
 	if b.grows() {
 		places = b.upgradePlaces()
 	}
+	kept, total := b.keptAll(), b.base
+	var rests []budget.Item // the rest of each excerpted body, shown whole here
 	for i := range b.cands {
-		total += b.cost[i][formFull]
+		total += kept[i].Tokens
 		if up, ok := b.upgradeItem(i, places); ok {
 			total += up.Tokens
-			if upgraded == nil {
-				upgraded = map[int]int{}
-			}
-			upgraded[i] = up.Tokens
+			rests = append(rests, up)
 		}
 	}
 	if total > limit+limit/10 {
 		return nil, false, nil
 	}
-	b.kept, b.defs = b.keptAll(), nil
-	b.upgraded = nil
-	for k, rest := range upgraded {
-		b.kept[k].Tokens += rest
-		if b.upgraded == nil {
-			b.upgraded = map[string]bool{}
-		}
-		b.upgraded[b.cands[k].rec.ID] = true
+	for _, up := range rests {
+		kept = append(kept, budget.Fitted{Item: up, Tokens: up.Tokens})
 	}
+	b.kept, b.defs = b.foldUpgrades(kept), nil
 	p, err := b.assemble(b.kept, nil)
 	if err != nil {
 		return nil, false, err

@@ -1,0 +1,78 @@
+package packet
+
+import (
+	"github.com/lorekeep/lore/budget"
+)
+
+// assemble makes the packet of the kept items; every other candidate gets
+// a note. deferred, when given, carries Fit's reasons by id.
+func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Deferred) (*Packet, error) {
+	keep := keptByID(kept)
+	var full []string
+	for i, c := range b.cands {
+		if _, ok := keep[c.rec.ID]; ok && b.forms[i] == formFull && c.excerpt == nil {
+			full = append(full, c.rec.ID)
+		}
+	}
+	if !b.trial {
+		if err := b.loadBodies(full); err != nil {
+			return nil, err
+		}
+	}
+	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.memo, frameWarn: -1}
+	// Sized once: a build assembles hundreds of candidates many times.
+	p.Records = make([]Entry, 0, len(kept))
+	p.Deferred = make([]Note, 0, len(b.cands))
+	for i, c := range b.cands {
+		k, ok := keep[c.rec.ID]
+		if ok {
+			e := b.entryOf(i, k)
+			if b.forms[i] == formFull && b.shownWhole(c, keep) {
+				e.Text, e.Form, e.Omitted, e.Fetch = c.excerpt.body, formFull.String(), 0, ""
+				e.Tokens = k.Tokens
+			}
+			p.Records = append(p.Records, e)
+		}
+		if n, ok := b.noteOf(i, k, ok, deferred); ok {
+			p.Deferred = append(p.Deferred, n)
+		}
+	}
+	p.Records = placeBeside(p.Records)
+	b.sortNotes(p.Deferred)
+	b.group(p)
+	return p, nil
+}
+
+// entryOf is the entry of kept candidate i in its form: a body not read
+// yet is a stand-in of its size while trying; a truncated record carries
+// its cut and a handle to the whole.
+func (b *builder) entryOf(i int, k budget.Fitted) Entry {
+	c := b.cands[i]
+	text, read := b.bodies[c.rec.ID]
+	if (!read || b.standAll) && b.trial && b.forms[i] == formFull {
+		text = b.stand(c.tc.Body)
+	}
+	e := b.entry(c, b.forms[i], text)
+	if k.Truncated {
+		e.Text, e.Truncated, e.Tokens = k.Text, k.Cut, k.Tokens
+		e.Fetch = b.fetchOf(c)
+	}
+	return e
+}
+
+// noteWorth: a note is listed one by one only when its record costs at
+// least this many times the note.
+const noteWorth = 3
+
+// maxGroups is how many kinds get a group line of their own.
+const maxGroups = 5
+
+// keptAll is every candidate kept in full, for the case where everything
+// fits.
+func (b *builder) keptAll() []budget.Fitted {
+	out := make([]budget.Fitted, len(b.cands))
+	for i, c := range b.cands {
+		out[i] = budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][formFull]}
+	}
+	return out
+}
