@@ -46,46 +46,70 @@ func loreBinary(t *testing.T) string {
 	return bin
 }
 
-// SIGINT or SIGTERM sent to an import of 20,000 records once it has read
-// them (its first progress line) leaves none of them, exits 130 or 143
-// with one line saying nothing was imported, and leaves check clean.
-func TestImportInterrupted(t *testing.T) {
-	bin := loreBinary(t)
+// bigImport writes n JSONL records for the interrupt tests and returns
+// the file's path.
+func bigImport(t *testing.T, n int) string {
+	t.Helper()
 	var b strings.Builder
-	for i := range 20000 {
+	for i := range n {
 		fmt.Fprintf(&b, `{"ns":"big","id":"r%05d","kind":"memory","title":"Record %d","body":"the keeper rings bell %d at slack water, then writes it in the log"}`+"\n", i, i, i)
 	}
 	in := filepath.Join(t.TempDir(), "big.jsonl")
 	if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return in
+}
+
+// interruptImport runs bin's import of in into dir and sends sig delay
+// after the import's first line (it has read its input: before that the
+// signal handler may not be set up yet). It returns the lines the import
+// wrote on stderr and its exit code.
+func interruptImport(t *testing.T, bin, dir, in string, sig syscall.Signal, delay time.Duration) (lines []string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, "--store", dir, "import", in)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	if sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	time.Sleep(delay)
+	cmd.Process.Signal(sig)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return lines, ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return lines, 0
+}
+
+// SIGINT or SIGTERM sent to an import of 20,000 records once it has read
+// them (its first progress line) leaves none of them, exits 130 or 143
+// with one line saying nothing was imported, and leaves check clean.
+func TestImportInterrupted(t *testing.T) {
+	bin := loreBinary(t)
+	in := bigImport(t, 20000)
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
 	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
 		t.Run(sigName(tc.sig), func(t *testing.T) {
 			dir := newStore(t)
-			cmd := exec.Command(bin, "--store", dir, "import", in)
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			sc := bufio.NewScanner(stderr)
-			var lines []string
-			if sc.Scan() {
-				lines = append(lines, sc.Text())
-				cmd.Process.Signal(tc.sig)
-			}
-			for sc.Scan() {
-				lines = append(lines, sc.Text())
-			}
-			err = cmd.Wait()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != tc.code {
-				t.Fatalf("import after %s: %v, stderr %q; want exit %d", sigName(tc.sig), err, lines, tc.code)
+			lines, code := interruptImport(t, bin, dir, in, tc.sig, 0)
+			if code != tc.code || len(lines) == 0 {
+				t.Fatalf("import after %s: exit %d, stderr %q; want exit %d", sigName(tc.sig), code, lines, tc.code)
 			}
 			last := lines[len(lines)-1]
 			if !strings.Contains(last, "interrupted by "+sigName(tc.sig)) || !strings.Contains(last, "nothing") {
@@ -110,48 +134,16 @@ func TestImportInterrupted(t *testing.T) {
 func TestImportInterruptedAtManyDelays(t *testing.T) {
 	bin := loreBinary(t)
 	const n = 20000
-	var b strings.Builder
-	for i := range n {
-		fmt.Fprintf(&b, `{"ns":"big","id":"r%05d","kind":"memory","title":"Record %d","body":"the keeper rings bell %d at slack water"}`+"\n", i, i, i)
-	}
-	in := filepath.Join(t.TempDir(), "big.jsonl")
-	if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	in := bigImport(t, n)
 	outcomes := map[int]int{}
 	for _, ms := range []int{0, 2, 5, 10, 20, 40, 80, 150, 250, 400, 600, 900, 1300, 2000} {
 		delay := time.Duration(ms) * time.Millisecond
 		dir := newStore(t)
-		cmd := exec.Command(bin, "--store", dir, "import", in)
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// The delay counts from the import's first line (it has read its
-		// input): before that the signal handler may not be set up yet.
-		sc := bufio.NewScanner(stderr)
-		var errb strings.Builder
-		if sc.Scan() {
-			errb.WriteString(sc.Text() + "\n")
-		}
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGINT)
-		for sc.Scan() {
-			errb.WriteString(sc.Text() + "\n")
-		}
-		err = cmd.Wait()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
+		lines, code := interruptImport(t, bin, dir, in, syscall.SIGINT, delay)
+		if len(lines) == 0 {
+			t.Fatalf("SIGINT after %v: exit %d and nothing on stderr", delay, code)
 		}
 		outcomes[code]++
-		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
 		last := lines[len(lines)-1]
 		out, _, _ := runCLI(t, "", "--store", dir, "--json", "stats")
 		switch code {
@@ -164,7 +156,7 @@ func TestImportInterruptedAtManyDelays(t *testing.T) {
 				t.Errorf("SIGINT after %v: exit 0, last line %q, stats %s; want all %d records", delay, last, out, n)
 			}
 		default:
-			t.Errorf("SIGINT after %v: exit %d: %s", delay, code, errb.String())
+			t.Errorf("SIGINT after %v: exit %d: %q", delay, code, lines)
 		}
 		if _, errs, code := runCLI(t, "", "--store", dir, "check"); code != 0 {
 			t.Errorf("check after SIGINT at %v: exit %d: %s", delay, code, errs)
