@@ -129,7 +129,7 @@ func build(newDir string, fill func(*Index) error, seq uint64) error {
 // removeStale deletes temporary build directories a crashed build left
 // beside dir. Failures are ignored: they cost only disk space.
 func removeStale(dir string) {
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), globEscape(tmpPrefix(dir))+"*"))
+	matches, _ := buildDirs(dir)
 	for _, m := range matches {
 		_ = os.RemoveAll(m)
 	}
@@ -139,8 +139,7 @@ func removeStale(dir string) {
 // left beside it (a reindex killed before its rename, or one running
 // now), each with the bytes it holds. The next build removes them.
 func Leftovers(dir string) ([]Leftover, error) {
-	dir = filepath.Clean(dir)
-	matches, err := filepath.Glob(filepath.Join(filepath.Dir(dir), globEscape(tmpPrefix(dir))+"*"))
+	matches, err := buildDirs(filepath.Clean(dir))
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +163,12 @@ func Leftovers(dir string) ([]Leftover, error) {
 type Leftover struct {
 	Path  string
 	Bytes int64
+}
+
+// buildDirs lists the temporary build directories beside the index at
+// dir (tmpPrefix).
+func buildDirs(dir string) ([]string, error) {
+	return filepath.Glob(filepath.Join(filepath.Dir(dir), globEscape(tmpPrefix(dir))+"*"))
 }
 
 func globEscape(s string) string {

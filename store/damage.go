@@ -207,6 +207,22 @@ func oneMetaDamaged(path string, n int, why error, ok boltMeta) error {
 		"which may be older than the last write (opened from it, the store would lose every later write)", n, why, ok.txid)}
 }
 
+// IsBoltFile reports whether the file at path opens with a bbolt meta
+// page (its magic number), damaged or not: for a caller that must not
+// write over a store's file under another name.
+func IsBoltFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [pageHeaderSize + 4]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	return binary.LittleEndian.Uint32(b[pageHeaderSize:]) == boltMagic
+}
+
 // CheckBoltFile reports, as a *DamageError, a bbolt file that bbolt would
 // mis-read (see checkFile). Other bbolt files Lore keeps, such as the
 // index's root.bolt, are checked with it before they are opened.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/store"
 )
 
 // writeFileAtomic writes what write produces to dst, for the -o of any
@@ -137,21 +137,7 @@ func hardLinkedBolt(path string, fi os.FileInfo) bool {
 	if !ok || st.Nlink < 2 || !fi.Mode().IsRegular() {
 		return false
 	}
-	return isBoltFile(path)
-}
-
-// isBoltFile reports whether path opens with a bbolt meta page.
-func isBoltFile(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var b [20]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return false
-	}
-	return binary.LittleEndian.Uint32(b[16:]) == 0xED0CDAED // bbolt's magic, after the 16-byte page header
+	return store.IsBoltFile(path)
 }
 
 // syncDir makes a rename in dir durable.
