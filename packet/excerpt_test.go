@@ -190,6 +190,49 @@ func TestExcerptScoresStemmedWords(t *testing.T) {
 	}
 }
 
+// Prose wrapped at a width is cut into its sentences, across the lines
+// they run over, so an excerpt starts and ends at a sentence; a list
+// keeps its lines.
+func TestExcerptOfWrappedProseKeepsSentences(t *testing.T) {
+	body := "The miller rose early, as he did on every market day, and\n" +
+		"went down to the river. \"The water is high,\" he said, and he\n" +
+		"looked at the wheel. The ferryman hid the silver key under the\n" +
+		"third stone of the quay, where nobody would look for it. Then\n" +
+		"the miller went home.\n\n" +
+		"- a list item that is one line\n" +
+		"- another list item, about the silver key\n"
+	units := splitUnits(body)
+	var got []string
+	for _, u := range units {
+		got = append(got, body[u.start:u.end])
+	}
+	want := []string{
+		"The miller rose early, as he did on every market day, and\nwent down to the river.",
+		"\"The water is high,\" he said, and he\nlooked at the wheel.",
+		"The ferryman hid the silver key under the\nthird stone of the quay, where nobody would look for it.",
+		"Then\nthe miller went home.",
+		"- a list item that is one line",
+		"- another list item, about the silver key",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("units:\n%q\nwant:\n%q", got, want)
+	}
+	scoreUnits(body, units, queryTerms("where did the ferryman hide the key"))
+	if seedUnit(units) != 2 {
+		t.Errorf("seed %d; want the ferryman's sentence (2)", seedUnit(units))
+	}
+	for _, text := range []string{
+		"One line only, with no sentence end",
+		"1. a numbered list\n2. wrapped over two lines",
+		"# A heading\nand the line under it.",
+		"    indented code\n    more code",
+	} {
+		if n := len(splitUnits(text)); n != strings.Count(text, "\n")+1 {
+			t.Errorf("%q: %d units; want one a line", text, n)
+		}
+	}
+}
+
 // Where the budget holds every record and room is left, an excerpted
 // record is shown whole, the most important first, and at every bigger
 // budget too: between the budget that holds every excerpt and the one
