@@ -123,6 +123,28 @@ func (l *Lore) ResolveBudget(spec BudgetSpec) (ResolvedBudget, error) {
 // cached at write time). An error wrapping packet.ErrCannotFit means the
 // budget cannot hold the protected content.
 func (l *Lore) Packet(ctx context.Context, req packet.Request) (*packet.Packet, error) {
+	req, srch, err := l.packetInputs(req)
+	if err != nil {
+		return nil, err
+	}
+	return packet.Build(ctx, l.source(), srch, req)
+}
+
+// Why builds the packet of req and says where record id stands in it:
+// in (its form, rank and rule), or what kept it out and the request that
+// brings it in (packet.Why). The budgets and commands it gives were
+// built and checked.
+func (l *Lore) Why(ctx context.Context, req packet.Request, id string) (*packet.Verdict, error) {
+	req, srch, err := l.packetInputs(req)
+	if err != nil {
+		return nil, err
+	}
+	return packet.Why(ctx, l.source(), srch, req, id)
+}
+
+// packetInputs fills in a packet request's configuration and counter,
+// catches the index up, and returns the searcher a build reads.
+func (l *Lore) packetInputs(req packet.Request) (packet.Request, packet.Searcher, error) {
 	if req.Config == nil {
 		cfg := l.cfg.Packet
 		req.Config = &cfg
@@ -133,22 +155,22 @@ func (l *Lore) Packet(ctx context.Context, req packet.Request) (*packet.Packet, 
 		} else {
 			c, err := budget.NewCounter(req.Encoding)
 			if err != nil {
-				return nil, err
+				return req, nil, err
 			}
 			req.Counter = c
 		}
 	}
 	if err := l.catchUp(); err != nil {
-		return nil, err
+		return req, nil, err
 	}
 	var srch packet.Searcher = noSearch{}
 	if ix := l.searcher(); ix != nil {
 		srch = ix
 	} else if req.Query != "" {
-		return nil, fmt.Errorf("packet: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
+		return req, nil, fmt.Errorf("packet: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
 	}
 	l.sizeSharedCaches()
-	return packet.Build(ctx, l.source(), srch, req)
+	return req, srch, nil
 }
 
 // sizeSharedCaches lets the process's caches that grow with a store's

@@ -96,6 +96,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 //	GET    /v1/neighbors/{ns}/{id}  the graph around it (?hops=2, ?rel=R)
 //	POST   /v1/search               full-text search (searchArgs)
 //	POST   /v1/packet               a Context Packet (packetArgs)
+//	POST   /v1/why                  where a record stands in a packet (whyArgs)
 //	GET    /v1/stats                counts (?ns=NS)
 //	GET    /v1/namespaces           the namespaces
 //
@@ -113,12 +114,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/neighbors/{ns}/{id...}", s.httpNeighbors)
 	mux.HandleFunc("POST /v1/search", s.httpSearch)
 	mux.HandleFunc("POST /v1/packet", s.httpPacket)
+	mux.HandleFunc("POST /v1/why", s.httpWhy)
 	mux.HandleFunc("GET /v1/stats", s.httpStats)
 	mux.HandleFunc("GET /v1/namespaces", s.httpNamespaces)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		// The catch-all shadows the mux's own 405, so tell a wrong
 		// method on a known endpoint apart from an unknown path here.
-		for _, prefix := range []string{"/v1/records", "/v1/links", "/v1/neighbors/", "/v1/search", "/v1/packet", "/v1/stats", "/v1/namespaces"} {
+		for _, prefix := range []string{"/v1/records", "/v1/links", "/v1/neighbors/", "/v1/search", "/v1/packet", "/v1/why", "/v1/stats", "/v1/namespaces"} {
 			if r.URL.Path == prefix || strings.HasPrefix(r.URL.Path, strings.TrimSuffix(prefix, "/")+"/") {
 				httpError(w, http.StatusMethodNotAllowed, fmt.Errorf("%s %s: method not allowed on this endpoint (see docs/SERVER.md for the API)", r.Method, r.URL.Path))
 				return
@@ -384,6 +386,15 @@ func (s *Server) httpPacket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w)(marshal(ans))
+}
+
+func (s *Server) httpWhy(w http.ResponseWriter, r *http.Request) {
+	var a whyArgs
+	if err := s.decode(w, r, &a); err != nil {
+		answer(w, "", err)
+		return
+	}
+	reply(w)(s.opWhy(r.Context(), a))
 }
 
 func (s *Server) httpStats(w http.ResponseWriter, r *http.Request) {

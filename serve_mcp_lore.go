@@ -19,6 +19,7 @@ var loreOutputSchemas = map[string]string{
 	"neighbors":       `{"type":"object","properties":{"ns":{"type":"string"},"id":{"type":"string"},"neighbors":{"type":"array","items":{"type":"object"}},"deferred":{"type":"object"}},"required":["neighbors"]}`,
 	"forget":          `{"type":"object","properties":{"ns":{"type":"string"},"id":{"type":"string"},"forgotten":{"type":"boolean"},"links_removed":{"type":"boolean"}},"required":["id","forgotten"]}`,
 	"build_packet":    `{"type":"object","properties":{"ns":{"type":"string"},"budget":{"type":"integer"},"tokens":{"type":"integer"},"hash":{"type":"string"},"packet":{"type":"string"},"report":{"type":"string"},"deferred":{"type":"array","items":{"type":"object"}},"warnings":{"type":"array","items":{"type":"string"}}},"required":["packet","report","budget","tokens"]}`,
+	"why":             `{"type":"object","properties":{"ns":{"type":"string"},"id":{"type":"string"},"status":{"type":"string"},"budget":{"type":"integer"},"rank":{"type":"integer"},"form":{"type":"string"},"rule":{"type":"string"},"reason":{"type":"string"},"comes_in_at":{"type":"integer"},"whole_at":{"type":"integer"},"command":{"type":"string"},"request":{"type":"object"}},"required":["ns","id","status","budget"]}`,
 	"list_namespaces": `{"type":"object","properties":{"namespaces":{"type":"array","items":{"type":"string"}},"deferred":{"type":"object"}},"required":["namespaces"]}`,
 	"stats":           `{"type":"object","properties":{"ns":{"type":"string"}}}`,
 }
@@ -58,6 +59,8 @@ func (s *Server) addLoreTools(srv *mcp.Server) {
 		destructiveTool("Forget a record")), notifying(srv, guard(jsonTool(s.opForget))))
 	mcp.AddTool(srv, loreTool("build_packet", "Build a Context Packet: the records that matter for a query or focus, ranked, fitted into a token budget, with a deferral note (and a get_record call) for everything left out. Returns the packet and its report.",
 		readOnlyTool("Build a Context Packet")), guard(s.buildPacketTool))
+	mcp.AddTool(srv, loreTool("why", "Say where one record stands in the packet that build_packet's arguments make: in (form, rank, the rule that brought it), or what kept it out (the budget, a condition, a kind filter, story time, the namespace wall, or nothing reaching it) and the least budget or change to the request that brings it in, checked by building it.",
+		readOnlyTool("Explain a record's place in a packet")), guard(jsonTool(s.opWhy)))
 	mcp.AddTool(srv, loreTool("list_namespaces", "The namespaces that hold records (only the server's own when it was started with --ns).",
 		readOnlyTool("List namespaces")), guard(jsonTool(func(ctx context.Context, _ struct{}) (string, error) { return s.opNamespaces(ctx) })))
 	mcp.AddTool(srv, loreTool("stats", "Counts of records, links and versions of a namespace, by kind.",

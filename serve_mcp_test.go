@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -161,6 +162,7 @@ func TestMCPToolsListed(t *testing.T) {
 		"neighbors":           {true, false, []string{"id"}},
 		"forget":              {false, true, []string{"id"}},
 		"build_packet":        {true, false, nil},
+		"why":                 {true, false, []string{"id"}},
 		"list_namespaces":     {true, false, nil},
 		"stats":               {true, false, nil},
 	}
@@ -272,6 +274,15 @@ func TestMCPLoreTools(t *testing.T) {
 	if len(texts) != 2 || !strings.Contains(texts[0], "green tea") || !strings.Contains(texts[1], "Packed:") {
 		t.Errorf("build_packet: %q", texts)
 	}
+	var why packet.Verdict
+	callJSON(t, cs, "why", map[string]any{"id": "pref-tea", "query": "tea", "budget": 2000}, &why)
+	if why.Status != packet.StatusIn || why.NS != lore.DefaultMemoryNS || why.Rule == "" {
+		t.Errorf("why pref-tea: %+v, want in the packet with its rule", why)
+	}
+	callJSON(t, cs, "why", map[string]any{"id": "no-such", "query": "tea", "budget": 2000}, &why)
+	if why.Status != packet.StatusMissing {
+		t.Errorf("why no-such: %+v, want missing", why)
+	}
 
 	var nss struct{ Namespaces []string }
 	callJSON(t, cs, "list_namespaces", map[string]any{}, &nss)
@@ -294,6 +305,16 @@ func TestMCPLoreTools(t *testing.T) {
 
 func TestMCPNamespaceScope(t *testing.T) {
 	dir := srvStore(t)
+	// A record of another namespace: a scoped server's why does not say
+	// where it is.
+	l, err := lore.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Put(context.Background(), store.Record{NS: "team/b", ID: "secret", Body: "hello from b"}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
 	cs := mcpClient(t, dir, &lore.ServeOptions{NS: "team/a"})
 	var put store.PutResult
 	callJSON(t, cs, "put_record", map[string]any{"id": "x", "body": "hello"}, &put)
@@ -307,9 +328,14 @@ func TestMCPNamespaceScope(t *testing.T) {
 			t.Errorf("%s in team/b: err %v, want a refusal naming both namespaces", tool, err)
 		}
 	}
+	var why packet.Verdict
+	callJSON(t, cs, "why", map[string]any{"id": "secret", "query": "hello"}, &why)
+	if why.Status != packet.StatusMissing || len(why.Namespaces) > 0 || strings.Contains(why.Reason, "team/b") {
+		t.Errorf("why secret on a server scoped to team/a: %+v; want missing, with no word of team/b", why)
+	}
 	// The memory tools work in the server's namespace.
 	call(t, cs, "create_entities", map[string]any{"entities": []map[string]any{{"name": "e", "entityType": "t", "observations": []string{"o"}}}})
-	l, err := lore.Open(dir, &lore.Options{ReadOnly: true})
+	l, err = lore.Open(dir, &lore.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,8 +343,8 @@ func TestMCPNamespaceScope(t *testing.T) {
 	if _, err := l.Get("team/a", "e"); err != nil {
 		t.Errorf("entity not in team/a: %v", err)
 	}
-	if nss, _ := l.Namespaces(); !slices.Equal(nss, []string{"team/a"}) {
-		t.Errorf("namespaces %v, want only team/a", nss)
+	if nss, _ := l.Namespaces(); !slices.Equal(nss, []string{"team/a", "team/b"}) {
+		t.Errorf("namespaces %v, want team/a and the team/b written before", nss)
 	}
 }
 

@@ -366,6 +366,42 @@ type PacketAnswer struct {
 	Warnings         []string `json:"warnings,omitempty"`
 }
 
+// whyArgs ask where one record stands in the packet of a request.
+type whyArgs struct {
+	packetArgs
+	ID string `json:"id" jsonschema:"the record to explain"`
+}
+
+// opWhy says where record a.ID stands in the packet a.packetArgs builds
+// (Lore.Why). A server scoped to one namespace does not say which other
+// namespaces hold the id: to its clients they do not exist.
+func (s *Server) opWhy(ctx context.Context, a whyArgs) (string, error) {
+	if err := required([2]string{"id", a.ID}); err != nil {
+		return "", err
+	}
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return "", err
+	}
+	var v *packet.Verdict
+	err = s.read(ctx, func(l *Lore) error {
+		req, _, err := s.packetRequest(l, ns, a.packetArgs)
+		if err != nil {
+			return err
+		}
+		v, err = l.Why(ctx, req, a.ID)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if s.opts.NS != "" && v.Status == packet.StatusOtherNamespace {
+		v.Status, v.Namespaces, v.Fetch = packet.StatusMissing, nil, ""
+		v.Reason = fmt.Sprintf("no record %q in namespace %s", v.ID, v.NS)
+	}
+	return marshal(v)
+}
+
 // packetReserve is the part of MaxOutput kept for the report beside the
 // packet.
 func (s *Server) packetReserve() int { return max(200, s.opts.MaxOutput/10) }

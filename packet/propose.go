@@ -37,7 +37,10 @@ func (b *builder) proposalBase() Request {
 // the command has: the same request, flag for flag, as the CLI makes of
 // it (lists as one comma-separated value, quoted as CSV where an item
 // needs it; a query after "--" when it starts with a dash).
-func (b *builder) commandFor(r Request) string {
+func (b *builder) commandFor(r Request) string { return commandLine(b.cfg, r) }
+
+// commandLine is the `lore packet` line that builds r under cfg.
+func commandLine(cfg Config, r Request) string {
 	args := []string{"lore", "packet", "--ns", shellQuote(r.NS)}
 	if len(r.Focus) > 0 {
 		args = append(args, "--focus", listFlag(r.Focus))
@@ -60,7 +63,7 @@ func (b *builder) commandFor(r Request) string {
 	if r.AsOf != 0 {
 		args = append(args, fmt.Sprintf("--as-of=%d", r.AsOf))
 	}
-	if r.Profile != "" && r.Profile != b.cfg.DefaultProfile {
+	if r.Profile != "" && r.Profile != cfg.DefaultProfile {
 		args = append(args, "--profile", shellQuote(r.Profile))
 	}
 	if len(r.Kinds) > 0 {
@@ -78,7 +81,7 @@ func (b *builder) commandFor(r Request) string {
 	if r.Scope != "" {
 		args = append(args, "--scope", shellQuote(r.Scope))
 	}
-	if r.Scope == "" || b.cfg.Scopes[r.Scope] != r.Budget {
+	if r.Scope == "" || cfg.Scopes[r.Scope] != r.Budget {
 		args = append(args, "--budget", fmt.Sprint(r.Budget))
 	}
 	if r.Query != "" {

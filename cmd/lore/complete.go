@@ -180,6 +180,7 @@ func registerCompletions(a *app, root *cobra.Command) {
 		"get":       func(int) bool { return true },
 		"rm":        func(int) bool { return true },
 		"neighbors": func(i int) bool { return i == 0 },
+		"why":       func(i int) bool { return i == 0 }, // ID [QUERY]
 		"link":      func(i int) bool { return i != 1 }, // FROM REL TO
 		"unlink":    func(i int) bool { return i != 1 },
 	}

@@ -62,6 +62,16 @@ other error.`,
 			return a.runPacket(c.Context(), c, &pf)
 		},
 	}
+	addRequestFlags(c, &pf)
+	f := c.Flags()
+	f.BoolVar(&pf.explain, "explain", false, "print only why each record is included")
+	f.StringSliceVar(&pf.deferred, "deferred", nil, "print only the deferred records of these kinds that the packet counts in a group line, each with its reason and fetch command (the group's handle)")
+	return c
+}
+
+// addRequestFlags adds the flags that make a packet request: `lore
+// packet`'s and `lore why`'s.
+func addRequestFlags(c *cobra.Command, pf *packetFlags) {
 	f := c.Flags()
 	f.StringVar(&pf.req.NS, "ns", defaultNS, "namespace")
 	f.StringSliceVar(&pf.req.Focus, "focus", nil, "focus record ids: the active scene, the POV character (repeatable)")
@@ -80,9 +90,6 @@ other error.`,
 	f.StringSliceVar(&pf.req.ExcludeKinds, "exclude-kind", nil, "leave out these kinds")
 	f.StringVar(&pf.req.Format, "format", "md", "output format: md, xml or json")
 	f.StringVar(&pf.req.Encoding, "encoding", "", "token encoding (default: the store's, or the model's)")
-	f.BoolVar(&pf.explain, "explain", false, "print only why each record is included")
-	f.StringSliceVar(&pf.deferred, "deferred", nil, "print only the deferred records of these kinds that the packet counts in a group line, each with its reason and fetch command (the group's handle)")
-	return c
 }
 
 func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) error {
@@ -90,17 +97,47 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 	if a.jsonOut && !c.Flags().Changed("format") {
 		pf.req.Format, format = "json", "json"
 	}
-	if pf.req.Hops < 1 || pf.req.Hops > 2 {
-		return usageError(c, fmt.Errorf("--hops %d: must be 1 or 2", pf.req.Hops))
-	}
-	if pf.req.MentionsDepth < 1 || pf.req.MentionsDepth > 2 {
-		return usageError(c, fmt.Errorf("--mentions-depth %d: must be 1 or 2", pf.req.MentionsDepth))
+	if err := checkDepths(c, pf); err != nil {
+		return err
 	}
 	l, err := a.open(true)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
+	if err := a.packetRequest(c, l, pf); err != nil {
+		return err
+	}
+	p, err := l.Packet(ctx, pf.req)
+	if err != nil {
+		return a.packetError(err)
+	}
+	if len(pf.deferred) > 0 {
+		return a.writeDeferred(p, pf.deferred)
+	}
+	if err := a.writePacket(p, format, pf.explain); err != nil {
+		return err
+	}
+	if p.Incomplete() {
+		return errDeferred
+	}
+	return nil
+}
+
+// checkDepths checks the walk's flags, before a store is opened.
+func checkDepths(c *cobra.Command, pf *packetFlags) error {
+	if pf.req.Hops < 1 || pf.req.Hops > 2 {
+		return usageError(c, fmt.Errorf("--hops %d: must be 1 or 2", pf.req.Hops))
+	}
+	if pf.req.MentionsDepth < 1 || pf.req.MentionsDepth > 2 {
+		return usageError(c, fmt.Errorf("--mentions-depth %d: must be 1 or 2", pf.req.MentionsDepth))
+	}
+	return nil
+}
+
+// packetRequest fills in pf's request: its budget, scope and encoding,
+// noting the defaults it took on stderr.
+func (a *app) packetRequest(c *cobra.Command, l *lore.Lore, pf *packetFlags) error {
 	res, err := l.ResolveBudget(pf.spec)
 	if err != nil {
 		return usageError(c, err)
@@ -122,19 +159,6 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 	}
 	if l.Stale() {
 		a.note("warning: the search index lags the store; hits are checked against the store (a writable command catches it up)\n")
-	}
-	p, err := l.Packet(ctx, pf.req)
-	if err != nil {
-		return a.packetError(err)
-	}
-	if len(pf.deferred) > 0 {
-		return a.writeDeferred(p, pf.deferred)
-	}
-	if err := a.writePacket(p, format, pf.explain); err != nil {
-		return err
-	}
-	if p.Incomplete() {
-		return errDeferred
 	}
 	return nil
 }
