@@ -17,6 +17,7 @@ import (
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/web"
 )
 
 // ShutdownTimeout bounds how long a shutting-down HTTP server waits for
@@ -89,6 +90,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 // Handler returns the JSON API:
 //
 //	POST   /v1/records              put a record (recordArgs)
+//	GET    /v1/records/{ns}         list a page of heads (?kind=K, ?after=ID, ?limit=N)
 //	GET    /v1/records/{ns}/{id}    read one (?version=N, ?offset=N)
 //	DELETE /v1/records/{ns}/{id}    forget it (?keep_links=true)
 //	POST   /v1/links                link (linkArgs)
@@ -99,6 +101,8 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 //	POST   /v1/why                  where a record stands in a packet (whyArgs)
 //	GET    /v1/stats                counts (?ns=NS)
 //	GET    /v1/namespaces           the namespaces
+//	GET    /                        the web page (package web): its files hold
+//	                                no data and need no token; its calls do
 //
 // A namespace with a "/" is written %2F in a path; an id may hold "/".
 // Errors are {"error": "..."} with 400 (bad input), 401 (no or wrong
@@ -107,6 +111,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/records", s.httpPut)
+	mux.HandleFunc("GET /v1/records/{ns}", s.httpList)
 	mux.HandleFunc("GET /v1/records/{ns}/{id...}", s.httpGet)
 	mux.HandleFunc("DELETE /v1/records/{ns}/{id...}", s.httpForget)
 	mux.HandleFunc("POST /v1/links", s.httpLink)
@@ -128,7 +133,14 @@ func (s *Server) Handler() http.Handler {
 		}
 		httpError(w, http.StatusNotFound, fmt.Errorf("%s %s: no such endpoint (see docs/SERVER.md for the API)", r.Method, r.URL.Path))
 	})
-	return s.auth(s.admit(mux))
+	// The page at / holds no data: its files are served to anyone, and
+	// every call it makes goes through the API's auth.
+	outer := http.NewServeMux()
+	page := web.Handler()
+	outer.Handle("GET /{$}", page)
+	outer.Handle("GET "+web.Prefix, page)
+	outer.Handle("/", s.auth(s.admit(mux)))
+	return outer
 }
 
 func httpError(w http.ResponseWriter, status int, err error) {
@@ -386,6 +398,16 @@ func (s *Server) httpPacket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w)(marshal(ans))
+}
+
+func (s *Server) httpList(w http.ResponseWriter, r *http.Request) {
+	limit, err := intParam(r, "limit")
+	if err != nil {
+		answer(w, "", err)
+		return
+	}
+	q := r.URL.Query()
+	reply(w)(s.opList(r.Context(), listArgs{NS: r.PathValue("ns"), Kind: q.Get("kind"), After: q.Get("after"), Limit: limit}))
 }
 
 func (s *Server) httpWhy(w http.ResponseWriter, r *http.Request) {

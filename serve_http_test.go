@@ -218,6 +218,72 @@ func TestHTTPAuth(t *testing.T) {
 	}
 }
 
+// The page at / and its files are served without the token (they hold
+// no data), with a content security policy; everything under /v1 still
+// needs the token, and the page's folder is not listed.
+func TestHTTPPageAndList(t *testing.T) {
+	dir := srvStore(t)
+	url := httpServer(t, dir, &lore.ServeOptions{Token: "s3cret"})
+	for _, tc := range []struct {
+		path, want string
+		status     int
+	}{
+		{"/", "<script src=\"/ui/app.js\"", 200},
+		{"/ui/app.js", "/v1/packet", 200},
+		{"/ui/style.css", "#bar", 200},
+		{"/ui/", "", 404},
+		{"/ui/nope.js", "", 404},
+	} {
+		res, err := http.Get(url + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != tc.status || !strings.Contains(string(body), tc.want) {
+			t.Errorf("GET %s: %d, want %d with %q", tc.path, res.StatusCode, tc.status, tc.want)
+		}
+		if tc.status == 200 && !strings.Contains(res.Header.Get("Content-Security-Policy"), "default-src 'self'") {
+			t.Errorf("GET %s: CSP %q", tc.path, res.Header.Get("Content-Security-Policy"))
+		}
+	}
+	for i := range 7 {
+		if status, body := do(t, "POST", url+"/v1/records", "s3cret", map[string]any{"id": fmt.Sprintf("r%d", i), "kind": "note", "title": fmt.Sprintf("note %d", i), "body": "text"}); status != 200 {
+			t.Fatalf("put: %d %s", status, body)
+		}
+	}
+	if status, _ := do(t, "GET", url+"/v1/records/memory", "", nil); status != 401 {
+		t.Errorf("list without the token: %d, want 401", status)
+	}
+	var ids []string
+	after := ""
+	for pages := 0; pages < 10; pages++ {
+		status, body := do(t, "GET", url+"/v1/records/memory?limit=3&after="+after, "s3cret", nil)
+		var page struct {
+			Records []struct{ ID, Kind, Title string }
+			Next    string
+		}
+		if status != 200 || json.Unmarshal([]byte(body), &page) != nil {
+			t.Fatalf("list: %d %s", status, body)
+		}
+		for _, r := range page.Records {
+			if r.Kind != "note" || r.Title == "" {
+				t.Errorf("list item %+v: want its kind and title", r)
+			}
+			ids = append(ids, r.ID)
+		}
+		if after = page.Next; after == "" {
+			break
+		}
+	}
+	if strings.Join(ids, ",") != "r0,r1,r2,r3,r4,r5,r6" {
+		t.Errorf("paged list: %v", ids)
+	}
+	if status, body := do(t, "GET", url+"/v1/records/memory?limit=x", "s3cret", nil); status != 400 || !strings.Contains(body, "limit") {
+		t.Errorf("limit=x: %d %s", status, body)
+	}
+}
+
 func TestHTTPBindNeedsToken(t *testing.T) {
 	dir := srvStore(t)
 	s, err := lore.NewServer(dir, nil)

@@ -248,6 +248,59 @@ func (s *Server) opUnlink(ctx context.Context, a linkArgs) (string, error) {
 	return marshal(map[string]any{"ns": ns, "from": a.From, "rel": a.Rel, "to": a.To, "removed": true})
 }
 
+// listArgs page through a namespace's records (the web page's list).
+type listArgs struct {
+	NS    string
+	Kind  string
+	After string
+	Limit int
+}
+
+// listItem is one record of a list page: its head, no body.
+type listItem struct {
+	ID    string `json:"id"`
+	Kind  string `json:"kind,omitempty"`
+	Title string `json:"title,omitempty"`
+}
+
+// maxListPage is the most records one list page holds.
+const maxListPage = 100
+
+// opList answers one page of a namespace's records, sorted by id, with
+// the cursor of the next page ("next", empty at the end). A page whose
+// answer would pass the output ceiling is made smaller: the cursor says
+// where it stopped.
+func (s *Server) opList(ctx context.Context, a listArgs) (string, error) {
+	ns, err := s.namespace(a.NS)
+	if err != nil {
+		return "", err
+	}
+	limit := a.Limit
+	if limit <= 0 || limit > maxListPage {
+		limit = maxListPage
+	}
+	for {
+		var heads []store.Record
+		var next string
+		err := s.read(ctx, func(l *Lore) (err error) {
+			heads, next, err = l.List(store.ListOptions{NS: ns, Kind: a.Kind, After: a.After, Limit: limit})
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
+		items := make([]listItem, len(heads))
+		for i, h := range heads {
+			items[i] = listItem{ID: h.ID, Kind: h.Kind, Title: h.Title}
+		}
+		text, err := marshal(map[string]any{"ns": ns, "records": items, "next": next})
+		if err != nil || limit == 1 || s.count(text) <= s.opts.MaxOutput {
+			return text, err
+		}
+		limit /= 2
+	}
+}
+
 func (s *Server) opNeighbors(ctx context.Context, a neighborsArgs) (string, error) {
 	ns, err := s.namespace(a.NS)
 	if err != nil {
@@ -358,8 +411,13 @@ type PacketAnswer struct {
 	Packet string `json:"packet"`
 	// Report is the summary: packed, deferred (with the tokens each would
 	// have cost), warnings.
-	Report   string        `json:"report"`
-	Deferred []packet.Note `json:"deferred"`
+	Report string `json:"report"`
+	// Records are the packet's records, most important first, without
+	// their text: what a client draws (the web page's budget bar)
+	// without parsing the packet. Left out, like the notes, when the
+	// answer would not fit its ceiling.
+	Records  []PacketRecord `json:"records,omitempty"`
+	Deferred []packet.Note  `json:"deferred"`
 	// DeferredInPacket counts notes left out of Deferred to keep the
 	// answer under the ceiling: they are in the packet's own notes.
 	DeferredInPacket int      `json:"deferred_in_packet,omitempty"`
@@ -402,6 +460,26 @@ func (s *Server) opWhy(ctx context.Context, a whyArgs) (string, error) {
 	return marshal(v)
 }
 
+// PacketRecord is one record of a packet answer: packet.Entry without
+// its text.
+type PacketRecord struct {
+	ID     string `json:"id"`
+	Kind   string `json:"kind,omitempty"`
+	Rank   int    `json:"rank"`
+	Form   string `json:"form"`
+	Tokens int    `json:"tokens"`
+	Why    string `json:"why"`
+}
+
+// packetRecords lists p's records for an answer.
+func packetRecords(p *packet.Packet) []PacketRecord {
+	out := make([]PacketRecord, len(p.Records))
+	for i, e := range p.Records {
+		out[i] = PacketRecord{ID: e.ID, Kind: e.Kind, Rank: e.Rank, Form: e.Form, Tokens: e.Tokens, Why: e.Why}
+	}
+	return out
+}
+
 // packetReserve is the part of MaxOutput kept for the report beside the
 // packet.
 func (s *Server) packetReserve() int { return max(200, s.opts.MaxOutput/10) }
@@ -435,7 +513,7 @@ func (s *Server) opPacket(ctx context.Context, a packetArgs, size func(*PacketAn
 				return err
 			}
 			ans = &PacketAnswer{NS: ns, Budget: p.Budget, Tokens: p.Tokens, Hash: p.Hash, Packet: string(text),
-				Deferred: nonNil(p.Deferred), Warnings: append(slices.Clip(warn), p.Warnings...)}
+				Records: packetRecords(p), Deferred: nonNil(p.Deferred), Warnings: append(slices.Clip(warn), p.Warnings...)}
 			var extra strings.Builder
 			if len(p.Deferred) > 0 {
 				extra.WriteString("Fetch a deferred record with get_record {\"id\": ...} (MCP) or GET /v1/records/" + ns + "/ID (HTTP).\n")
@@ -453,7 +531,7 @@ func (s *Server) opPacket(ctx context.Context, a packetArgs, size func(*PacketAn
 			// enough.
 			head, _, _ := strings.Cut(p.Report(), ":\n")
 			ans.Report = head + " (the deferral notes close the packet)\n" + extra.String()
-			ans.Deferred, ans.DeferredInPacket = []packet.Note{}, len(p.Deferred)
+			ans.Deferred, ans.DeferredInPacket, ans.Records = []packet.Note{}, len(p.Deferred), nil
 			if n, err = size(ans); err != nil || n <= s.opts.MaxOutput {
 				return err
 			}

@@ -4,9 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/lorekeep/lore"
-
 	"github.com/lorekeep/lore/store"
 	"github.com/spf13/cobra"
 )
@@ -78,9 +79,10 @@ func newUnlinkCommand(a *app) *cobra.Command {
 
 func newNeighborsCommand(a *app) *cobra.Command {
 	var (
-		ns   string
-		hops int
-		rels []string
+		ns     string
+		hops   int
+		rels   []string
+		format string
 	)
 	c := &cobra.Command{
 		Use:   "neighbors [flags] ID",
@@ -88,11 +90,18 @@ func newNeighborsCommand(a *app) *cobra.Command {
 		Long: `List the records linked to ID, one a line: hops, the direction and
 relation of the link (->rel out of the record before, <-rel into it), the
 id, its title ("-" for none, "(missing)" for a link to a record that does not
-exist yet) and, two hops away, "via MID": the record the walk went through.`,
+exist yet) and, two hops away, "via MID": the record the walk went through.
+
+--format dot or mermaid prints the same graph for Graphviz or Mermaid
+instead: the record, its neighbours (titled; a missing one dashed) and the
+links between them, e.g. lore neighbors --hops 2 --format dot ID | dot -Tsvg.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if hops < 1 || hops > 2 {
 				return usageError(c, fmt.Errorf("--hops %d: must be 1 or 2", hops))
+			}
+			if !slices.Contains(graphFormats, format) {
+				return usageError(c, fmt.Errorf("--format %q: want %s", format, strings.Join(graphFormats, ", ")))
 			}
 			l, err := a.open(true)
 			if err != nil {
@@ -110,12 +119,13 @@ exist yet) and, two hops away, "via MID": the record the walk went through.`,
 					return err
 				}
 			}
-			return a.printNeighbors(l, ns, args[0], ns2)
+			return a.printNeighbors(l, ns, args[0], ns2, format)
 		},
 	}
 	c.Flags().StringVar(&ns, "ns", defaultNS, "namespace")
 	c.Flags().IntVar(&hops, "hops", 1, "how far to walk: 1 or 2")
 	c.Flags().StringSliceVar(&rels, "rel", nil, "follow only these relations")
+	c.Flags().StringVar(&format, "format", "text", "output: text (a line a neighbour), dot (Graphviz) or mermaid")
 	return c
 }
 
@@ -133,7 +143,7 @@ type neighborOut struct {
 // printNeighbors prints one line a neighbour: hops, direction and
 // relation, id, title ("-" for none, "(missing)" for a dangling link)
 // and, for two hops, "via MID".
-func (a *app) printNeighbors(l *lore.Lore, ns, id string, list []store.Neighbor) error {
+func (a *app) printNeighbors(l *lore.Lore, ns, id string, list []store.Neighbor, format string) error {
 	out := make([]neighborOut, 0, len(list))
 	for _, n := range list {
 		o := neighborOut{ID: n.ID, Hops: n.Hops, Via: n.Via}
@@ -152,7 +162,15 @@ func (a *app) printNeighbors(l *lore.Lore, ns, id string, list []store.Neighbor)
 		}
 		out = append(out, o)
 	}
-	if a.jsonOut {
+	switch {
+	case format == "dot" || format == "mermaid":
+		title := ""
+		if h, err := l.Head(ns, id); err == nil {
+			title = h.Title
+		}
+		a.printf("%s", graphText(format, ns, id, title, out))
+		return nil
+	case a.jsonOut:
 		return a.printJSON(map[string]any{"ns": ns, "id": id, "neighbors": out})
 	}
 	for _, n := range out {
