@@ -71,6 +71,8 @@ type Lore struct {
 	lag       *lagIndex          // a lagging read-only index's stand-in for search (lag.go)
 	stopWatch context.CancelFunc // ends the watch that keeps the index current
 	watchDone chan struct{}
+	// now replaces time.Now for the times Lore sets (Options.Now).
+	now func() time.Time
 }
 
 // Init creates a store directory (and its parents) with an empty bbolt
@@ -151,7 +153,7 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lore{dir: dir, name: dir, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout}
+	l := &Lore{dir: dir, name: dir, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout, now: opts.Now}
 	if err := l.openIndex(opts.ReadOnly, opts.Progress); err != nil {
 		if l.ix != nil {
 			l.ix.Close()

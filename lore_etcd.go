@@ -76,7 +76,7 @@ func openEtcd(url string, opts *Options, create bool) (*Lore, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lore{dir: local, name: url, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout, shared: true}
+	l := &Lore{dir: local, name: url, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout, shared: true, now: opts.Now}
 	err = l.openIndex(false, opts.Progress)
 	if errors.Is(err, index.ErrLocked) {
 		l.dir, err = os.MkdirTemp(filepath.Dir(local), filepath.Base(local)+"-own-")

@@ -279,6 +279,11 @@ func TestMCPLoreTools(t *testing.T) {
 	if why.Status != packet.StatusIn || why.NS != lore.DefaultMemoryNS || why.Rule == "" {
 		t.Errorf("why pref-tea: %+v, want in the packet with its rule", why)
 	}
+	callJSON(t, cs, "put_record", map[string]any{"id": "pref-coffee", "kind": "memory", "body": "The user now prefers coffee in the morning.", "supersedes": "pref-tea"}, &put)
+	texts = call(t, cs, "build_packet", map[string]any{"query": "morning", "budget": 2000})
+	if !strings.Contains(texts[0], "coffee") || strings.Contains(texts[0], "green tea") || !strings.Contains(texts[0], "by `pref-coffee`") {
+		t.Errorf("build_packet after a supersede:\n%s", texts[0])
+	}
 	callJSON(t, cs, "why", map[string]any{"id": "no-such", "query": "tea", "budget": 2000}, &why)
 	if why.Status != packet.StatusMissing {
 		t.Errorf("why no-such: %+v, want missing", why)
@@ -291,8 +296,8 @@ func TestMCPLoreTools(t *testing.T) {
 	}
 	var st store.Stats
 	callJSON(t, cs, "stats", map[string]any{}, &st)
-	if st.Records != 2 || st.Links != 1 {
-		t.Errorf("stats: %+v, want 2 records 1 link", st)
+	if st.Records != 3 || st.Links != 2 || st.Versions != 1 {
+		t.Errorf("stats: %+v, want 3 records (pref-coffee superseding pref-tea), 2 links and pref-tea's first version kept", st)
 	}
 
 	call(t, cs, "unlink", map[string]any{"from": "pref-tea", "rel": "about", "to": "office"})

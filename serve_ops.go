@@ -30,9 +30,11 @@ type recordArgs struct {
 	Tags    []string          `json:"tags,omitempty" jsonschema:"tags"`
 	Aliases []string          `json:"aliases,omitempty" jsonschema:"other names of the record (Sefa for Sefa Dunmore): a packet focus that says one brings the record in"`
 	Keys    []string          `json:"keys,omitempty" jsonschema:"lorebook-style trigger words: a packet focus that says one brings the record in"`
-	Meta    map[string]string `json:"meta,omitempty" jsonschema:"string metadata (date, due, status, ...)"`
+	Meta    map[string]string `json:"meta,omitempty" jsonschema:"string metadata (date, due, status, valid_from, valid_until: a date or an RFC 3339 time, or a story position, between which the record holds)"`
 	Order   int64             `json:"order,omitempty" jsonschema:"position in a sequence (turn, chapter); 0 for none"`
 	Pinned  bool              `json:"pinned,omitempty" jsonschema:"never drop this record from a packet"`
+	// Supersedes names the record this one replaces (Lore.Supersede).
+	Supersedes string `json:"supersedes,omitempty" jsonschema:"id of the record this one replaces (a newer fact of the same thing): it stays, with its history, no longer holding from this record's valid_from (default now)"`
 }
 
 // getArgs names a record to read (get_record, GET /v1/records/{ns}/{id}).
@@ -135,7 +137,14 @@ func (s *Server) opPut(ctx context.Context, a recordArgs) (string, error) {
 	r := store.Record{NS: ns, ID: a.ID, Kind: a.Kind, Title: a.Title, Body: a.Body, Summary: a.Summary,
 		Tags: a.Tags, Aliases: a.Aliases, Keys: a.Keys, Meta: a.Meta, Order: a.Order, Pinned: a.Pinned}
 	var res store.PutResult
-	if err := s.write(ctx, func(l *Lore) (err error) { res, err = l.Put(ctx, r); return err }); err != nil {
+	if err := s.write(ctx, func(l *Lore) (err error) {
+		if a.Supersedes != "" {
+			res, err = l.Supersede(ctx, r, a.Supersedes)
+		} else {
+			res, err = l.Put(ctx, r)
+		}
+		return err
+	}); err != nil {
 		return "", err
 	}
 	return marshal(res)
@@ -396,6 +405,7 @@ type packetArgs struct {
 	MentionsDepth int      `json:"mentions_depth,omitempty" jsonschema:"how far names bring records in: 1 (default), what the focus names; 2, also what their text names"`
 	ScanQuery     bool     `json:"scan_query,omitempty" jsonschema:"also bring in the records whose names, aliases or keys the query says"`
 	AsOf          int64    `json:"as_of,omitempty" jsonschema:"story position: records whose meta.from/meta.until exclude it are not loaded"`
+	At            string   `json:"at,omitempty" jsonschema:"the time the packet is for (a date or an RFC 3339 time; default now): records whose meta.valid_from/valid_until exclude it are not loaded, and superseded ones are named"`
 	Kinds         []string `json:"kinds,omitempty" jsonschema:"keep only these kinds (focus records always stay)"`
 	ExcludeKinds  []string `json:"exclude_kinds,omitempty" jsonschema:"leave out these kinds"`
 	Format        string   `json:"format,omitempty" jsonschema:"md (default), xml or json"`
@@ -549,7 +559,7 @@ func (s *Server) opPacket(ctx context.Context, a packetArgs, size func(*PacketAn
 // budget against the store's scopes and capping it below the ceiling.
 func (s *Server) packetRequest(l *Lore, ns string, a packetArgs) (packet.Request, []string, error) {
 	req := packet.Request{NS: ns, Query: a.Query, Focus: a.Focus, Scope: a.Scope, Profile: a.Profile, Task: a.Task,
-		When: a.When, Hops: a.Hops, MentionsDepth: a.MentionsDepth, ScanQuery: a.ScanQuery, AsOf: a.AsOf, Kinds: a.Kinds, ExcludeKinds: a.ExcludeKinds, Format: a.Format,
+		When: a.When, Hops: a.Hops, MentionsDepth: a.MentionsDepth, ScanQuery: a.ScanQuery, AsOf: a.AsOf, At: a.At, Kinds: a.Kinds, ExcludeKinds: a.ExcludeKinds, Format: a.Format,
 		Counter: l.counter}
 	if req.Profile == "" && l.cfg.Packet.DefaultProfile == "" {
 		req.Profile = "agent"

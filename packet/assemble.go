@@ -19,7 +19,7 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 			return nil, err
 		}
 	}
-	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, counter: b.memo, frameWarn: -1}
+	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, Superseded: b.superseded, counter: b.memo, frameWarn: -1}
 	// Sized once: a build assembles hundreds of candidates many times.
 	p.Records = make([]Entry, 0, len(kept))
 	p.Deferred = make([]Note, 0, len(b.cands))

@@ -31,6 +31,11 @@ type Packet struct {
 	// Skipped are candidates that were not loaded at all (condition false,
 	// kind filter, story time, dangling link), sorted by id.
 	Skipped []Skip
+	// Superseded are the candidates left out because they no longer hold
+	// at the request's time and a record that holds supersedes them,
+	// sorted by id: the packet names them (the first few) with the
+	// handle that fetches each.
+	Superseded []Superseded
 	// FrameOnly is set when the budget is below the packet's frame: the
 	// frame is written with a warning and everything is deferred.
 	FrameOnly bool
@@ -121,8 +126,9 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	slices.SortFunc(g.superseded, func(a, c Superseded) int { return cmp.Compare(a.ID, c.ID) })
 	b := &builder{ctx: ctx, bg: bg, srch: srch, req: g.req, asked: req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
-		memo: newMemoCounter(req.Counter)}
+		memo: newMemoCounter(req.Counter), superseded: g.superseded}
 	if err := b.measure(); err != nil {
 		return nil, err
 	}

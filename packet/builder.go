@@ -86,6 +86,9 @@ type builder struct {
 	// gathering filled in story time: what a refusal's search and its
 	// proposals start from (split.go, propose.go).
 	asked Request
+	// superseded are the candidates a newer record supersedes
+	// (Packet.Superseded): a part of the frame.
+	superseded []Superseded
 	// floorCount is the floor packet's real count when it is over the
 	// budget (refuse, floor.go): where that search starts.
 	floorCount int

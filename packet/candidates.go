@@ -69,8 +69,11 @@ type gatherer struct {
 	cands map[string]*candidate
 	heads map[string]store.Record // every head read so far, by id
 	skips []Skip
-	warns []string
-	pos   int64 // story position of the focus; 0 when unknown
+	// superseded are the candidates left out because a record that
+	// holds now supersedes them (validtime.go).
+	superseded []Superseded
+	warns      []string
+	pos        int64 // story position of the focus; 0 when unknown
 	// ahead is the first search while it is being made (searchahead.go).
 	ahead *searchAhead
 }

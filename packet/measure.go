@@ -37,7 +37,7 @@ func (b *builder) measure() error {
 	count := b.req.Counter.Count
 	b.frags = newFragmentCounter(b.req.Counter)
 	priceEach(len(b.cands), b.price)
-	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns}
+	empty := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, Superseded: b.superseded}
 	b.base = count(render(b.req.Format, view{p: empty, tokens: b.req.Budget, hash: placeholderHash})) + count(sectionFrame(b.req.Format)) + b.sectionHeadings()
 	if b.req.Format == "md" && slices.ContainsFunc(b.cands, func(c *candidate) bool { return c.excerpt != nil }) {
 		b.base += count(mdExcerptLine(b.req.NS))

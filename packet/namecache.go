@@ -86,7 +86,7 @@ func newNameSet(heads []store.Record, naming func(kind string) bool) *nameSet {
 		}
 		o := int32(len(s.heads))
 		nh := namedHead{id: h.ID, kind: h.Kind, order: h.Order}
-		for _, k := range []string{"from", "until"} {
+		for _, k := range validityKeys {
 			if v, ok := h.Meta[k]; ok {
 				if nh.meta == nil {
 					nh.meta = map[string]string{}

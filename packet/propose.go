@@ -63,6 +63,9 @@ func commandLine(cfg Config, r Request) string {
 	if r.AsOf != 0 {
 		args = append(args, fmt.Sprintf("--as-of=%d", r.AsOf))
 	}
+	if r.At != "" {
+		args = append(args, "--at", shellQuote(r.At))
+	}
 	if r.Profile != "" && r.Profile != cfg.DefaultProfile {
 		args = append(args, "--profile", shellQuote(r.Profile))
 	}

@@ -97,6 +97,7 @@ func (g *gatherer) admit(id string, c *candidate) bool {
 		why, ok = g.validity(c.rec) // the entries bounding the focus stay
 	}
 	if !ok {
+		why = g.noteSuperseded(c.rec, why)
 		g.skips = append(g.skips, Skip{ID: id, Kind: kind, Reason: why})
 	}
 	return ok

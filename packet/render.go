@@ -302,6 +302,8 @@ func shellQuote(s string) string {
 //	           reason, fetch
 //	deferred_more  notes not listed one by one, by kind: kind, count,
 //	           tokens, ranks, fetch (absent when every note is listed)
+//	superseded records left out as superseded: id, kind, by, on, fetch
+//	           (absent when none; superseded_more counts those past 5)
 func renderJSON(v view) string {
 	p := v.p
 	warnings := p.Warnings
@@ -315,9 +317,17 @@ func renderJSON(v view) string {
 	b.WriteString("{\n" + totalLine("json", v))
 	fmt.Fprintf(&b, "  \"request\": %s,\n  \"frame_only\": %t,\n  \"warnings\": %s,\n", compactJSON(p.Request), p.FrameOnly, compactJSON(warnings))
 	jsonArray(&b, "records", p.Records, true)
-	jsonArray(&b, "deferred", p.listed, len(p.Grouped) > 0)
+	jsonArray(&b, "deferred", p.listed, len(p.Grouped) > 0 || len(p.Superseded) > 0)
 	if len(p.Grouped) > 0 {
-		jsonArray(&b, "deferred_more", p.Grouped, false)
+		jsonArray(&b, "deferred_more", p.Grouped, len(p.Superseded) > 0)
+	}
+	if len(p.Superseded) > 0 {
+		listed := p.Superseded[:min(len(p.Superseded), maxSupersededLines)]
+		more := len(p.Superseded) - len(listed)
+		jsonArray(&b, "superseded", listed, more > 0)
+		if more > 0 {
+			fmt.Fprintf(&b, "  \"superseded_more\": %d\n", more)
+		}
 	}
 	b.WriteString("}\n")
 	return b.String()

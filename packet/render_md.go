@@ -58,6 +58,24 @@ func renderMD(v view) string {
 	if len(p.Deferred) > 0 {
 		b.WriteString(mdDeferred(p))
 	}
+	if len(p.Superseded) > 0 {
+		b.WriteString(mdSuperseded(p.Superseded))
+	}
+	return b.String()
+}
+
+// mdSuperseded names the records left out as superseded: the first
+// maxSupersededLines one a line, the rest counted.
+func mdSuperseded(ss []Superseded) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Superseded: %s\n", records(len(ss)))
+	for i, s := range ss {
+		if i == maxSupersededLines {
+			fmt.Fprintf(&b, "- %d more: `lore why ID` names the record that supersedes each\n", len(ss)-i)
+			break
+		}
+		fmt.Fprintf(&b, "- %s %s · by %s on %s · %s\n", code(s.ID), s.Kind, code(s.By), s.On, code(s.Fetch))
+	}
 	return b.String()
 }
 
@@ -147,6 +165,9 @@ func requestOptions(r Request) []string {
 	}
 	if r.Hops > 1 {
 		opts = append(opts, fmt.Sprintf("hops %d", r.Hops))
+	}
+	if r.At != "" {
+		opts = append(opts, "at "+r.At)
 	}
 	if r.AsOf > 0 {
 		opts = append(opts, fmt.Sprintf("as of %d", r.AsOf))

@@ -47,6 +47,13 @@ func renderXML(v view) string {
 		}
 		b.WriteString("</deferred>\n")
 	}
+	for i, s := range p.Superseded {
+		if i == maxSupersededLines {
+			fmt.Fprintf(&b, "<superseded-more count=\"%d\"/>\n", len(p.Superseded)-i)
+			break
+		}
+		fmt.Fprintf(&b, "<superseded id=%s kind=%s by=%s on=%s fetch=%s/>\n", xattr(s.ID), xattr(s.Kind), xattr(s.By), xattr(s.On), xattr(s.Fetch))
+	}
 	b.WriteString("</packet>\n")
 	return b.String()
 }

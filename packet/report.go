@@ -34,7 +34,7 @@ func (p *Packet) Report() string {
 		}
 	}
 	if len(p.Skipped) > 0 {
-		fmt.Fprintf(&b, "Not loaded: %s (condition false, filtered or dangling; --explain lists them)\n", records(len(p.Skipped)))
+		fmt.Fprintf(&b, "Not loaded: %s (condition false, filtered, out of date or dangling; --explain lists them)\n", records(len(p.Skipped)))
 	}
 	if p.Request.Encoding == "estimate" {
 		b.WriteString("Note: token counts are estimates, not a model's tokenizer: keep a margin\n")

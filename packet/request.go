@@ -3,6 +3,7 @@ package packet
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/store"
@@ -55,6 +56,10 @@ type Request struct {
 	// does not see what only holds later; with no ordered focus, no story
 	// time. NoStoryTime turns story time off.
 	AsOf int64 `json:"as_of,omitempty"`
+	// At is the time the packet is for, against the records' validity
+	// times (meta.valid_from, meta.valid_until): a date or an RFC 3339
+	// time; empty means the time of the request.
+	At string `json:"at,omitempty"`
 	// Profile names the rank table; empty means Config.DefaultProfile.
 	Profile string `json:"profile,omitempty"`
 	// Kinds keeps only candidates of these kinds (focus records always
@@ -88,6 +93,8 @@ type Request struct {
 	// work is what the builds of one request share (requestWork): set by
 	// Build, carried into the requests its split builds.
 	work *requestWork
+	// at is At read, or the time the request was normalized.
+	at time.Time
 	// ranking names the profile that ranks and fills the request: Profile,
 	// or its Unfocused where the request has no focus. Profile stays what
 	// the caller asked for: the packet and its proposals say that.
@@ -182,6 +189,16 @@ func (r *Request) normalizeDepths(Config) error {
 	}
 	if r.AsOf < NoStoryTime {
 		return invalidf("as-of %d: want a story position of 1 or more (0 for the focus's, %d for none)", r.AsOf, NoStoryTime)
+	}
+	switch t, ok := ParseTime(r.At); {
+	case r.At == "":
+		if r.at.IsZero() {
+			r.at = time.Now().UTC()
+		}
+	case !ok:
+		return invalidf("at %q: want a date (2026-03-01) or an RFC 3339 time (2026-03-01T09:30:00Z)", r.At)
+	default:
+		r.at = t
 	}
 	return nil
 }

@@ -160,21 +160,32 @@ func (g *gatherer) laterInStory(r store.Record) (string, bool) {
 // validity returns why r does not hold at the as-of position (meta.from
 // and meta.until), and false when it does not.
 func (g *gatherer) validity(r store.Record) (string, bool) {
+	if why, ok := g.timeValidity(r); !ok {
+		return why, false
+	}
 	if g.req.AsOf == 0 {
 		return "", true
 	}
-	if from := r.Meta["from"]; from != "" {
+	for _, key := range []string{"from", MetaValidFrom} {
+		from := r.Meta[key]
+		if _, isTime := ParseTime(from); from == "" || isTime {
+			continue
+		}
 		if at, ok := g.position(from); ok && at > g.req.AsOf {
 			return fmt.Sprintf("story time: valid from %s, after as-of %d", from, g.req.AsOf), false
 		} else if !ok {
-			g.warns = append(g.warns, fmt.Sprintf("record %q: meta.from %q is not a position or a record with an order; story time ignores it", r.ID, from))
+			g.warns = append(g.warns, fmt.Sprintf("record %q: meta.%s %q is not a position, a record with an order or a time; story time ignores it", r.ID, key, from))
 		}
 	}
-	if until := r.Meta["until"]; until != "" {
+	for _, key := range []string{"until", MetaValidUntil} {
+		until := r.Meta[key]
+		if _, isTime := ParseTime(until); until == "" || isTime {
+			continue
+		}
 		if at, ok := g.position(until); ok && at < g.req.AsOf {
 			return fmt.Sprintf("story time: valid until %s, before as-of %d", until, g.req.AsOf), false
 		} else if !ok {
-			g.warns = append(g.warns, fmt.Sprintf("record %q: meta.until %q is not a position or a record with an order; story time ignores it", r.ID, until))
+			g.warns = append(g.warns, fmt.Sprintf("record %q: meta.%s %q is not a position, a record with an order or a time; story time ignores it", r.ID, key, until))
 		}
 	}
 	return "", true

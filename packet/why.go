@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
@@ -400,6 +401,9 @@ func requestChanges(req Request, head store.Record, reason string) []requestChan
 			}
 		}
 	}
+	if at, ok := timeItHeld(req, head); ok {
+		add("--at "+at, func(r *Request) { r.At = at })
+	}
 	if req.AsOf != -1 {
 		add("--as-of=-1 (no story time)", func(r *Request) { r.AsOf = -1 })
 	}
@@ -416,6 +420,18 @@ func requestChanges(req Request, head store.Record, reason string) []requestChan
 		add("--scan-query", func(r *Request) { r.ScanQuery = true })
 	}
 	return out
+}
+
+// timeItHeld is a time at which head held, for a record out of the
+// request's time: the second before its valid_until, or its valid_from.
+func timeItHeld(req Request, head store.Record) (string, bool) {
+	if until, ok := ParseTime(head.Meta[MetaValidUntil]); ok && !req.at.Before(until) {
+		return FormatTime(until.Add(-time.Second)), true
+	}
+	if from, ok := ParseTime(head.Meta[MetaValidFrom]); ok && req.at.Before(from) {
+		return FormatTime(from), true
+	}
+	return "", false
 }
 
 // fetchLine is the command that prints record id of ns.

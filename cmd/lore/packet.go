@@ -84,6 +84,7 @@ func addRequestFlags(c *cobra.Command, pf *packetFlags) {
 	f.IntVar(&pf.req.Hops, "hops", 1, "graph walk from the focus: 1 or 2")
 	f.IntVar(&pf.req.MentionsDepth, "mentions-depth", 1, "how far names bring records in: 1, what the focus names; 2, also what their text names (unprotected, within mention_share of the budget: 10% unless lore.json says)")
 	f.BoolVar(&pf.req.ScanQuery, "scan-query", false, "also bring in the records whose names, aliases or keys the query says")
+	f.StringVar(&pf.req.At, "at", "", "the time the packet is for, against records' meta.valid_from/valid_until: a date or an RFC 3339 time (default: now)")
 	f.Int64Var(&pf.req.AsOf, "as-of", 0, "story position: leave out what is not true yet (or any more) there (default: the focus's order; -1: no story time)")
 	f.StringVar(&pf.req.Profile, "profile", "", "rank table: novel or agent (default from lore.json, else novel)")
 	f.StringSliceVar(&pf.req.Kinds, "kind", nil, "only these kinds (focus records always stay)")

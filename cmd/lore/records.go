@@ -21,6 +21,7 @@ func newPutCommand(a *app) *cobra.Command {
 		r          store.Record
 		body, file string
 		metas      []string
+		supersedes string
 	)
 	c := &cobra.Command{
 		Use:   "put [flags] ID",
@@ -58,7 +59,12 @@ word); get, export and packets give it whole.`,
 				return err
 			}
 			defer l.Close()
-			res, err := l.Put(c.Context(), r)
+			var res store.PutResult
+			if supersedes != "" {
+				res, err = l.Supersede(c.Context(), r, supersedes)
+			} else {
+				res, err = l.Put(c.Context(), r)
+			}
 			if err != nil {
 				return err
 			}
@@ -84,6 +90,7 @@ word); get, export and packets give it whole.`,
 	f.BoolVar(&r.Pinned, "pinned", false, "never drop or truncate this record from a packet")
 	f.StringVar(&body, "body", "", "body text")
 	f.StringVar(&file, "file", "", "read the body from this file ('-' for stdin)")
+	f.StringVar(&supersedes, "supersedes", "", "this record replaces record ID (a newer fact): a supersedes link, and ID's meta.valid_until set to this one's valid_from (default now) where it has none; ID stays, with its history")
 	return c
 }
 
