@@ -479,13 +479,15 @@ type PacketRecord struct {
 	Form   string `json:"form"`
 	Tokens int    `json:"tokens"`
 	Why    string `json:"why"`
+	// Contradicts flags what the record contradicts (packet.Entry).
+	Contradicts []string `json:"contradicts,omitempty"`
 }
 
 // packetRecords lists p's records for an answer.
 func packetRecords(p *packet.Packet) []PacketRecord {
 	out := make([]PacketRecord, len(p.Records))
 	for i, e := range p.Records {
-		out[i] = PacketRecord{ID: e.ID, Kind: e.Kind, Rank: e.Rank, Form: e.Form, Tokens: e.Tokens, Why: e.Why}
+		out[i] = PacketRecord{ID: e.ID, Kind: e.Kind, Rank: e.Rank, Form: e.Form, Tokens: e.Tokens, Why: e.Why, Contradicts: e.Contradicts}
 	}
 	return out
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/lorekeep/lore/packet"
+	"github.com/lorekeep/lore/facts"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -28,25 +28,25 @@ func (l *Lore) Supersede(ctx context.Context, r store.Record, old string) (store
 	if err != nil {
 		return store.PutResult{}, fmt.Errorf("supersedes %q: %w", old, err)
 	}
-	from := r.Meta[packet.MetaValidFrom]
+	from := r.Meta[facts.MetaValidFrom]
 	if from == "" {
-		from = packet.FormatTime(l.clock())
+		from = facts.FormatTime(l.clock())
 		r.Meta = maps.Clone(r.Meta)
 		if r.Meta == nil {
 			r.Meta = map[string]string{}
 		}
-		r.Meta[packet.MetaValidFrom] = from
+		r.Meta[facts.MetaValidFrom] = from
 	}
 	recs := []store.Record{r}
-	if prev.Meta[packet.MetaValidUntil] == "" && prev.Meta["until"] == "" {
+	if prev.Meta[facts.MetaValidUntil] == "" && prev.Meta["until"] == "" {
 		prev.Meta = maps.Clone(prev.Meta)
 		if prev.Meta == nil {
 			prev.Meta = map[string]string{}
 		}
-		prev.Meta[packet.MetaValidUntil] = endBefore(from)
+		prev.Meta[facts.MetaValidUntil] = endBefore(from)
 		recs = append(recs, prev)
 	}
-	res, err := l.PutMany(ctx, recs, []store.Link{{NS: r.NS, From: r.ID, Rel: packet.RelSupersedes, To: old}})
+	res, err := l.PutMany(ctx, recs, []store.Link{{NS: r.NS, From: r.ID, Rel: facts.RelSupersedes, To: old}})
 	if len(res) == 0 {
 		return store.PutResult{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/facts"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 	"github.com/lorekeep/lore/store/storetest"
@@ -61,18 +62,18 @@ func checkSupersede(t *testing.T, l *lore.Lore, setClock func(time.Time)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if old.Version != 2 || old.Meta[packet.MetaValidUntil] != "2026-06-15T12:00:00Z" {
+	if old.Version != 2 || old.Meta[facts.MetaValidUntil] != "2026-06-15T12:00:00Z" {
 		t.Errorf("home-1 after: version %d, meta %v; want version 2 valid until the move", old.Version, old.Meta)
 	}
-	if h, err := l.History(ns, "home-1"); err != nil || len(h) < 1 || h[0].Meta[packet.MetaValidUntil] != "" {
+	if h, err := l.History(ns, "home-1"); err != nil || len(h) < 1 || h[0].Meta[facts.MetaValidUntil] != "" {
 		t.Errorf("home-1's first version is not kept as it was: %+v %v", h, err)
 	}
 	nw, _ := l.Get(ns, "home-2")
-	if nw.Meta[packet.MetaValidFrom] != "2026-06-15T12:00:00Z" {
-		t.Errorf("home-2 valid_from %q", nw.Meta[packet.MetaValidFrom])
+	if nw.Meta[facts.MetaValidFrom] != "2026-06-15T12:00:00Z" {
+		t.Errorf("home-2 valid_from %q", nw.Meta[facts.MetaValidFrom])
 	}
 	links, err := l.Links(ns, "home-2", store.Out)
-	if err != nil || !slices.ContainsFunc(links, func(k store.Link) bool { return k.Rel == packet.RelSupersedes && k.To == "home-1" }) {
+	if err != nil || !slices.ContainsFunc(links, func(k store.Link) bool { return k.Rel == facts.RelSupersedes && k.To == "home-1" }) {
 		t.Errorf("links of home-2: %+v %v", links, err)
 	}
 
@@ -157,7 +158,7 @@ func TestSupersedeInStoryTime(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	grey := store.Record{NS: ns, ID: "mara-eyes-grey", Kind: "canon", Title: "Mara's eyes", Body: "Mara's eyes are grey.", Meta: map[string]string{packet.MetaValidFrom: "9"}}
+	grey := store.Record{NS: ns, ID: "mara-eyes-grey", Kind: "canon", Title: "Mara's eyes", Body: "Mara's eyes are grey.", Meta: map[string]string{facts.MetaValidFrom: "9"}}
 	if _, err := l.Supersede(ctx, grey, "mara-eyes-green"); err != nil {
 		t.Fatal(err)
 	}
@@ -174,8 +175,8 @@ func TestSupersedeInStoryTime(t *testing.T) {
 	}
 	check(l, "scene-04", "mara-eyes-green", "mara-eyes-grey")
 	check(l, "scene-10", "mara-eyes-grey", "mara-eyes-green")
-	if g, _ := l.Get(ns, "mara-eyes-green"); g.Meta[packet.MetaValidUntil] != "8" {
-		t.Errorf("green's valid_until %q; want 8, the position before grey's", g.Meta[packet.MetaValidUntil])
+	if g, _ := l.Get(ns, "mara-eyes-green"); g.Meta[facts.MetaValidUntil] != "8" {
+		t.Errorf("green's valid_until %q; want 8, the position before grey's", g.Meta[facts.MetaValidUntil])
 	}
 
 	var jsonl strings.Builder

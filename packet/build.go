@@ -126,6 +126,9 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := g.flagContradictions(cands); err != nil {
+		return nil, err
+	}
 	slices.SortFunc(g.superseded, func(a, c Superseded) int { return cmp.Compare(a.ID, c.ID) })
 	b := &builder{ctx: ctx, bg: bg, srch: srch, req: g.req, asked: req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
 		memo: newMemoCounter(req.Counter), superseded: g.superseded}

@@ -26,22 +26,25 @@ type relation struct {
 
 // candidate is a record that may enter the packet.
 type candidate struct {
-	rec       store.Record // head: no body
-	rels      []relation
-	rank      int
-	why       string
-	match     string  // the relation that gave the rank
-	hops      int     // hops of the relation that gave the rank
-	score     float64 // tie-break within a rank (higher is more important)
-	origin    string  // the focus it derives from, for split proposals
-	side      int     // relation.side of the relation that gave the rank
-	protected bool    // rank in the profile's protected ranks
-	pinned    bool    // pinned in the store
-	history   bool    // a timeline kind: step 4 collapses it
-	fidx      int     // position in Request.Focus; len(Focus) when not a focus
-	idx       int     // position in the builder's candidate list
-	tc        store.TokenCount
-	fetch     string // fetchCmd of the record, made once (see builder.fetchOf)
+	rec  store.Record // head: no body
+	rels []relation
+	// contradicts names the candidates this one contradicts
+	// (contradictions.go): "mara-eyes-grey on eyes".
+	contradicts []string
+	rank        int
+	why         string
+	match       string  // the relation that gave the rank
+	hops        int     // hops of the relation that gave the rank
+	score       float64 // tie-break within a rank (higher is more important)
+	origin      string  // the focus it derives from, for split proposals
+	side        int     // relation.side of the relation that gave the rank
+	protected   bool    // rank in the profile's protected ranks
+	pinned      bool    // pinned in the store
+	history     bool    // a timeline kind: step 4 collapses it
+	fidx        int     // position in Request.Focus; len(Focus) when not a focus
+	idx         int     // position in the builder's candidate list
+	tc          store.TokenCount
+	fetch       string // fetchCmd of the record, made once (see builder.fetchOf)
 	// excerpt is what the packet shows of a long body (excerpt.go); nil
 	// when it shows the body whole. tc.Body is then the excerpt's count.
 	excerpt *excerpt

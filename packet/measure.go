@@ -291,7 +291,8 @@ func (b *builder) noteFragment(n Note) string {
 
 // entry is candidate c as a packet entry in form f with text.
 func (b *builder) entry(c *candidate, f form, text string) Entry {
-	e := Entry{ID: c.rec.ID, Kind: c.rec.Kind, Title: c.rec.Title, Rank: c.rank, Why: c.why, Form: f.String(), hit: c.match == MatchHit}
+	e := Entry{ID: c.rec.ID, Kind: c.rec.Kind, Title: c.rec.Title, Rank: c.rank, Why: c.why, Form: f.String(), hit: c.match == MatchHit,
+		Contradicts: c.contradicts}
 	if c.side != 0 {
 		// Priced as it renders in the usual case, beside its hit (the
 		// re-count covers the rest).

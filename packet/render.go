@@ -42,6 +42,11 @@ type Entry struct {
 	// Fetch is the command that prints the whole record; set when the
 	// packet does not show it whole.
 	Fetch string `json:"fetch,omitempty"`
+	// Contradicts flags the candidates of this request that state another
+	// value of one of this record's facts at the same time, neither
+	// superseding the other: "mara-eyes-grey on eyes". The flag drops
+	// nothing: the reader decides.
+	Contradicts []string `json:"contradicts,omitempty"`
 	// hit is set for a search hit: markdown says "hits, best first" once
 	// in the section heading instead of "hit N" in every record's.
 	hit bool

@@ -311,6 +311,10 @@ func writeMDEntry(b textWriter, e Entry, withKind bool) {
 	if e.Form == formExcerpt {
 		b.WriteString(" · excerpt") // the tokens left out: json, xml and --explain
 	}
+	for _, c := range e.Contradicts {
+		b.WriteString(" · contradicts ")
+		b.WriteString(c)
+	}
 	b.WriteByte('\n')
 	switch e.Form {
 	case "summary":

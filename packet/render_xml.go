@@ -105,6 +105,9 @@ func xmlEntry(e Entry, withKind bool) string {
 	if e.Form != "full" {
 		fmt.Fprintf(&b, " form=%s", xattr(e.Form))
 	}
+	if len(e.Contradicts) > 0 {
+		fmt.Fprintf(&b, " contradicts=%s", xattr(strings.Join(e.Contradicts, "; ")))
+	}
 	if e.Title != "" && e.Title != e.ID {
 		fmt.Fprintf(&b, " title=%s", xattr(oneLine(e.Title)))
 	}

@@ -72,7 +72,11 @@ func (p *Packet) DeferredOf(kinds []string) []Note {
 func (p *Packet) Explain() string {
 	rows := [][]string{{"rank", "tokens", "form", "id", "kind", "why"}}
 	for _, e := range p.Records {
-		rows = append(rows, []string{fmt.Sprint(e.Rank), numfmt.Thousands(e.Tokens), e.Form, e.ID, e.Kind, e.Why})
+		why := e.Why
+		for _, c := range e.Contradicts {
+			why += "; contradicts " + c
+		}
+		rows = append(rows, []string{fmt.Sprint(e.Rank), numfmt.Thousands(e.Tokens), e.Form, e.ID, e.Kind, why})
 	}
 	for _, n := range p.Deferred {
 		rows = append(rows, []string{fmt.Sprint(n.Rank), numfmt.Thousands(n.Tokens), "deferred", n.ID, n.Kind, fmt.Sprintf("step %d: %s", n.Step, n.Reason)})

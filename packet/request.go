@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/facts"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -190,7 +191,7 @@ func (r *Request) normalizeDepths(Config) error {
 	if r.AsOf < NoStoryTime {
 		return invalidf("as-of %d: want a story position of 1 or more (0 for the focus's, %d for none)", r.AsOf, NoStoryTime)
 	}
-	switch t, ok := ParseTime(r.At); {
+	switch t, ok := facts.ParseTime(r.At); {
 	case r.At == "":
 		if r.at.IsZero() {
 			r.at = time.Now().UTC()

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lorekeep/lore/facts"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -166,9 +167,9 @@ func (g *gatherer) validity(r store.Record) (string, bool) {
 	if g.req.AsOf == 0 {
 		return "", true
 	}
-	for _, key := range []string{"from", MetaValidFrom} {
+	for _, key := range []string{"from", facts.MetaValidFrom} {
 		from := r.Meta[key]
-		if _, isTime := ParseTime(from); from == "" || isTime {
+		if _, isTime := facts.ParseTime(from); from == "" || isTime {
 			continue
 		}
 		if at, ok := g.position(from); ok && at > g.req.AsOf {
@@ -177,9 +178,9 @@ func (g *gatherer) validity(r store.Record) (string, bool) {
 			g.warns = append(g.warns, fmt.Sprintf("record %q: meta.%s %q is not a position, a record with an order or a time; story time ignores it", r.ID, key, from))
 		}
 	}
-	for _, key := range []string{"until", MetaValidUntil} {
+	for _, key := range []string{"until", facts.MetaValidUntil} {
 		until := r.Meta[key]
-		if _, isTime := ParseTime(until); until == "" || isTime {
+		if _, isTime := facts.ParseTime(until); until == "" || isTime {
 			continue
 		}
 		if at, ok := g.position(until); ok && at < g.req.AsOf {

@@ -2,9 +2,8 @@ package packet
 
 import (
 	"fmt"
-	"strings"
-	"time"
 
+	"github.com/lorekeep/lore/facts"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -20,48 +19,21 @@ import (
 // the packet says so in its Superseded lines, with the handle that
 // fetches it: the fact is out of date, not lost.
 
-// The meta keys of validity, and the relation of supersession.
-const (
-	MetaValidFrom  = "valid_from"
-	MetaValidUntil = "valid_until"
-	RelSupersedes  = "supersedes"
-)
-
 // validityKeys are the meta keys a record's validity reads: the story
 // positions' older names and the two that hold a position or a time.
-var validityKeys = []string{"from", "until", MetaValidFrom, MetaValidUntil}
-
-// ParseTime reads a validity time: an RFC 3339 time, the same without
-// a zone (UTC), or a date (midnight UTC). ok is false for anything else,
-// a story position included.
-func ParseTime(s string) (t time.Time, ok bool) {
-	s = strings.TrimSpace(s)
-	if len(s) < len("2006-01-02") || s[4] != '-' {
-		return time.Time{}, false // a position or an id: never a time
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), true
-		}
-	}
-	return time.Time{}, false
-}
-
-// FormatTime is how Lore writes a validity time it sets: RFC 3339 in
-// UTC, to the second.
-func FormatTime(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
+var validityKeys = []string{"from", "until", facts.MetaValidFrom, facts.MetaValidUntil}
 
 // timeValidity returns why r does not hold at the request's time, and
 // false when it does not.
 func (g *gatherer) timeValidity(r store.Record) (string, bool) {
 	at := g.req.at
-	if v := r.Meta[MetaValidFrom]; v != "" {
-		if t, ok := ParseTime(v); ok && at.Before(t) {
+	if v := r.Meta[facts.MetaValidFrom]; v != "" {
+		if t, ok := facts.ParseTime(v); ok && at.Before(t) {
 			return fmt.Sprintf("not yet valid: valid from %s", v), false
 		}
 	}
-	if v := r.Meta[MetaValidUntil]; v != "" {
-		if t, ok := ParseTime(v); ok && !at.Before(t) {
+	if v := r.Meta[facts.MetaValidUntil]; v != "" {
+		if t, ok := facts.ParseTime(v); ok && !at.Before(t) {
 			return fmt.Sprintf("no longer holds: valid until %s", v), false
 		}
 	}
@@ -86,11 +58,11 @@ const maxSupersededLines = 5
 // out, as superseded when a record that holds now supersedes it; the
 // skip's reason then says by which. It returns the reason to keep.
 func (g *gatherer) noteSuperseded(r store.Record, why string) string {
-	until, ok := ParseTime(r.Meta[MetaValidUntil])
+	until, ok := facts.ParseTime(r.Meta[facts.MetaValidUntil])
 	if !ok || g.req.at.Before(until) {
 		return why
 	}
-	nbs, err := g.src.Neighbors(g.req.NS, r.ID, 1, []string{RelSupersedes})
+	nbs, err := g.src.Neighbors(g.req.NS, r.ID, 1, []string{facts.RelSupersedes})
 	if err != nil {
 		return why // the record stays out; only its note is lost
 	}
@@ -105,7 +77,7 @@ func (g *gatherer) noteSuperseded(r store.Record, why string) string {
 		if _, holds := g.timeValidity(heads[0]); !holds {
 			continue
 		}
-		on := r.Meta[MetaValidUntil]
+		on := r.Meta[facts.MetaValidUntil]
 		g.superseded = append(g.superseded, Superseded{ID: r.ID, Kind: r.Kind, By: n.Via.From, On: on, Fetch: fetchCmd(g.req.NS, r.ID)})
 		return fmt.Sprintf("superseded by %s on %s", n.Via.From, on)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lorekeep/lore/facts"
 	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
 )
@@ -425,11 +426,11 @@ func requestChanges(req Request, head store.Record, reason string) []requestChan
 // timeItHeld is a time at which head held, for a record out of the
 // request's time: the second before its valid_until, or its valid_from.
 func timeItHeld(req Request, head store.Record) (string, bool) {
-	if until, ok := ParseTime(head.Meta[MetaValidUntil]); ok && !req.at.Before(until) {
-		return FormatTime(until.Add(-time.Second)), true
+	if until, ok := facts.ParseTime(head.Meta[facts.MetaValidUntil]); ok && !req.at.Before(until) {
+		return facts.FormatTime(until.Add(-time.Second)), true
 	}
-	if from, ok := ParseTime(head.Meta[MetaValidFrom]); ok && req.at.Before(from) {
-		return FormatTime(from), true
+	if from, ok := facts.ParseTime(head.Meta[facts.MetaValidFrom]); ok && req.at.Before(from) {
+		return facts.FormatTime(from), true
 	}
 	return "", false
 }

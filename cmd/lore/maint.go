@@ -86,11 +86,13 @@ func newReindexCommand(a *app) *cobra.Command {
 
 func newCheckCommand(a *app) *cobra.Command {
 	var (
-		strict  bool
-		salvage string
+		strict         bool
+		salvage        string
+		contradictions bool
+		ns             string
 	)
 	cmd := &cobra.Command{
-		Use:   "check [--strict] [--salvage NEWDIR]",
+		Use:   "check [--strict] [--salvage NEWDIR] [--contradictions [--ns NS]]",
 		Short: "Verify the store and its index; say in words what is wrong",
 		Long: `Check bbolt's own consistency, that both directions of every link agree,
 that the change log has no gaps, dangling links, cached token counts, the
@@ -105,13 +107,28 @@ with exit 1. --salvage NEWDIR reads what is still readable of it, page by
 page without trusting any, into a new store in NEWDIR: every record whose
 head and body survive, and every link, with a count of what was lost.
 Records start afresh there (version 1), as with an import. The damaged
-store is only read.`,
+store is only read.
+
+--contradictions lists, instead, the records that contradict each other:
+two records that state different values of one attribute of one subject
+(meta "fact.ATTRIBUTE" about meta.subject, or a record's own fields), both
+holding at some same time or story position (meta.valid_from,
+valid_until), neither superseding the other (lore put --supersedes). One
+line each, --json for the list; exit 0 whatever it finds: the writer
+decides (docs/TIME.md).`,
 		Example: `  lore check
-  lore check --salvage ../rescued/.lore`,
+  lore check --salvage ../rescued/.lore
+  lore check --contradictions --ns tidewater-lamp`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if salvage != "" {
 				return a.salvage(salvage)
+			}
+			if contradictions {
+				return a.contradictions(ns)
+			}
+			if c.Flags().Changed("ns") {
+				return usageError(c, fmt.Errorf("--ns is for --contradictions: the store check covers every namespace"))
 			}
 			l, err := a.open(true)
 			if err != nil {
@@ -160,7 +177,34 @@ store is only read.`,
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings (dangling links) as errors")
 	cmd.Flags().StringVar(&salvage, "salvage", "", "copy what is readable of a damaged store into a new store in this folder")
+	cmd.Flags().BoolVar(&contradictions, "contradictions", false, "list the records that contradict each other instead (docs/TIME.md)")
+	cmd.Flags().StringVar(&ns, "ns", "", "with --contradictions: only this namespace (default: every one)")
 	return cmd
+}
+
+// contradictions runs `check --contradictions`: one line a contradiction,
+// or the list under --json.
+func (a *app) contradictions(ns string) error {
+	l, err := a.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	cs, err := l.Contradictions(ns)
+	if err != nil {
+		return err
+	}
+	if a.jsonOut {
+		if cs == nil {
+			cs = []lore.Contradiction{}
+		}
+		return a.printJSON(map[string]any{"contradictions": cs})
+	}
+	for _, c := range cs {
+		a.printf("%s: %s %s: %s says %q, %s says %q\n", c.NS, c.Subject, c.Attribute, c.A, c.AValue, c.B, c.BValue)
+	}
+	a.note("%d contradictions\n", len(cs))
+	return nil
 }
 
 // salvage runs `check --salvage NEWDIR`.

@@ -1,0 +1,59 @@
+package packet
+
+import (
+	"fmt"
+
+	"github.com/lorekeep/lore/facts"
+	"github.com/lorekeep/lore/store"
+)
+
+// flagContradictions marks each candidate that contradicts another
+// candidate of the request (facts.Conflicts: different values of one
+// attribute of one subject, at some same time, neither superseding the
+// other). The flag is read from the candidates, not from what a budget
+// keeps, so a record's heading is the same at every budget; it drops
+// nothing. Only candidates that state facts are looked at, and only their
+// supersedes links are read.
+func (g *gatherer) flagContradictions(cands []*candidate) error {
+	// Only an attribute of a subject that two candidates state can be
+	// contradicted: most records state facts of themselves alone.
+	stated := map[string][]*candidate{}
+	for _, c := range cands {
+		for _, f := range facts.Of(c.rec) {
+			stated[f.Key()] = append(stated[f.Key()], c)
+		}
+	}
+	var stating []store.Record
+	byID := map[string]*candidate{}
+	for _, k := range sortedKeys(stated) {
+		if cs := stated[k]; len(cs) > 1 {
+			for _, c := range cs {
+				if byID[c.rec.ID] == nil {
+					byID[c.rec.ID] = c
+					stating = append(stating, c.rec)
+				}
+			}
+		}
+	}
+	if len(stating) < 2 {
+		return nil
+	}
+	supersede := map[[2]string]bool{}
+	for _, r := range stating {
+		nbs, err := g.src.Neighbors(g.req.NS, r.ID, 1, []string{facts.RelSupersedes})
+		if err != nil {
+			return err
+		}
+		for _, n := range nbs {
+			supersede[[2]string{n.Via.From, n.Via.To}] = true
+		}
+	}
+	conflicts := facts.Conflicts(stating, func(a, b string) bool {
+		return supersede[[2]string{a, b}] || supersede[[2]string{b, a}]
+	})
+	for _, c := range conflicts {
+		byID[c.A].contradicts = append(byID[c.A].contradicts, fmt.Sprintf("%s on %s", c.B, c.Attribute))
+		byID[c.B].contradicts = append(byID[c.B].contradicts, fmt.Sprintf("%s on %s", c.A, c.Attribute))
+	}
+	return nil
+}
