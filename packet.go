@@ -142,6 +142,15 @@ func (l *Lore) Why(ctx context.Context, req packet.Request, id string) (*packet.
 	return packet.Why(ctx, l.source(), srch, req, id)
 }
 
+// WhyUpTo is Why trying budgets up to ceiling only (packet.WhyUpTo).
+func (l *Lore) WhyUpTo(ctx context.Context, req packet.Request, id string, ceiling int) (*packet.Verdict, error) {
+	req, srch, err := l.packetInputs(req)
+	if err != nil {
+		return nil, err
+	}
+	return packet.WhyUpTo(ctx, l.source(), srch, req, id, ceiling)
+}
+
 // packetInputs fills in a packet request's configuration and counter,
 // catches the index up, and returns the searcher a build reads.
 func (l *Lore) packetInputs(req packet.Request) (packet.Request, packet.Searcher, error) {

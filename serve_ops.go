@@ -457,7 +457,8 @@ func (s *Server) opWhy(ctx context.Context, a whyArgs) (string, error) {
 		if err != nil {
 			return err
 		}
-		v, err = l.Why(ctx, req, a.ID)
+		// No budget above what this server builds is worth offering.
+		v, err = l.WhyUpTo(ctx, req, a.ID, s.opts.MaxOutput-s.packetReserve())
 		return err
 	})
 	if err != nil {

@@ -152,3 +152,22 @@ func TestWhyWallAndMissing(t *testing.T) {
 		t.Errorf("a bad id: %v; want an error that quotes it", err)
 	}
 }
+
+// WhyUpTo offers no budget above its ceiling (a server's output ceiling).
+func TestWhyUpToCeiling(t *testing.T) {
+	l := demoStore(t)
+	req := packet.Request{NS: "tidewater-lamp", Focus: []string{"scene-03"}, Task: "draft", Query: "second light", Budget: 3000}
+	v, err := l.Why(context.Background(), req, "scene-01")
+	if err != nil || v.Status != packet.StatusDeferred || v.ComesInAt <= 3000 {
+		t.Fatalf("scene-01 at 3000: %+v %v; want deferred, in at a larger budget", v, err)
+	}
+	ceiling := v.ComesInAt - 1
+	capped, err := l.WhyUpTo(context.Background(), req, "scene-01", ceiling)
+	if err != nil || capped.Ceiling != ceiling || capped.ComesInAt > ceiling {
+		t.Fatalf("up to %d: %+v %v", ceiling, capped, err)
+	}
+	// The budget alone does not do it under the ceiling; a change may.
+	if capped.ComesInAt > 0 && capped.Change == "" {
+		t.Errorf("up to %d: budget %d offered with no change, but %d is the least", ceiling, capped.ComesInAt, v.ComesInAt)
+	}
+}

@@ -60,9 +60,12 @@ type Verdict struct {
 	Reason string `json:"reason,omitempty"`
 	// ComesInAt is the least budget at which the request (with Change,
 	// when set) holds the record; WholeAt the least at which it shows the
-	// record whole. 0: none up to a million tokens.
+	// record whole. 0: none up to Ceiling.
 	ComesInAt int `json:"comes_in_at,omitempty"`
 	WholeAt   int `json:"whole_at,omitempty"`
+	// Ceiling is the largest budget tried: a million tokens, or a
+	// server's output ceiling.
+	Ceiling int `json:"ceiling"`
 	// Change says what Command changes in the request besides its budget:
 	// "--when power", "--hops 2"; empty when the budget alone does it.
 	Change string `json:"change,omitempty"`
@@ -87,8 +90,15 @@ type Namespacer interface {
 	Namespaces() ([]string, error)
 }
 
-// Why builds the packet of req and says where record id stands in it.
+// Why builds the packet of req and says where record id stands in it,
+// searching budgets up to a million tokens.
 func Why(ctx context.Context, src Source, srch Searcher, req Request, id string) (*Verdict, error) {
+	return WhyUpTo(ctx, src, srch, req, id, whyCeiling)
+}
+
+// WhyUpTo is Why searching budgets up to ceiling: a server whose answers
+// stay under a ceiling offers no budget above it.
+func WhyUpTo(ctx context.Context, src Source, srch Searcher, req Request, id string, ceiling int) (*Verdict, error) {
 	if src == nil {
 		return nil, invalidf("no source: give the store to read from")
 	}
@@ -99,8 +109,8 @@ func Why(ctx context.Context, src Source, srch Searcher, req Request, id string)
 	if err != nil {
 		return nil, err
 	}
-	w := &whyer{ctx: ctx, src: src, srch: memoized(srch), cfg: cfg, id: id, work: &requestWork{}}
-	v := &Verdict{NS: req.NS, ID: id, Budget: req.Budget, Fetch: fetchLine(req.NS, id)}
+	w := &whyer{ctx: ctx, src: src, srch: memoized(srch), cfg: cfg, id: id, work: &requestWork{}, ceiling: min(max(ceiling, req.Budget), whyCeiling)}
+	v := &Verdict{NS: req.NS, ID: id, Budget: req.Budget, Ceiling: w.ceiling, Fetch: fetchLine(req.NS, id)}
 	p, err := w.build(req, req.Budget)
 	if err != nil {
 		return nil, err
@@ -141,13 +151,14 @@ func Why(ctx context.Context, src Source, srch Searcher, req Request, id string)
 
 // whyer holds what the builds of one Why share.
 type whyer struct {
-	ctx    context.Context
-	src    Source
-	srch   Searcher
-	cfg    Config
-	id     string
-	work   *requestWork
-	builds int
+	ctx     context.Context
+	src     Source
+	srch    Searcher
+	cfg     Config
+	id      string
+	work    *requestWork
+	builds  int
+	ceiling int // the largest budget tried
 }
 
 // build builds r at budget at, as that request built alone would be: nil
@@ -277,11 +288,11 @@ func (w *whyer) elsewhere(v *Verdict) error {
 
 // least is the least budget above req's at which ok holds for the
 // packet, checked: ok holds at it and not one token under. 0 when none
-// up to whyCeiling, or the builds ran out first.
+// up to the ceiling, or the builds ran out first.
 func (w *whyer) least(req Request, ok func(*Packet) bool) (int, error) {
 	lo, hi := req.Budget, 0 // ok fails at lo, holds at hi
 	for at := max(2*lo, 64); hi == 0; at *= 2 {
-		at = min(at, whyCeiling)
+		at = min(at, w.ceiling)
 		if at <= lo || w.builds >= maxWhyBuilds {
 			return 0, nil
 		}
@@ -459,7 +470,7 @@ func (v *Verdict) Text() string {
 			if v.WholeAt > 0 {
 				fmt.Fprintf(&b, "  whole from budget %s (%s shows it shortened)\n", numfmt.Thousands(v.WholeAt), numfmt.Thousands(v.WholeAt-1))
 			} else {
-				fmt.Fprintf(&b, "  not whole at any budget up to %s\n", numfmt.Thousands(whyCeiling))
+				fmt.Fprintf(&b, "  not whole at any budget up to %s\n", numfmt.Thousands(v.Ceiling))
 			}
 		}
 	case StatusDeferred:
@@ -478,7 +489,7 @@ func (v *Verdict) Text() string {
 			if len(v.Tried) > 0 {
 				tried = ", nor " + strings.Join(v.Tried, ", nor ")
 			}
-			fmt.Fprintf(&b, "  nothing tried brings it in: no budget up to %s%s\n", numfmt.Thousands(whyCeiling), tried)
+			fmt.Fprintf(&b, "  nothing tried brings it in: no budget up to %s%s\n", numfmt.Thousands(v.Ceiling), tried)
 		}
 	}
 	if v.Command != "" {
