@@ -26,7 +26,7 @@ import "slices"
 // which anything more fits, then the next) lets the smallest items in
 // first whatever their importance, and a packet of 500 tokens then held
 // the tiniest records and not the best hit. Measured on the agent packet
-// (BENCHMARKS.md): steps at fixed doublings from 128 lost the best hit
+// (docs/bench-history): steps at fixed doublings from 128 lost the best hit
 // to smaller ones at 500 tokens, and no first fit at all (a prefix) left
 // a fifth of the room unused behind long records.
 //
@@ -134,7 +134,7 @@ func (f *fitter) extendedIndex() map[int]int {
 // GrowSlack is the room a Request.Grow step leaves beside the item it is
 // for; GrowFirst bounds the first step. Measured on the agent packet
 // (slack 0, 32, 96, 160, 256: 96 held the most evidence across short
-// turns, long messages and story passages; BENCHMARKS.md).
+// turns, long messages and story passages; docs/bench-history).
 const (
 	GrowSlack = 96
 	GrowFirst = 256

@@ -157,7 +157,7 @@ func tieMargin(limit int) int { return limit/8 + 16 }
 // the search then put the 1,000-token replies that repeat a question's
 // words before the short message that holds the fact. Measured with the
 // packet's recall benchmark on short turns, long chats and story
-// passages (BENCHMARKS.md, issue 36): 10 to 50 all beat 300 on the
+// passages (docs/bench-history, issue 36): 10 to 50 all beat 300 on the
 // chats at 500 tokens by .03-.04; around 30 was best across the three.
 //
 // Bleve derives its pivot from the index (distinct terms in the field's

@@ -161,21 +161,21 @@ type Config struct {
 	// a hit's "next" link leads to and comes from: in a sequence (turns of
 	// a conversation, scenes) what follows a hit, the reply, tells more
 	// than what precedes it. Defaults 40 and 30, measured on
-	// question-answer data (BENCHMARKS.md).
+	// question-answer data (docs/bench-history).
 	NextShare     int `json:"next_share,omitempty"`
 	PreviousShare int `json:"previous_share,omitempty"`
 	// AfterNextShare is the percentage of a hit's score that the record
 	// two "next" links after it gets: in a conversation of two, the hit's
 	// speaker's next turn, which often says what the hit began while the
 	// reply between them asks or reacts. Default 80, measured on
-	// question-answer data (BENCHMARKS.md); -1 turns it off.
+	// question-answer data (docs/bench-history); -1 turns it off.
 	AfterNextShare int `json:"after_next_share,omitempty"`
 	// ContextShare and WindowShare raise a hit's score by the hits around
 	// it in its sequence (records chained by "next" links): ContextShare
 	// percent of the scores of the hits just before and after it, plus
 	// WindowShare percent of the best score among the hits within two
 	// steps. They apply where the profile takes hit neighbours. Defaults
-	// 20 and 50, measured on question-answer data (BENCHMARKS.md); -1
+	// 20 and 50, measured on question-answer data (docs/bench-history); -1
 	// turns one off.
 	ContextShare int `json:"context_share,omitempty"`
 	WindowShare  int `json:"window_share,omitempty"`

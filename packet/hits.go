@@ -399,9 +399,9 @@ const (
 	// measured, a first step of 20 kept the deeper hits behind the
 	// weakest neighbours of the first 20 and lost recall at 2k and 4k;
 	// 160 gained .003 at 8k for a third more time at every budget
-	// (BENCHMARKS.md).
+	// (docs/bench-history).
 	candidateStep = 80
-	sequencePool  = 320 // measured: 80 and 160 lose recall from 2k up, 640 gains nothing (BENCHMARKS.md)
+	sequencePool  = 320 // measured: 80 and 160 lose recall from 2k up, 640 gains nothing (docs/bench-history)
 	maxHitPool    = 2000
 	hitPoolTokens = 60 // a first guess at what a hit costs, neighbours included
 )
@@ -446,7 +446,7 @@ const longRecord = 300
 // user/assistant chats (messages of 40 to 2,000 tokens), where most of
 // the evidence is short messages: recall at 500 / 1k / 2k tokens .362 /
 // .439 / .532 -> .396 / .505 / .566; short turns the same, story
-// passages (most under 300 tokens) .824 -> .816 at 500 (BENCHMARKS.md).
+// passages (most under 300 tokens) .824 -> .816 at 500 (docs/bench-history).
 // 1 when the head is not read.
 func (g *gatherer) perLength(id string) float64 {
 	if size, ok := g.headSize(id); ok && size > longRecord {

@@ -21,7 +21,7 @@ import (
 // neighbours a packet fetches for every hit anyway tell who is within two
 // steps (two hits are two steps apart when they share a neighbour), so this
 // costs no store read. Measured on question-answer data with known evidence
-// (BENCHMARKS.md, "Evidence recall").
+// (docs/bench-history, "Evidence recall on agent memory").
 //
 // Monotone in budget. A bigger budget searches deeper (the pool ladder of
 // search), and deeper hits would change the scores and the order of the

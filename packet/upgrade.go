@@ -16,7 +16,7 @@ import (
 // first search step is in, in the order of their records, before the
 // records of a deeper search. The records a packet holds are those it
 // held without this, and a larger budget shows each in the same form or
-// whole. Measured (BENCHMARKS.md, issue 36): on story passages the
+// whole. Measured (docs/bench-history, issue 36): on story passages the
 // answer is in the packet more often at 1,000 to 4,000 tokens (.874 ->
 // .877, .901 -> .930, .958 -> .995), evidence the same on every set;
 // the rest let in by first fit, or a fixed number of records after its

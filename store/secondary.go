@@ -125,7 +125,7 @@ func reindex(tx kvTx, old, cur *Record) error {
 // order. Within one transaction bbolt splits no node until commit and
 // each insert moves the tail of its node: keys put out of order (the
 // newest-first recency keys of a batch each go in front of the last) made
-// a PutMany of 40,000 records take 3.1 s, 20,000 1.1 s (BENCHMARKS.md).
+// a PutMany of 40,000 records take 3.1 s, 20,000 1.1 s (docs/bench-history).
 // Only reindex writes through it; nothing reads the keys a write
 // transaction has pending.
 type idxWrites map[string]bool

@@ -83,7 +83,7 @@ func readFormat(tx kvTx) formatState {
 // upgradeLimits bounds one batch: secondary keys written and heads read.
 func (s *Store) upgradeLimits() (keys, size, heads int) {
 	if s.etcd == nil {
-		return 50_000, 1 << 30, 2_500 // bbolt inserts into a node in O(its size) until commit splits it: big batches go quadratic (BENCHMARKS.md)
+		return 50_000, 1 << 30, 2_500 // bbolt inserts into a node in O(its size) until commit splits it: big batches go quadratic (docs/bench-history)
 	}
 	keys, size = 128, 3<<19 // etcd's defaults: --max-txn-ops, --max-request-bytes
 	if s.etcd.o.MaxTxnOps > 0 {
