@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lorekeep/lore/internal/clip"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -181,7 +182,7 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 		return rec, nil, false, jsonLineError(err)
 	}
 	if rest := bytes.TrimSpace(line[dec.InputOffset():]); len(rest) > 0 {
-		return rec, nil, false, fmt.Errorf("malformed JSON: extra text %q after the object: one object a line", clip(string(rest), 40))
+		return rec, nil, false, fmt.Errorf("malformed JSON: extra text %q after the object: one object a line", clip.String(string(rest), 40))
 	}
 	if l.Link != nil {
 		return parseBareLink(&l, defaultNS)
@@ -246,12 +247,12 @@ func parseStamps(l *jsonlLine, rec *store.Record) error {
 			continue
 		}
 		if err := json.Unmarshal(f.raw, f.t); err != nil {
-			return fmt.Errorf("field %q: %s is not a time: want RFC 3339, such as \"2026-03-01T09:30:00Z\"", f.name, clip(string(f.raw), 40))
+			return fmt.Errorf("field %q: %s is not a time: want RFC 3339, such as \"2026-03-01T09:30:00Z\"", f.name, clip.String(string(f.raw), 40))
 		}
 	}
 	if len(l.Version) > 0 && string(l.Version) != "null" {
 		if err := json.Unmarshal(l.Version, &rec.Version); err != nil || rec.Version < 0 {
-			return fmt.Errorf("field \"version\": %s is not a version: want a whole number from 1 (0 for none)", clip(string(l.Version), 40))
+			return fmt.Errorf("field \"version\": %s is not a version: want a whole number from 1 (0 for none)", clip.String(string(l.Version), 40))
 		}
 	}
 	return nil
@@ -360,17 +361,6 @@ func firstInvalidUTF8(b []byte) int {
 		i += n
 	}
 	return -1
-}
-
-// clip shortens s for an error message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
 }
 
 // jsonlOut is the shape WriteJSONL writes: store.Record's fields in a fixed

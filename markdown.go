@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lorekeep/lore/internal/clip"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -235,13 +236,13 @@ func parseMarkdownFile(p string, data []byte) (*mdFile, *InputError) {
 	links, empty := scanWikilinks(body)
 	for _, w := range links {
 		if err := validID(w.target); err != nil {
-			return nil, fail(bodyLine+w.line-1, fmt.Errorf("wikilink [[%s]]: %w", clip(w.target, 60), err))
+			return nil, fail(bodyLine+w.line-1, fmt.Errorf("wikilink [[%s]]: %w", clip.String(w.target, 60), err))
 		}
 		f.links = append(f.links, mdLink{rel: MentionsRel, target: w.target})
 	}
 	for _, w := range empty {
 		f.warns = append(f.warns, InputError{File: p, Line: bodyLine + w.line - 1,
-			Err: fmt.Errorf("empty wikilink %s names no record: no link made (write [[id]] or [[id|label]])", clip(w.target, 60))})
+			Err: fmt.Errorf("empty wikilink %s names no record: no link made (write [[id]] or [[id|label]])", clip.String(w.target, 60))})
 	}
 	return f, nil
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/lorekeep/lore/internal/clip"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -24,7 +25,7 @@ func nodeKind(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	case yaml.ScalarNode:
-		return fmt.Sprintf("the value %q", clip(n.Value, 40))
+		return fmt.Sprintf("the value %q", clip.String(n.Value, 40))
 	case yaml.AliasNode:
 		return "an alias"
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/server"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +23,7 @@ type serveFlags struct {
 	token     string
 	ns        string
 	maxOutput int
-	limits    lore.ServeOptions
+	limits    server.Options
 }
 
 func newServeCommand(a *app) *cobra.Command {
@@ -65,14 +65,14 @@ none use "memory".`,
 	}
 	f := c.Flags()
 	f.BoolVar(&sf.mcpMode, "mcp", false, "speak the Model Context Protocol on stdin/stdout")
-	f.StringVar(&sf.addr, "http", lore.DefaultHTTPAddr, "serve the JSON API on this host:port")
+	f.StringVar(&sf.addr, "http", server.DefaultHTTPAddr, "serve the JSON API on this host:port")
 	f.StringVar(&sf.token, "token", "", "HTTP bearer token, required off loopback (default $"+envToken+")")
-	f.StringVar(&sf.ns, "ns", "", "the one namespace this server may touch (default: any; \""+lore.DefaultMemoryNS+"\" when a request names none)")
-	f.DurationVar(&sf.limits.ReadTimeout, "read-timeout", lore.DefaultReadTimeout, "HTTP: time to read one request, body included")
-	f.DurationVar(&sf.limits.WriteTimeout, "write-timeout", lore.DefaultWriteTimeout, "HTTP: time to answer one request, after its headers")
-	f.DurationVar(&sf.limits.IdleTimeout, "idle-timeout", lore.DefaultIdleTimeout, "HTTP: close a kept-alive connection idle this long")
-	f.IntVar(&sf.limits.MaxConns, "max-conns", lore.DefaultMaxConns, "HTTP: requests handled at once (a request takes a slot once its body has arrived; 16 connections a slot)")
-	f.IntVar(&sf.maxOutput, "max-output", lore.DefaultMaxOutput, fmt.Sprintf("token ceiling of every answer (at least %d)", lore.MinMaxOutput))
+	f.StringVar(&sf.ns, "ns", "", "the one namespace this server may touch (default: any; \""+server.DefaultMemoryNS+"\" when a request names none)")
+	f.DurationVar(&sf.limits.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "HTTP: time to read one request, body included")
+	f.DurationVar(&sf.limits.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "HTTP: time to answer one request, after its headers")
+	f.DurationVar(&sf.limits.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "HTTP: close a kept-alive connection idle this long")
+	f.IntVar(&sf.limits.MaxConns, "max-conns", server.DefaultMaxConns, "HTTP: requests handled at once (a request takes a slot once its body has arrived; 16 connections a slot)")
+	f.IntVar(&sf.maxOutput, "max-output", server.DefaultMaxOutput, fmt.Sprintf("token ceiling of every answer (at least %d)", server.MinMaxOutput))
 	return c
 }
 
@@ -83,21 +83,21 @@ func (a *app) runServe(c *cobra.Command, sf *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	s, err := lore.NewServer(dir, &sf.limits)
+	s, err := server.New(dir, &sf.limits)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	scope := s.Options().NS
 	if scope == "" {
-		scope = "any (default " + lore.DefaultMemoryNS + ")"
+		scope = "any (default " + server.DefaultMemoryNS + ")"
 	}
 	if sf.mcpMode {
 		a.note("lore: serving MCP on stdio: store %s, namespace %s, max output %d tokens\n", dir, scope, s.Options().MaxOutput)
 		return s.ServeMCP(c.Context(), a.streams.in, a.streams.out)
 	}
 	// Let the graceful shutdown run its course after a signal.
-	a.streams.grace.Store(int64(lore.ShutdownTimeout + time.Second))
+	a.streams.grace.Store(int64(server.ShutdownTimeout + time.Second))
 	return s.ListenHTTP(c.Context(), sf.addr, func(at net.Addr) {
 		a.note("lore: listening on http://%s: store %s, namespace %s, max output %d tokens\n", at, dir, scope, s.Options().MaxOutput)
 	})

@@ -1,10 +1,11 @@
-package lore
+package server
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lorekeep/lore"
 	"slices"
 	"strings"
 
@@ -137,7 +138,7 @@ func (s *Server) opPut(ctx context.Context, a recordArgs) (string, error) {
 	r := store.Record{NS: ns, ID: a.ID, Kind: a.Kind, Title: a.Title, Body: a.Body, Summary: a.Summary,
 		Tags: a.Tags, Aliases: a.Aliases, Keys: a.Keys, Meta: a.Meta, Order: a.Order, Pinned: a.Pinned}
 	var res store.PutResult
-	if err := s.write(ctx, func(l *Lore) (err error) {
+	if err := s.write(ctx, func(l *lore.Lore) (err error) {
 		if a.Supersedes != "" {
 			res, err = l.Supersede(ctx, r, a.Supersedes)
 		} else {
@@ -172,7 +173,7 @@ func (s *Server) opGet(ctx context.Context, a getArgs) (string, error) {
 		return "", err
 	}
 	var r store.Record
-	err = s.read(ctx, func(l *Lore) (err error) {
+	err = s.read(ctx, func(l *lore.Lore) (err error) {
 		if a.Version > 0 {
 			r, err = l.GetVersion(ns, a.ID, a.Version)
 		} else {
@@ -218,15 +219,15 @@ func (s *Server) opSearch(ctx context.Context, a searchArgs) (string, error) {
 	case a.Limit < 0 || a.Limit > 1000:
 		return "", fmt.Errorf("limit %d: %w: want 1 to 1000", a.Limit, store.ErrInvalid)
 	}
-	var hits []Hit
-	err = s.read(ctx, func(l *Lore) (err error) {
+	var hits []lore.Hit
+	err = s.read(ctx, func(l *lore.Lore) (err error) {
 		hits, err = l.Search(ctx, index.Query{NS: ns, Text: a.Query, Kinds: a.Kinds, Tags: a.Tags, Limit: a.Limit})
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
-	return fitList(s, "hits", hits, func(h Hit) string { return h.ID },
+	return fitList(s, "hits", hits, func(h lore.Hit) string { return h.ID },
 		"get_record {\"id\": ...} reads one; search with more specific words or a smaller limit", map[string]any{"ns": ns})
 }
 
@@ -236,7 +237,7 @@ func (s *Server) opLink(ctx context.Context, a linkArgs) (string, error) {
 		return "", err
 	}
 	var changed bool
-	err = s.write(ctx, func(l *Lore) (err error) {
+	err = s.write(ctx, func(l *lore.Lore) (err error) {
 		changed, err = l.Link(ctx, store.Link{NS: ns, From: a.From, Rel: a.Rel, To: a.To, Weight: a.Weight})
 		return err
 	})
@@ -251,7 +252,7 @@ func (s *Server) opUnlink(ctx context.Context, a linkArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := s.write(ctx, func(l *Lore) error { return l.Unlink(ctx, ns, a.From, a.Rel, a.To) }); err != nil {
+	if err := s.write(ctx, func(l *lore.Lore) error { return l.Unlink(ctx, ns, a.From, a.Rel, a.To) }); err != nil {
 		return "", err
 	}
 	return marshal(map[string]any{"ns": ns, "from": a.From, "rel": a.Rel, "to": a.To, "removed": true})
@@ -291,7 +292,7 @@ func (s *Server) opList(ctx context.Context, a listArgs) (string, error) {
 	for {
 		var heads []store.Record
 		var next string
-		err := s.read(ctx, func(l *Lore) (err error) {
+		err := s.read(ctx, func(l *lore.Lore) (err error) {
 			heads, next, err = l.List(store.ListOptions{NS: ns, Kind: a.Kind, After: a.After, Limit: limit})
 			return err
 		})
@@ -319,14 +320,14 @@ func (s *Server) opNeighbors(ctx context.Context, a neighborsArgs) (string, erro
 		a.Hops = 1
 	}
 	var nb []store.Neighbor
-	err = s.read(ctx, func(l *Lore) (err error) {
+	err = s.read(ctx, func(l *lore.Lore) (err error) {
 		nb, err = l.Neighbors(ns, a.ID, a.Hops, a.Rels)
 		if err != nil || len(nb) > 0 {
 			return err
 		}
 		// A link may name a record that does not exist yet; an id with
 		// neither record nor links is most likely a typo.
-		_, err = l.st.Head(ns, a.ID)
+		_, err = l.Store().Head(ns, a.ID)
 		return err
 	})
 	if err != nil {
@@ -341,7 +342,7 @@ func (s *Server) opForget(ctx context.Context, a forgetArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := s.write(ctx, func(l *Lore) error { return l.Delete(ctx, ns, a.ID, !a.KeepLinks) }); err != nil {
+	if err := s.write(ctx, func(l *lore.Lore) error { return l.Delete(ctx, ns, a.ID, !a.KeepLinks) }); err != nil {
 		return "", err
 	}
 	return marshal(map[string]any{"ns": ns, "id": a.ID, "forgotten": true, "links_removed": !a.KeepLinks})
@@ -349,7 +350,7 @@ func (s *Server) opForget(ctx context.Context, a forgetArgs) (string, error) {
 
 func (s *Server) opNamespaces(ctx context.Context) (string, error) {
 	var nss []string
-	err := s.read(ctx, func(l *Lore) (err error) { nss, err = l.Namespaces(); return err })
+	err := s.read(ctx, func(l *lore.Lore) (err error) { nss, err = l.Namespaces(); return err })
 	if err != nil {
 		return "", err
 	}
@@ -367,7 +368,7 @@ func (s *Server) opStats(ctx context.Context, a nsArgs) (string, error) {
 		return "", err
 	}
 	var st store.Stats
-	if err := s.read(ctx, func(l *Lore) (err error) { st, err = l.Stats(ns); return err }); err != nil {
+	if err := s.read(ctx, func(l *lore.Lore) (err error) { st, err = l.Stats(ns); return err }); err != nil {
 		return "", err
 	}
 	if s.opts.NS != "" {
@@ -452,7 +453,7 @@ func (s *Server) opWhy(ctx context.Context, a whyArgs) (string, error) {
 		return "", err
 	}
 	var v *packet.Verdict
-	err = s.read(ctx, func(l *Lore) error {
+	err = s.read(ctx, func(l *lore.Lore) error {
 		req, _, err := s.packetRequest(l, ns, a.packetArgs)
 		if err != nil {
 			return err
@@ -507,7 +508,7 @@ func (s *Server) opPacket(ctx context.Context, a packetArgs, size func(*PacketAn
 		return nil, err
 	}
 	var ans *PacketAnswer
-	err = s.read(ctx, func(l *Lore) error {
+	err = s.read(ctx, func(l *lore.Lore) error {
 		req, warn, err := s.packetRequest(l, ns, a)
 		if err != nil {
 			return err
@@ -553,18 +554,18 @@ func (s *Server) opPacket(ctx context.Context, a packetArgs, size func(*PacketAn
 				break
 			}
 		}
-		return fmt.Errorf("packet: %w: it does not fit the %d-token output ceiling with its notes and report; raise the server's --max-output, or narrow the request (fewer focus records, --hops 1, a kind filter)", ErrServeOptions, s.opts.MaxOutput)
+		return fmt.Errorf("packet: %w: it does not fit the %d-token output ceiling with its notes and report; raise the server's --max-output, or narrow the request (fewer focus records, --hops 1, a kind filter)", ErrOptions, s.opts.MaxOutput)
 	})
 	return ans, err
 }
 
 // packetRequest turns the arguments into a packet.Request, resolving the
 // budget against the store's scopes and capping it below the ceiling.
-func (s *Server) packetRequest(l *Lore, ns string, a packetArgs) (packet.Request, []string, error) {
+func (s *Server) packetRequest(l *lore.Lore, ns string, a packetArgs) (packet.Request, []string, error) {
 	req := packet.Request{NS: ns, Query: a.Query, Focus: a.Focus, Scope: a.Scope, Profile: a.Profile, Task: a.Task,
 		When: a.When, Hops: a.Hops, MentionsDepth: a.MentionsDepth, ScanQuery: a.ScanQuery, AsOf: a.AsOf, At: a.At, Kinds: a.Kinds, ExcludeKinds: a.ExcludeKinds, Format: a.Format,
-		Counter: l.counter}
-	if req.Profile == "" && l.cfg.Packet.DefaultProfile == "" {
+		Counter: l.Counter()}
+	if req.Profile == "" && l.Config().Packet.DefaultProfile == "" {
 		req.Profile = "agent"
 	}
 	var b string
@@ -585,7 +586,7 @@ func (s *Server) packetRequest(l *Lore, ns string, a packetArgs) (packet.Request
 	if b == "" && a.Scope == "" {
 		req.Budget = min(8000, capped)
 	} else {
-		rb, err := l.ResolveBudget(BudgetSpec{Budget: b, Scope: a.Scope})
+		rb, err := l.ResolveBudget(lore.BudgetSpec{Budget: b, Scope: a.Scope})
 		if err != nil {
 			return req, nil, err
 		}

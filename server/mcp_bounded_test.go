@@ -1,9 +1,10 @@
-package lore_test
+package server_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lorekeep/lore/server"
 	"slices"
 	"strings"
 	"testing"
@@ -37,8 +38,8 @@ func bigGraph(t testing.TB, dir, ns string, n int) {
 
 func TestMCPBoundedOutput(t *testing.T) {
 	dir := srvStore(t)
-	bigGraph(t, dir, lore.DefaultMemoryNS, 2000)
-	const ceiling = lore.DefaultMaxOutput
+	bigGraph(t, dir, server.DefaultMemoryNS, 2000)
+	const ceiling = server.DefaultMaxOutput
 	cs := mcpClient(t, dir, nil) // the default ceiling
 	counter, err := budget.NewCounter("o200k_base")
 	if err != nil {
@@ -115,7 +116,7 @@ func TestMCPBoundedOutput(t *testing.T) {
 func TestMCPBoundedHugeRecord(t *testing.T) {
 	dir := srvStore(t)
 	const ceiling = 1000
-	cs := mcpClient(t, dir, &lore.ServeOptions{MaxOutput: ceiling})
+	cs := mcpClient(t, dir, &server.Options{MaxOutput: ceiling})
 	var obs []string
 	for i := range 400 {
 		obs = append(obs, fmt.Sprintf("fact number %d about the lighthouse keeper", i))
@@ -166,9 +167,9 @@ func TestMCPBoundedHugeRecord(t *testing.T) {
 
 func TestMCPPacketDeferral(t *testing.T) {
 	dir := srvStore(t)
-	bigGraph(t, dir, lore.DefaultMemoryNS, 300)
+	bigGraph(t, dir, server.DefaultMemoryNS, 300)
 	const ceiling = 3000
-	cs := mcpClient(t, dir, &lore.ServeOptions{MaxOutput: ceiling})
+	cs := mcpClient(t, dir, &server.Options{MaxOutput: ceiling})
 	counter, _ := budget.NewCounter("o200k_base")
 	texts := call(t, cs, "build_packet", map[string]any{"query": "harbour coffee", "budget": "800"})
 	if len(texts) != 2 {

@@ -1,9 +1,10 @@
-package lore_test
+package server_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lorekeep/lore/server"
 	"strings"
 	"testing"
 
@@ -52,7 +53,7 @@ func hostileRequest(format string, b int) map[string]any {
 type packetAttempt struct {
 	refused bool
 	reason  string // "422 ..." or "tool error ..."
-	ans     *lore.PacketAnswer
+	ans     *server.PacketAnswer
 }
 
 // checkHostileFocus asks build at every budget and in every format; each
@@ -90,14 +91,14 @@ func checkHostileFocus(t *testing.T, build func(format string, b int) packetAtte
 // answer is a packet within its budget (counted whole) or a 422 naming
 // why: never a packet over its budget, never a frame without its records.
 func TestHTTPPacketHostileFocus(t *testing.T) {
-	url := httpServer(t, hostileFocusStore(t), &lore.ServeOptions{MaxOutput: 30000})
+	url := httpServer(t, hostileFocusStore(t), &server.Options{MaxOutput: 30000})
 	checkHostileFocus(t, func(format string, b int) packetAttempt {
 		status, body := do(t, "POST", url+"/v1/packet", "", hostileRequest(format, b))
 		switch status {
 		case 422:
 			return packetAttempt{refused: true, reason: "422 " + body}
 		case 200:
-			var ans lore.PacketAnswer
+			var ans server.PacketAnswer
 			if err := json.Unmarshal([]byte(body), &ans); err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +112,7 @@ func TestHTTPPacketHostileFocus(t *testing.T) {
 // TestMCPPacketHostileFocus: build_packet answers the same way: a packet
 // within its budget, or a tool error (isError) naming why.
 func TestMCPPacketHostileFocus(t *testing.T) {
-	cs := mcpClient(t, hostileFocusStore(t), &lore.ServeOptions{MaxOutput: 30000})
+	cs := mcpClient(t, hostileFocusStore(t), &server.Options{MaxOutput: 30000})
 	checkHostileFocus(t, func(format string, b int) packetAttempt {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "build_packet", Arguments: hostileRequest(format, b)})
 		if err != nil {
@@ -120,7 +121,7 @@ func TestMCPPacketHostileFocus(t *testing.T) {
 		if res.IsError {
 			return packetAttempt{refused: true, reason: fmt.Sprintf("tool error %q", res.Content[0].(*mcp.TextContent).Text)}
 		}
-		var ans lore.PacketAnswer
+		var ans server.PacketAnswer
 		raw, _ := json.Marshal(res.StructuredContent)
 		if err := json.Unmarshal(raw, &ans); err != nil {
 			t.Fatal(err)

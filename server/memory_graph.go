@@ -1,8 +1,9 @@
-package lore
+package server
 
 import (
 	"cmp"
 	"context"
+	"github.com/lorekeep/lore"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,9 +20,9 @@ type graph struct {
 	relations []relation
 }
 
-func loadGraph(l *Lore, ns string) (graph, error) {
+func loadGraph(l *lore.Lore, ns string) (graph, error) {
 	var recs []store.Record
-	err := l.st.ForEach(ns, func(r store.Record) error {
+	err := l.Store().ForEach(ns, func(r store.Record) error {
 		recs = append(recs, r)
 		return nil
 	})
@@ -29,7 +30,7 @@ func loadGraph(l *Lore, ns string) (graph, error) {
 		return graph{}, err
 	}
 	var links []store.Link
-	err = l.st.ForEachLink(ns, func(lk store.Link) error {
+	err = l.Store().ForEachLink(ns, func(lk store.Link) error {
 		links = append(links, lk)
 		return nil
 	})
@@ -89,7 +90,7 @@ func (s *Server) loadNS(ctx context.Context) (graph, error) {
 		return graph{}, err
 	}
 	var g graph
-	err = s.read(ctx, func(l *Lore) (err error) { g, err = loadGraph(l, ns); return err })
+	err = s.read(ctx, func(l *lore.Lore) (err error) { g, err = loadGraph(l, ns); return err })
 	return g, err
 }
 

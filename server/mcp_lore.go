@@ -1,4 +1,4 @@
-package lore
+package server
 
 import (
 	"context"

@@ -1,9 +1,10 @@
-package lore
+package server
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lorekeep/lore"
 	"os"
 	"path/filepath"
 	"sync"
@@ -41,12 +42,12 @@ var (
 	// ErrNeedToken: the HTTP server was asked to listen off loopback
 	// without a bearer token.
 	ErrNeedToken = errors.New("a bearer token is required to listen off loopback")
-	// ErrServeOptions: a ServeOptions value cannot be used.
-	ErrServeOptions = errors.New("invalid server option")
+	// ErrOptions: a Options value cannot be used.
+	ErrOptions = errors.New("invalid server option")
 )
 
-// ServeOptions configures a Server. The zero value (or nil) means defaults.
-type ServeOptions struct {
+// Options configures a Server. The zero value (or nil) means defaults.
+type Options struct {
 	// NS fixes the one namespace the server may touch; requests naming
 	// another are refused with ErrOutOfScope. Empty means any namespace,
 	// with DefaultMemoryNS for requests that name none.
@@ -88,20 +89,20 @@ type ServeOptions struct {
 // A Server is safe for concurrent use.
 type Server struct {
 	dir     string
-	opts    ServeOptions
+	opts    Options
 	counter budget.Counter
 	mu      sync.RWMutex
 	// shared is the one open of an etcd store, kept for the server's
 	// life: etcd has no file lock to give back between requests, and the
 	// open's watch keeps the local index current.
-	shared *Lore
+	shared *lore.Lore
 }
 
-// NewServer checks the options and the store in dir, and returns a server
+// New checks the options and the store in dir, and returns a server
 // for it. It opens the store once for writing, which creates a missing
 // index and catches up an index that lags the store.
-func NewServer(dir string, opts *ServeOptions) (*Server, error) {
-	var o ServeOptions
+func New(dir string, opts *Options) (*Server, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -114,7 +115,7 @@ func NewServer(dir string, opts *ServeOptions) (*Server, error) {
 	case o.MaxOutput == 0:
 		o.MaxOutput = DefaultMaxOutput
 	case o.MaxOutput < MinMaxOutput:
-		return nil, fmt.Errorf("max output %d: %w: want at least %d tokens", o.MaxOutput, ErrServeOptions, MinMaxOutput)
+		return nil, fmt.Errorf("max output %d: %w: want at least %d tokens", o.MaxOutput, ErrOptions, MinMaxOutput)
 	}
 	if o.Encoding == "" {
 		o.Encoding = budget.DefaultEncoding
@@ -123,13 +124,13 @@ func NewServer(dir string, opts *ServeOptions) (*Server, error) {
 	case o.LockTimeout == 0:
 		o.LockTimeout = DefaultServeLockTimeout
 	case o.LockTimeout < 0:
-		return nil, fmt.Errorf("lock timeout %v: %w: want a positive duration", o.LockTimeout, ErrServeOptions)
+		return nil, fmt.Errorf("lock timeout %v: %w: want a positive duration", o.LockTimeout, ErrOptions)
 	}
 	switch {
 	case o.MaxBodyBytes == 0:
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	case o.MaxBodyBytes < 0:
-		return nil, fmt.Errorf("max body bytes %d: %w: want a positive size", o.MaxBodyBytes, ErrServeOptions)
+		return nil, fmt.Errorf("max body bytes %d: %w: want a positive size", o.MaxBodyBytes, ErrOptions)
 	}
 	if err := o.httpLimits(); err != nil {
 		return nil, err
@@ -139,17 +140,17 @@ func NewServer(dir string, opts *ServeOptions) (*Server, error) {
 		return nil, fmt.Errorf("encoding %q: %w", o.Encoding, err)
 	}
 	if store.IsEtcdURL(dir) {
-		l, err := Open(dir, &Options{Now: o.Now})
+		l, err := lore.Open(dir, &lore.Options{Now: o.Now})
 		if err != nil {
 			return nil, err
 		}
 		return &Server{dir: dir, opts: o, counter: counter, shared: l}, nil
 	}
-	if _, err := os.Stat(filepath.Join(dir, BoltFile)); err != nil {
-		return nil, fmt.Errorf("serve %q: no %s there (run `lore init` or pass --store): %w", dir, BoltFile, ErrNoStore)
+	if _, err := os.Stat(filepath.Join(dir, lore.BoltFile)); err != nil {
+		return nil, fmt.Errorf("serve %q: no %s there (run `lore init` or pass --store): %w", dir, lore.BoltFile, lore.ErrNoStore)
 	}
 	s := &Server{dir: dir, opts: o, counter: counter}
-	if err := s.write(context.Background(), func(*Lore) error { return nil }); err != nil {
+	if err := s.write(context.Background(), func(*lore.Lore) error { return nil }); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -172,20 +173,20 @@ func (s *Server) Close() error {
 func (s *Server) Dir() string { return s.dir }
 
 // Options returns the server's options with defaults filled in.
-func (s *Server) Options() ServeOptions { return s.opts }
+func (s *Server) Options() Options { return s.opts }
 
 // read runs fn on a read-only open of the store, closed when fn returns.
-func (s *Server) read(ctx context.Context, fn func(*Lore) error) error {
+func (s *Server) read(ctx context.Context, fn func(*lore.Lore) error) error {
 	return s.with(ctx, true, fn)
 }
 
 // write runs fn on a writable open of the store, closed when fn returns:
 // the exclusive lock is held for this one request only.
-func (s *Server) write(ctx context.Context, fn func(*Lore) error) error {
+func (s *Server) write(ctx context.Context, fn func(*lore.Lore) error) error {
 	return s.with(ctx, false, fn)
 }
 
-func (s *Server) with(ctx context.Context, readOnly bool, fn func(*Lore) error) (err error) {
+func (s *Server) with(ctx context.Context, readOnly bool, fn func(*lore.Lore) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -199,7 +200,7 @@ func (s *Server) with(ctx context.Context, readOnly bool, fn func(*Lore) error) 
 	if s.shared != nil {
 		return fn(s.shared)
 	}
-	l, err := Open(s.dir, &Options{ReadOnly: readOnly, LockTimeout: s.opts.LockTimeout, Now: s.opts.Now})
+	l, err := lore.Open(s.dir, &lore.Options{ReadOnly: readOnly, LockTimeout: s.opts.LockTimeout, Now: s.opts.Now})
 	if err != nil {
 		return err
 	}
@@ -250,7 +251,7 @@ func (s *Server) fitPrefix(total, limit int, render func(n int) (string, error))
 		return "", 0, err
 	}
 	if n := s.count(best); n > limit {
-		return "", 0, fmt.Errorf("max output %d: %w: even an empty answer with its notes takes %d tokens", limit, ErrServeOptions, n)
+		return "", 0, fmt.Errorf("max output %d: %w: even an empty answer with its notes takes %d tokens", limit, ErrOptions, n)
 	}
 	lo, hi := 0, total // render(lo) fits, render(hi) does not
 	for hi-lo > 1 {

@@ -1,4 +1,4 @@
-package lore
+package server
 
 import (
 	"context"
@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lorekeep/lore"
 	"strconv"
 	"strings"
 
+	"github.com/lorekeep/lore/internal/clip"
 	"github.com/lorekeep/lore/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -153,7 +155,7 @@ func (s *Server) addMemoryTools(srv *mcp.Server) {
 }
 
 // entityRecord is the record id and kind an entity is stored under (see
-// serve_memory_names.go), or why it cannot be stored.
+// memory_names.go), or why it cannot be stored.
 func entityRecord(e entity) (id, kind, why string) {
 	id, err := entityID(e.Name)
 	if err == nil {
@@ -188,13 +190,13 @@ func (s *Server) createEntities(ctx context.Context, _ *mcp.CallToolRequest, in 
 	}
 	var refused []refusal
 	var created []entity
-	err = s.write(ctx, func(l *Lore) error {
+	err = s.write(ctx, func(l *lore.Lore) error {
 		seen := map[string]bool{}
 		var recs []store.Record
 		for _, e := range in.Entities {
 			id, kind, why := entityRecord(e)
 			if why != "" {
-				refused = append(refused, refusal{Item: fmt.Sprintf("entity %q", clip(e.Name, 80)), Reason: why})
+				refused = append(refused, refusal{Item: fmt.Sprintf("entity %q", clip.String(e.Name, 80)), Reason: why})
 				continue
 			}
 			if seen[e.Name] {
@@ -202,7 +204,7 @@ func (s *Server) createEntities(ctx context.Context, _ *mcp.CallToolRequest, in 
 				continue
 			}
 			seen[e.Name] = true
-			if _, err := l.st.Head(ns, id); err == nil {
+			if _, err := l.Store().Head(ns, id); err == nil {
 				continue // the reference server skips existing names
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
@@ -232,11 +234,11 @@ func (s *Server) createRelations(ctx context.Context, _ *mcp.CallToolRequest, in
 	}
 	var refused []refusal
 	var created []relation
-	err = s.write(ctx, func(l *Lore) error {
+	err = s.write(ctx, func(l *lore.Lore) error {
 		seen := map[relation]bool{}
 		var links []store.Link
 		for _, r := range in.Relations {
-			item := fmt.Sprintf("relation %q -%s-> %q", clip(r.From, 80), clip(r.RelationType, 80), clip(r.To, 80))
+			item := fmt.Sprintf("relation %q -%s-> %q", clip.String(r.From, 80), clip.String(r.RelationType, 80), clip.String(r.To, 80))
 			lk, why := relationLink(ns, r)
 			if why != "" {
 				refused = append(refused, refusal{Item: item, Reason: why})
@@ -271,8 +273,8 @@ func (s *Server) createRelations(ctx context.Context, _ *mcp.CallToolRequest, in
 }
 
 // linkExists reports whether the link is stored already.
-func linkExists(l *Lore, want store.Link) (bool, error) {
-	links, err := l.st.Links(want.NS, want.From, store.Out)
+func linkExists(l *lore.Lore, want store.Link) (bool, error) {
+	links, err := l.Store().Links(want.NS, want.From, store.Out)
 	if err != nil {
 		return false, err
 	}
@@ -290,7 +292,7 @@ func (s *Server) addObservations(ctx context.Context, _ *mcp.CallToolRequest, in
 		return nil, resultsOut{}, err
 	}
 	var results []addedObservations
-	err = s.write(ctx, func(l *Lore) error {
+	err = s.write(ctx, func(l *lore.Lore) error {
 		recs := map[string]*store.Record{}
 		var order []string
 		for _, o := range in.Observations {
@@ -341,16 +343,16 @@ func contains(list []string, s string) bool {
 
 // getEntity reads the record of an entity name; a name that cannot be
 // stored is not found.
-func getEntity(l *Lore, ns, name string) (store.Record, error) {
+func getEntity(l *lore.Lore, ns, name string) (store.Record, error) {
 	id, err := entityID(name)
 	if err != nil {
 		return store.Record{}, store.ErrNotFound
 	}
-	return l.st.Get(ns, id)
+	return l.Store().Get(ns, id)
 }
 
 // putRecords stores the records of recs named in order, in one write.
-func putRecords(ctx context.Context, l *Lore, recs map[string]*store.Record, order []string) error {
+func putRecords(ctx context.Context, l *lore.Lore, recs map[string]*store.Record, order []string) error {
 	if len(order) == 0 {
 		return nil
 	}
@@ -372,7 +374,7 @@ func (s *Server) deleteEntities(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, deleteOut{}, err
 	}
-	err = s.write(ctx, func(l *Lore) error {
+	err = s.write(ctx, func(l *lore.Lore) error {
 		for _, name := range dedupeKeepOrder(in.EntityNames) {
 			id, err := entityID(name)
 			if err != nil {
@@ -397,8 +399,8 @@ func (s *Server) deleteEntities(ctx context.Context, _ *mcp.CallToolRequest, in 
 }
 
 // unlinkAll removes every link of id in both directions.
-func unlinkAll(ctx context.Context, l *Lore, ns, id string) error {
-	links, err := l.st.Links(ns, id, store.Both)
+func unlinkAll(ctx context.Context, l *lore.Lore, ns, id string) error {
+	links, err := l.Store().Links(ns, id, store.Both)
 	if err != nil {
 		return err
 	}
@@ -415,7 +417,7 @@ func (s *Server) deleteObservations(ctx context.Context, _ *mcp.CallToolRequest,
 	if err != nil {
 		return nil, deleteOut{}, err
 	}
-	err = s.write(ctx, func(l *Lore) error {
+	err = s.write(ctx, func(l *lore.Lore) error {
 		recs := map[string]*store.Record{}
 		var order []string
 		for _, d := range in.Deletions {
@@ -453,7 +455,7 @@ func (s *Server) deleteRelations(ctx context.Context, _ *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, deleteOut{}, err
 	}
-	err = s.write(ctx, func(l *Lore) error {
+	err = s.write(ctx, func(l *lore.Lore) error {
 		for _, r := range in.Relations {
 			lk, why := relationLink(ns, r)
 			if why != "" {

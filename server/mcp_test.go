@@ -1,10 +1,11 @@
-package lore_test
+package server_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lorekeep/lore/server"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,9 +49,9 @@ func srvCheck(t *testing.T, dir string) {
 
 // mcpClient serves dir with opts over an in-memory transport and returns
 // a connected client session.
-func mcpClient(t *testing.T, dir string, opts *lore.ServeOptions) *mcp.ClientSession {
+func mcpClient(t *testing.T, dir string, opts *server.Options) *mcp.ClientSession {
 	t.Helper()
-	s, err := lore.NewServer(dir, opts)
+	s, err := server.New(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestMCPToolsListed(t *testing.T) {
 // The memory server's entity schema must match the reference server's
 // exactly: name, entityType and observations, all required.
 func TestMCPErrorCapped(t *testing.T) {
-	cs := mcpClient(t, srvStore(t), &lore.ServeOptions{MaxOutput: 1000})
+	cs := mcpClient(t, srvStore(t), &server.Options{MaxOutput: 1000})
 	huge := strings.Repeat("name ", 50000)
 	_, err := callErr(t, cs, "add_observations", map[string]any{"observations": []map[string]any{{"entityName": huge, "contents": []string{"x"}}}})
 	if err == nil || len(err.Error()) > 2200 || !strings.Contains(err.Error(), "cut") {
@@ -231,8 +232,8 @@ func TestMCPLoreTools(t *testing.T) {
 
 	var put store.PutResult
 	callJSON(t, cs, "put_record", map[string]any{"id": "pref-tea", "kind": "memory", "body": "The user prefers green tea in the morning.", "tags": []string{"user"}}, &put)
-	if put.NS != lore.DefaultMemoryNS || put.Status != store.StatusAdded || put.Version != 1 {
-		t.Errorf("put: %+v, want added v1 in %q", put, lore.DefaultMemoryNS)
+	if put.NS != server.DefaultMemoryNS || put.Status != store.StatusAdded || put.Version != 1 {
+		t.Errorf("put: %+v, want added v1 in %q", put, server.DefaultMemoryNS)
 	}
 	callJSON(t, cs, "put_record", map[string]any{"id": "pref-tea", "kind": "memory", "body": "The user prefers green tea in the morning.", "tags": []string{"user"}}, &put)
 	if put.Status != store.StatusUnchanged {
@@ -276,7 +277,7 @@ func TestMCPLoreTools(t *testing.T) {
 	}
 	var why packet.Verdict
 	callJSON(t, cs, "why", map[string]any{"id": "pref-tea", "query": "tea", "budget": 2000}, &why)
-	if why.Status != packet.StatusIn || why.NS != lore.DefaultMemoryNS || why.Rule == "" {
+	if why.Status != packet.StatusIn || why.NS != server.DefaultMemoryNS || why.Rule == "" {
 		t.Errorf("why pref-tea: %+v, want in the packet with its rule", why)
 	}
 	callJSON(t, cs, "put_record", map[string]any{"id": "pref-coffee", "kind": "memory", "body": "The user now prefers coffee in the morning.", "supersedes": "pref-tea"}, &put)
@@ -291,7 +292,7 @@ func TestMCPLoreTools(t *testing.T) {
 
 	var nss struct{ Namespaces []string }
 	callJSON(t, cs, "list_namespaces", map[string]any{}, &nss)
-	if !slices.Equal(nss.Namespaces, []string{lore.DefaultMemoryNS}) {
+	if !slices.Equal(nss.Namespaces, []string{server.DefaultMemoryNS}) {
 		t.Errorf("namespaces %v", nss.Namespaces)
 	}
 	var st store.Stats
@@ -320,7 +321,7 @@ func TestMCPNamespaceScope(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
-	cs := mcpClient(t, dir, &lore.ServeOptions{NS: "team/a"})
+	cs := mcpClient(t, dir, &server.Options{NS: "team/a"})
 	var put store.PutResult
 	callJSON(t, cs, "put_record", map[string]any{"id": "x", "body": "hello"}, &put)
 	if put.NS != "team/a" {

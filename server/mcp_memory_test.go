@@ -1,4 +1,4 @@
-package lore_test
+package server_test
 
 import (
 	"context"

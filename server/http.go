@@ -1,4 +1,4 @@
-package lore
+package server
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ const ShutdownTimeout = 10 * time.Second
 // ListenHTTP serves the JSON API on addr (host:port) until ctx ends, then
 // shuts down gracefully: it stops accepting, lets every request in flight
 // finish (an acknowledged write is committed before its answer is sent)
-// and returns. Listening off loopback requires ServeOptions.Token.
+// and returns. Listening off loopback requires Options.Token.
 func (s *Server) ListenHTTP(ctx context.Context, addr string, ready func(net.Addr)) error {
 	if err := s.checkBind(addr); err != nil {
 		return err
@@ -46,7 +46,7 @@ func (s *Server) ListenHTTP(ctx context.Context, addr string, ready func(net.Add
 func (s *Server) checkBind(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("address %q: %w: want host:port, e.g. %s", addr, ErrServeOptions, DefaultHTTPAddr)
+		return fmt.Errorf("address %q: %w: want host:port, e.g. %s", addr, ErrOptions, DefaultHTTPAddr)
 	}
 	if s.opts.Token != "" || isLoopback(host) {
 		return nil
@@ -168,7 +168,7 @@ func statusOf(err error) int {
 	case errors.Is(err, packet.ErrCannotFit), errors.Is(err, budget.ErrOverBudget):
 		return http.StatusUnprocessableEntity
 	case errors.Is(err, store.ErrInvalid), errors.Is(err, packet.ErrInvalidRequest), errors.Is(err, budget.ErrInvalid),
-		errors.Is(err, errBadRequest), errors.Is(err, ErrServeOptions):
+		errors.Is(err, errBadRequest), errors.Is(err, ErrOptions):
 		return http.StatusBadRequest
 	case errors.Is(err, store.ErrLocked), errors.Is(err, store.ErrUnavailable):
 		return http.StatusServiceUnavailable

@@ -1,4 +1,4 @@
-package lore_test
+package server_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lorekeep/lore/server"
 	"io"
 	"net"
 	"net/http"
@@ -28,9 +29,9 @@ import (
 )
 
 // httpServer serves dir with opts through httptest and returns its URL.
-func httpServer(t *testing.T, dir string, opts *lore.ServeOptions) string {
+func httpServer(t *testing.T, dir string, opts *server.Options) string {
 	t.Helper()
-	s, err := lore.NewServer(dir, opts)
+	s, err := server.New(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func httpRoundTrip(t *testing.T, url string) {
 
 func TestHTTPBadRequests(t *testing.T) {
 	dir := srvStore(t)
-	url := httpServer(t, dir, &lore.ServeOptions{MaxBodyBytes: 1024})
+	url := httpServer(t, dir, &server.Options{MaxBodyBytes: 1024})
 	tests := []struct {
 		name, path, body string
 		status           int
@@ -198,7 +199,7 @@ func TestHTTPBadRequests(t *testing.T) {
 
 func TestHTTPAuth(t *testing.T) {
 	dir := srvStore(t)
-	url := httpServer(t, dir, &lore.ServeOptions{Token: "s3cret"})
+	url := httpServer(t, dir, &server.Options{Token: "s3cret"})
 	for _, tc := range []struct {
 		token  string
 		status int
@@ -217,7 +218,7 @@ func TestHTTPAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if _, err := l.Get(lore.DefaultMemoryNS, "x"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := l.Get(server.DefaultMemoryNS, "x"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a write without token was stored: %v", err)
 	}
 }
@@ -227,7 +228,7 @@ func TestHTTPAuth(t *testing.T) {
 // needs the token, and the page's folder is not listed.
 func TestHTTPPageAndList(t *testing.T) {
 	dir := srvStore(t)
-	url := httpServer(t, dir, &lore.ServeOptions{Token: "s3cret"})
+	url := httpServer(t, dir, &server.Options{Token: "s3cret"})
 	for _, tc := range []struct {
 		path, want string
 		status     int
@@ -290,18 +291,18 @@ func TestHTTPPageAndList(t *testing.T) {
 
 func TestHTTPBindNeedsToken(t *testing.T) {
 	dir := srvStore(t)
-	s, err := lore.NewServer(dir, nil)
+	s, err := server.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
 		err := s.ListenHTTP(context.Background(), addr, nil)
-		if !errors.Is(err, lore.ErrNeedToken) || !strings.Contains(err.Error(), addr) {
+		if !errors.Is(err, server.ErrNeedToken) || !strings.Contains(err.Error(), addr) {
 			t.Errorf("listen %s without token: %v, want ErrNeedToken naming the address", addr, err)
 		}
 	}
-	if err := s.ListenHTTP(context.Background(), "nonsense", nil); !errors.Is(err, lore.ErrServeOptions) {
-		t.Errorf("listen nonsense: %v, want ErrServeOptions", err)
+	if err := s.ListenHTTP(context.Background(), "nonsense", nil); !errors.Is(err, server.ErrOptions) {
+		t.Errorf("listen nonsense: %v, want ErrOptions", err)
 	}
 	// Loopback needs none; with a token, any address is allowed.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -312,7 +313,7 @@ func TestHTTPBindNeedsToken(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("loopback listen: %v", err)
 	}
-	s2, err := lore.NewServer(dir, &lore.ServeOptions{Token: "t"})
+	s2, err := server.New(dir, &server.Options{Token: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestHTTPBindNeedsToken(t *testing.T) {
 
 func TestHTTPNamespaceScope(t *testing.T) {
 	dir := srvStore(t)
-	url := httpServer(t, dir, &lore.ServeOptions{NS: "team/a"})
+	url := httpServer(t, dir, &server.Options{NS: "team/a"})
 	status, body := do(t, "POST", url+"/v1/records", "", map[string]any{"id": "x", "body": "hello"})
 	if status != 200 || !strings.Contains(body, `"ns":"team/a"`) {
 		t.Fatalf("put without ns: %d %s", status, body)
@@ -383,7 +384,7 @@ func TestHTTPNamespaceScope(t *testing.T) {
 // every write that was acknowledged must be in the store afterwards.
 func TestHTTPGracefulShutdown(t *testing.T) {
 	dir := srvStore(t)
-	s, err := lore.NewServer(dir, nil)
+	s, err := server.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +434,7 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 	}
 	defer l.Close()
 	for _, id := range acked {
-		if _, err := l.Get(lore.DefaultMemoryNS, id); err != nil {
+		if _, err := l.Get(server.DefaultMemoryNS, id); err != nil {
 			t.Errorf("acknowledged write %s lost: %v", id, err)
 		}
 	}
@@ -448,7 +449,7 @@ func TestServeHelperProcess(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	s, err := lore.NewServer(dir, &lore.ServeOptions{LockTimeout: 30 * time.Second})
+	s, err := server.New(dir, &server.Options{LockTimeout: 30 * time.Second})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -470,7 +471,7 @@ func TestServeHelperProcess(t *testing.T) {
 // read back, the store checks clean.
 func TestHTTPConcurrentServers(t *testing.T) {
 	dir := srvStore(t)
-	opts := &lore.ServeOptions{LockTimeout: 30 * time.Second}
+	opts := &server.Options{LockTimeout: 30 * time.Second}
 	urls := []string{httpServer(t, dir, opts), httpServer(t, dir, opts)}
 
 	addrFile := filepath.Join(t.TempDir(), "addr")
@@ -563,14 +564,14 @@ func TestHTTPConcurrentServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id, body := range final {
-		r, err := l.Get(lore.DefaultMemoryNS, id)
+		r, err := l.Get(server.DefaultMemoryNS, id)
 		if err != nil || r.Body != body {
 			t.Errorf("acknowledged write %s: %q %v, want %q", id, r.Body, err, body)
 		}
 	}
 	for _, lk := range links {
 		from, to, _ := strings.Cut(lk, ">")
-		out, err := l.Links(lore.DefaultMemoryNS, from, store.Out)
+		out, err := l.Links(server.DefaultMemoryNS, from, store.Out)
 		if err != nil || !slices.ContainsFunc(out, func(x store.Link) bool { return x.To == to }) {
 			t.Errorf("acknowledged link %s lost: %v", lk, err)
 		}
@@ -585,9 +586,9 @@ func TestHTTPConcurrentServers(t *testing.T) {
 // says why.
 func TestHTTPPacketBounded(t *testing.T) {
 	dir := srvStore(t)
-	bigGraph(t, dir, lore.DefaultMemoryNS, 300)
+	bigGraph(t, dir, server.DefaultMemoryNS, 300)
 	const ceiling = 2000
-	url := httpServer(t, dir, &lore.ServeOptions{MaxOutput: ceiling})
+	url := httpServer(t, dir, &server.Options{MaxOutput: ceiling})
 	counter, err := budget.NewCounter("o200k_base")
 	if err != nil {
 		t.Fatal(err)
@@ -599,7 +600,7 @@ func TestHTTPPacketBounded(t *testing.T) {
 	if n := counter.Count(strings.TrimSpace(body)); n > ceiling {
 		t.Errorf("packet answer %d tokens over the ceiling %d", n, ceiling)
 	}
-	var ans lore.PacketAnswer
+	var ans server.PacketAnswer
 	if err := json.Unmarshal([]byte(body), &ans); err != nil {
 		t.Fatal(err)
 	}

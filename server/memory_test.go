@@ -1,4 +1,4 @@
-package lore_test
+package server_test
 
 import (
 	"bufio"
@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lorekeep/lore/server"
 	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/lorekeep/lore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -98,7 +98,7 @@ func TestMCPMemoryFaithfulValues(t *testing.T) {
 // The knowledge-graph resource reads as read_graph, and a subscriber
 // hears of every write.
 func TestMCPMemoryResource(t *testing.T) {
-	s, err := lore.NewServer(srvStore(t), nil)
+	s, err := server.New(srvStore(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestMCPMemoryResource(t *testing.T) {
 
 // A bad frame gets a JSON-RPC error and the server goes on serving.
 func TestMCPBadFrames(t *testing.T) {
-	s, err := lore.NewServer(srvStore(t), nil)
+	s, err := server.New(srvStore(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestMCPBadFrames(t *testing.T) {
 	if got := send(init); !strings.Contains(got, `"id":1`) {
 		t.Fatalf("initialize: %s", got)
 	}
-	for _, bad := range []string{"not json", strings.Repeat("[", 5000) + strings.Repeat("]", 5000), `{"jsonrpc":"2.0","id":2,"method":"x","params":"` + strings.Repeat("a", lore.MaxMCPFrameBytes) + `"}`} {
+	for _, bad := range []string{"not json", strings.Repeat("[", 5000) + strings.Repeat("]", 5000), `{"jsonrpc":"2.0","id":2,"method":"x","params":"` + strings.Repeat("a", server.MaxMCPFrameBytes) + `"}`} {
 		if got := send(bad); !strings.Contains(got, `"error"`) || !strings.Contains(got, `"id":null`) {
 			t.Errorf("bad frame %.30q: answer %.200s, want a JSON-RPC error", bad, got)
 		}
@@ -182,7 +182,7 @@ func TestMCPBadFrames(t *testing.T) {
 // `printf ... | lore serve --mcp` does) gets every reply, and then the
 // server ends by itself.
 func TestMCPAnswersEverythingBeforeEOF(t *testing.T) {
-	s, err := lore.NewServer(srvStore(t), nil)
+	s, err := server.New(srvStore(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

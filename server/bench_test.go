@@ -1,8 +1,9 @@
-package lore_test
+package server_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/lorekeep/lore/server"
 	"testing"
 
 	"github.com/lorekeep/lore"
@@ -34,7 +35,7 @@ func BenchmarkServeOpen(b *testing.B) {
 // transport: open, read or write, close.
 func BenchmarkServeMCPCall(b *testing.B) {
 	dir := srvStoreB(b)
-	s, err := lore.NewServer(dir, nil)
+	s, err := server.New(dir, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func bigGraphB(b *testing.B, l *lore.Lore) {
 }
 
 func recordN(i int) store.Record {
-	return store.Record{NS: lore.DefaultMemoryNS, ID: fmt.Sprintf("seed-%03d", i), Kind: "memory", Body: fmt.Sprintf("seed note %d about the harbour", i)}
+	return store.Record{NS: server.DefaultMemoryNS, ID: fmt.Sprintf("seed-%03d", i), Kind: "memory", Body: fmt.Sprintf("seed note %d about the harbour", i)}
 }
 
 // BenchmarkServeReadGraph2000 is read_graph on a 2,000-entity graph under
@@ -108,8 +109,8 @@ func BenchmarkServeReadGraph2000(b *testing.B) {
 	if err := lore.Init(dir); err != nil {
 		b.Fatal(err)
 	}
-	bigGraph(b, dir, lore.DefaultMemoryNS, 2000)
-	s, err := lore.NewServer(dir, nil)
+	bigGraph(b, dir, server.DefaultMemoryNS, 2000)
+	s, err := server.New(dir, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package lore
+package server
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Defaults of the HTTP server's limits (ServeOptions).
+// Defaults of the HTTP server's limits (Options).
 const (
 	// DefaultReadTimeout bounds reading one request, headers and body: a
 	// client that sends its body slowly is cut off.
@@ -42,7 +42,7 @@ const (
 )
 
 // httpLimits fills in and checks the HTTP limits of o.
-func (o *ServeOptions) httpLimits() error {
+func (o *Options) httpLimits() error {
 	for _, d := range []struct {
 		name string
 		v    *time.Duration
@@ -56,19 +56,19 @@ func (o *ServeOptions) httpLimits() error {
 		case *d.v == 0:
 			*d.v = d.def
 		case *d.v < 0:
-			return fmt.Errorf("%s %v: %w: want a positive duration (default %v)", d.name, *d.v, ErrServeOptions, d.def)
+			return fmt.Errorf("%s %v: %w: want a positive duration (default %v)", d.name, *d.v, ErrOptions, d.def)
 		}
 	}
 	switch {
 	case o.MaxConns == 0:
 		o.MaxConns = DefaultMaxConns
 	case o.MaxConns < 0:
-		return fmt.Errorf("max connections %d: %w: want a positive number (default %d)", o.MaxConns, ErrServeOptions, DefaultMaxConns)
+		return fmt.Errorf("max connections %d: %w: want a positive number (default %d)", o.MaxConns, ErrOptions, DefaultMaxConns)
 	}
 	if o.Token != "" {
 		o.Token = strings.TrimSpace(o.Token)
 		if o.Token == "" || strings.ContainsAny(o.Token, " \t\r\n") {
-			return fmt.Errorf("token: %w: it is blank or holds white space; want one word, e.g. from `openssl rand -hex 32`", ErrServeOptions)
+			return fmt.Errorf("token: %w: it is blank or holds white space; want one word, e.g. from `openssl rand -hex 32`", ErrOptions)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package lore
+package server
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 
 // ServeMCP serves the Model Context Protocol on in and out (stdin and
 // stdout for `lore serve --mcp`) until the client hangs up or ctx ends.
-func ServeMCP(ctx context.Context, dir string, opts *ServeOptions, in io.Reader, out io.Writer) error {
-	s, err := NewServer(dir, opts)
+func ServeMCP(ctx context.Context, dir string, opts *Options, in io.Reader, out io.Writer) error {
+	s, err := New(dir, opts)
 	if err != nil {
 		return err
 	}

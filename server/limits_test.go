@@ -1,10 +1,11 @@
-package lore_test
+package server_test
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lorekeep/lore/server"
 	"io"
 	"net"
 	"net/http"
@@ -18,13 +19,13 @@ import (
 
 // limitedServer serves a fresh store on a real loopback listener with the
 // given limits and returns its address.
-func limitedServer(t *testing.T, opts *lore.ServeOptions) string {
+func limitedServer(t *testing.T, opts *server.Options) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), ".lore")
 	if err := lore.Init(dir); err != nil {
 		t.Fatal(err)
 	}
-	s, err := lore.NewServer(dir, opts)
+	s, err := server.New(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func cutOff(c net.Conn) error {
 // A body that never arrives is cut at the read timeout, an idle kept-alive
 // connection at the idle timeout.
 func TestHTTPTimeoutsCutSlowClients(t *testing.T) {
-	addr := limitedServer(t, &lore.ServeOptions{ReadTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
+	addr := limitedServer(t, &server.Options{ReadTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
 	if err := cutOff(slowPut(t, addr)); err != nil {
 		t.Errorf("a body that never comes: %v; want the server to cut it at its read timeout", err)
 	}
@@ -100,12 +101,12 @@ func TestHTTPTimeoutsCutSlowClients(t *testing.T) {
 func TestHTTPSlowClientsHoldNoSlot(t *testing.T) {
 	for _, c := range []struct {
 		name       string
-		opts       lore.ServeOptions
+		opts       server.Options
 		bodies     int
 		headerOnly int
 	}{
-		{"300 slow connections", lore.ServeOptions{ReadTimeout: time.Minute}, 150, 150},
-		{"max-conns 4, four slow bodies", lore.ServeOptions{MaxConns: 4, ReadTimeout: time.Minute}, 4, 0},
+		{"300 slow connections", server.Options{ReadTimeout: time.Minute}, 150, 150},
+		{"max-conns 4, four slow bodies", server.Options{MaxConns: 4, ReadTimeout: time.Minute}, 4, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			addr := limitedServer(t, &c.opts)
@@ -150,7 +151,7 @@ func TestHTTPSlowClientsHoldNoSlot(t *testing.T) {
 // timeout (a minute here; cutOff waits 20 s).
 func TestHTTPCrowdedCutsSlowBodies(t *testing.T) {
 	// One slot: 16 connections; 12 slow ones fill three quarters.
-	addr := limitedServer(t, &lore.ServeOptions{MaxConns: 1, ReadTimeout: time.Minute})
+	addr := limitedServer(t, &server.Options{MaxConns: 1, ReadTimeout: time.Minute})
 	var slow []net.Conn
 	for range 12 {
 		slow = append(slow, slowPut(t, addr))
@@ -171,11 +172,11 @@ func TestHTTPTokenRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tok := range []string{" ", "\t\n", "two words"} {
-		if _, err := lore.NewServer(dir, &lore.ServeOptions{Token: tok}); !errors.Is(err, lore.ErrServeOptions) {
-			t.Errorf("token %q: %v; want ErrServeOptions", tok, err)
+		if _, err := server.New(dir, &server.Options{Token: tok}); !errors.Is(err, server.ErrOptions) {
+			t.Errorf("token %q: %v; want ErrOptions", tok, err)
 		}
 	}
-	url := httpServer(t, dir, &lore.ServeOptions{Token: " s3cret\n"})
+	url := httpServer(t, dir, &server.Options{Token: " s3cret\n"})
 	for _, tc := range []struct {
 		header string
 		want   int
