@@ -118,17 +118,11 @@ func (a *app) runDiff(ctx context.Context, c *cobra.Command, df *diffFlags, args
 // diffRequest builds df's request twice: at its budget and story point,
 // and at the other ones given.
 func (a *app) diffRequest(ctx context.Context, c *cobra.Command, df *diffFlags) (left, right packet.View, leftName, rightName string, err error) {
-	if err := checkDepths(c, &df.packetFlags); err != nil {
-		return left, right, "", "", err
-	}
-	l, err := a.open(true)
+	l, err := a.openForRequest(c, &df.packetFlags)
 	if err != nil {
 		return left, right, "", "", err
 	}
 	defer l.Close()
-	if err := a.packetRequest(c, l, &df.packetFlags); err != nil {
-		return left, right, "", "", err
-	}
 	other := df.req
 	leftName, rightName = "budget "+numfmt.Thousands(df.req.Budget), ""
 	if c.Flags().Changed("other-budget") {

@@ -98,17 +98,11 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 	if a.jsonOut && !c.Flags().Changed("format") {
 		pf.req.Format, format = "json", "json"
 	}
-	if err := checkDepths(c, pf); err != nil {
-		return err
-	}
-	l, err := a.open(true)
+	l, err := a.openForRequest(c, pf)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	if err := a.packetRequest(c, l, pf); err != nil {
-		return err
-	}
 	p, err := l.Packet(ctx, pf.req)
 	if err != nil {
 		return a.packetError(err)
@@ -123,6 +117,24 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 		return errDeferred
 	}
 	return nil
+}
+
+// openForRequest checks pf's flags, opens the store read-only and fills
+// in pf's request from it (packetRequest): what packet, why and diff do
+// before they build. The caller closes the store.
+func (a *app) openForRequest(c *cobra.Command, pf *packetFlags) (*lore.Lore, error) {
+	if err := checkDepths(c, pf); err != nil {
+		return nil, err
+	}
+	l, err := a.open(true)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.packetRequest(c, l, pf); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
 }
 
 // checkDepths checks the walk's flags, before a store is opened.

@@ -43,17 +43,11 @@ Exit status: 0 the answer was given (in or out); 1 an error.`,
 }
 
 func (a *app) runWhy(ctx context.Context, c *cobra.Command, pf *packetFlags, id string) error {
-	if err := checkDepths(c, pf); err != nil {
-		return err
-	}
-	l, err := a.open(true)
+	l, err := a.openForRequest(c, pf)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	if err := a.packetRequest(c, l, pf); err != nil {
-		return err
-	}
 	v, err := l.Why(ctx, pf.req, id)
 	if err != nil {
 		return a.packetError(err)
