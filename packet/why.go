@@ -291,34 +291,29 @@ func (w *whyer) elsewhere(v *Verdict) error {
 // up to the ceiling, or the builds ran out first.
 func (w *whyer) least(req Request, ok func(*Packet) bool) (int, error) {
 	lo, hi := req.Budget, 0 // ok fails at lo, holds at hi
+	probe := func(at int) error {
+		p, err := w.build(req, at)
+		if err == nil && ok(p) {
+			hi = at
+		} else if err == nil {
+			lo = at
+		}
+		return err
+	}
 	for at := max(2*lo, 64); hi == 0; at *= 2 {
-		at = min(at, w.ceiling)
-		if at <= lo || w.builds >= maxWhyBuilds {
+		if at = min(at, w.ceiling); at <= lo || w.builds >= maxWhyBuilds {
 			return 0, nil
 		}
-		p, err := w.build(req, at)
-		if err != nil {
+		if err := probe(at); err != nil {
 			return 0, err
-		}
-		if ok(p) {
-			hi = at
-		} else {
-			lo = at
 		}
 	}
 	for hi-lo > 1 {
 		if w.builds >= maxWhyBuilds {
 			return 0, nil
 		}
-		at := lo + (hi-lo)/2
-		p, err := w.build(req, at)
-		if err != nil {
+		if err := probe(lo + (hi-lo)/2); err != nil {
 			return 0, err
-		}
-		if ok(p) {
-			hi = at
-		} else {
-			lo = at
 		}
 	}
 	return hi, nil
