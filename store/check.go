@@ -191,6 +191,10 @@ func (c *checker) heads() {
 			}
 			r.Body = body
 		}
+		if err := withVector(c.tx, &r, r.hasVector); err != nil {
+			c.add(ns, id, "vector: %v", err)
+			continue
+		}
 		if r.SHA256 != contentHash(&r) {
 			c.add(ns, id, "content digest %.12s does not match the content (%.12s)", r.SHA256, contentHash(&r))
 		}

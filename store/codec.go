@@ -261,6 +261,9 @@ func encodeHead(r *Record) []byte {
 	if r.Binary {
 		flags |= flagBinary
 	}
+	if r.hasVector || len(r.Vector) > 0 {
+		flags |= flagVector
+	}
 	e.b = append(e.b, flags)
 	e.time(r.Created)
 	e.time(r.Updated)
@@ -337,6 +340,7 @@ func decodeHeadWith(ns, id string, b []byte, in interner) (Record, error) {
 	flags := d.bytes1("flags")
 	r.Pinned = flags&flagPinned != 0
 	r.Binary = flags&flagBinary != 0
+	r.hasVector = flags&flagVector != 0
 	r.Created = d.time("created")
 	r.Updated = d.time("updated")
 	r.Version = d.int("version")
@@ -406,27 +410,55 @@ func decodeBody(b []byte) (string, error) {
 	return string(b[1:]), nil
 }
 
-// encodeVersion encodes a whole past version: its head and its body.
+// encodeVersion encodes a whole past version: its head and its body, and
+// between them its vector when it has one (then the value starts with
+// formatV2; a version without a vector is written as before).
 func encodeVersion(r *Record) []byte {
 	head := encodeHead(r)
-	e := enc{b: make([]byte, 0, 1+binary.MaxVarintLen64+len(head)+len(r.Body))}
-	e.b = append(e.b, formatV1)
+	var vec []byte
+	if len(r.Vector) > 0 {
+		vec = encodeVector(r.Vector)
+	}
+	e := enc{b: make([]byte, 0, 1+2*binary.MaxVarintLen64+len(head)+len(vec)+len(r.Body))}
+	if vec != nil {
+		e.b = append(e.b, formatV2)
+	} else {
+		e.b = append(e.b, formatV1)
+	}
 	e.uvarint(uint64(len(head)))
 	e.b = append(e.b, head...)
+	if vec != nil {
+		e.uvarint(uint64(len(vec)))
+		e.b = append(e.b, vec...)
+	}
 	e.b = append(e.b, r.Body...)
 	return e.b
 }
 
 func decodeVersion(ns, id string, b []byte) (Record, error) {
 	d := dec{b: b}
-	d.format("version")
+	withVec := len(b) > 0 && b[0] == formatV2
+	if withVec {
+		d.b = d.b[1:]
+	} else {
+		d.format("version")
+	}
 	head := d.bytes("version head")
+	var vec []byte
+	if withVec {
+		vec = d.bytes("version vector")
+	}
 	if d.err != nil {
 		return Record{}, fmt.Errorf("record %q in namespace %q: %w", id, ns, d.err)
 	}
 	r, err := decodeHead(ns, id, head)
 	if err != nil {
 		return Record{}, err
+	}
+	if withVec {
+		if r.Vector, err = decodeVector(ns, id, vec); err != nil {
+			return Record{}, err
+		}
 	}
 	r.Body = string(d.b)
 	return r, nil

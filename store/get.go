@@ -68,7 +68,10 @@ func (s *Store) get(ns, id string, withBody bool) (Record, error) {
 			return notFound(ns, id)
 		}
 		if withBody {
-			r.Body, err = bodyTx(tx, ns, id)
+			if r.Body, err = bodyTx(tx, ns, id); err != nil {
+				return err
+			}
+			err = withVector(tx, &r, r.hasVector)
 		}
 		return err
 	})
@@ -160,8 +163,10 @@ func (s *Store) GetVersion(ns, id string, version int) (Record, error) {
 		}
 		if cur.Version == version {
 			r = cur
-			r.Body, err = bodyTx(tx, ns, id)
-			return err
+			if r.Body, err = bodyTx(tx, ns, id); err != nil {
+				return err
+			}
+			return withVector(tx, &r, r.hasVector)
 		}
 		b := tx.Bucket(bucketHistory).Get(append(prefix(ns, id), u64(uint64(version))...))
 		if b == nil {
@@ -215,6 +220,9 @@ func (s *Store) History(ns, id string) ([]Record, error) {
 		if cur.Body, err = bodyTx(tx, ns, id); err != nil {
 			return err
 		}
+		if err := withVector(tx, &cur, cur.hasVector); err != nil {
+			return err
+		}
 		out = append(out, cur)
 		return nil
 	})
@@ -246,6 +254,9 @@ func (s *Store) Delete(ns, id string, cascade bool) error {
 			return err
 		}
 		if err := tx.Bucket(bucketBodies).Delete(k); err != nil {
+			return err
+		}
+		if err := deleteVectorTx(tx, ns, id, old.hasVector); err != nil {
 			return err
 		}
 		if err := deletePrefix(tx.Bucket(bucketHistory), prefix(ns, id)); err != nil {

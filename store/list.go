@@ -139,7 +139,10 @@ func (s *Store) ForEach(ns string, fn func(Record) error) error {
 		if r.Body, err = bodyTx(tx, r.NS, r.ID); err != nil {
 			return Record{}, 0, err
 		}
-		return r, len(r.Body), nil
+		if err := withVector(tx, &r, r.hasVector); err != nil {
+			return Record{}, 0, err
+		}
+		return r, len(r.Body) + 4*len(r.Vector), nil
 	}, fn)
 }
 

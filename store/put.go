@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -263,7 +264,7 @@ func (s *Store) writePending(ctx context.Context, ps []pending, links []Link, re
 	results := make([]PutResult, len(ps))
 	rev, err := s.updateRev(func(tx kvTx) error {
 		now := s.opts.Now()
-		prefetchPending(tx, ps, bucketHeads, bucketBodies)
+		prefetchPending(tx, ps, bucketHeads, bucketBodies, bucketVectors)
 		var restored map[[2]string]int // (ns, id) made by this restore -> its version
 		if restore {
 			restored = map[[2]string]int{}
@@ -369,6 +370,9 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string
 	if err != nil {
 		return res, err
 	}
+	if err := putVectorTx(tx, &r, prevHead != nil && prevHead.hasVector); err != nil {
+		return res, err
+	}
 	res.Version = r.Version
 	res.Seq, err = appendChange(tx, OpPut, r.NS, r.ID)
 	return res, err
@@ -386,6 +390,9 @@ func (s *Store) retire(tx kvTx, prev *Record, body []byte) error {
 		if prev.Body, err = decodeBody(body); err != nil {
 			return fmt.Errorf("record %q in namespace %q: %w", prev.ID, prev.NS, err)
 		}
+	}
+	if err := withVector(tx, prev, prev.hasVector); err != nil {
+		return err
 	}
 	return s.keepVersion(tx, prev)
 }
@@ -488,7 +495,7 @@ func sameSum(head []byte, sum string) bool {
 // order carries no meaning, and drops what the store maintains.
 func normalize(r Record) Record {
 	out := Record{NS: r.NS, ID: r.ID, Kind: r.Kind, Title: r.Title, Body: r.Body, Summary: r.Summary,
-		Order: r.Order, Pinned: r.Pinned, Binary: r.Binary}
+		Order: r.Order, Pinned: r.Pinned, Binary: r.Binary, Vector: slices.Clone(r.Vector)}
 	if len(r.Tags) > 0 {
 		out.Tags = slices.Compact(slices.Sorted(slices.Values(r.Tags)))
 	}
@@ -562,6 +569,16 @@ func contentHash(r *Record) string {
 				str(a)
 			}
 		}
+	}
+	// The vector too, after a marker no name list can start with, and
+	// only when there is one: a record without keeps its digest.
+	if len(r.Vector) > 0 {
+		str("\x00vector")
+		buf = binary.AppendUvarint(buf[:0], uint64(len(r.Vector)))
+		for _, x := range r.Vector {
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
+		}
+		h.Write(buf)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

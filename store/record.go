@@ -29,12 +29,20 @@ type Record struct {
 	// Binary marks a record made from a file that is not valid UTF-8: it is
 	// kept without a body.
 	Binary bool `json:"binary,omitempty"`
+	// Vector is the caller's embedding of the record (float32, its
+	// dimension fixed per namespace by the first one; see vector.go). It
+	// is content: a new vector is a new version. Read by Get, GetVersion,
+	// History and ForEach, never with heads.
+	Vector []float32 `json:"vector,omitempty"`
+	// hasVector is set on a record read whose head says it has a vector,
+	// read or not.
+	hasVector bool
 
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
 	Version int       `json:"version"`
 	// SHA256 is the hex digest of the record's content (every field above
-	// Created), so identical puts can be recognised without reading bodies.
+	// Created, the vector included), so identical puts can be recognised without reading bodies.
 	SHA256 string `json:"sha256"`
 	// BodyBytes is len(Body); it is set on records read without their body.
 	BodyBytes int `json:"body_bytes"`

@@ -238,6 +238,11 @@ func (s *Store) init() error {
 					return err
 				}
 			}
+			// A store made before vectors gets their bucket on its first
+			// writable open; read-only, it simply has none.
+			if _, err := tx.CreateBucketIfNotExists(bucketVectors); err != nil {
+				return err
+			}
 			return check(boltTx{tx: tx})
 		})
 	})

@@ -189,6 +189,9 @@ func validRecord(r *Record, maxBody int) error {
 			errs = append(errs, err)
 		}
 	}
+	if err := validVector(r); err != nil {
+		errs = append(errs, err)
+	}
 	errs = append(errs, validNames(r.ID, "alias", r.Aliases)...)
 	errs = append(errs, validNames(r.ID, "key", r.Keys)...)
 	for k, v := range r.Meta {

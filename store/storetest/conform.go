@@ -35,6 +35,7 @@ func Conformance(t *testing.T, open Opener) {
 		{"SecondaryKeys", conformSecondary},
 		{"DueKeys", conformDue},
 		{"NameKeys", conformNameKeys},
+		{"Vectors", conformVectors},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer catch(t)
