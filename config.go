@@ -30,6 +30,9 @@ type Config struct {
 	// Packet configures profiles, rank tables and overflow actions per
 	// kind; see packet.Config.
 	Packet packet.Config `json:"packet,omitzero"`
+	// Fusion sets how a search with a query vector fuses the words'
+	// ranking with the vectors' (see FusionConfig).
+	Fusion FusionConfig `json:"fusion,omitzero"`
 	// Pack configures `lore pack`: categories and their priority.
 	Pack PackConfig `json:"pack,omitzero"`
 	// Etcd, in a store folder's lore.json, keeps that store on an etcd
@@ -84,6 +87,9 @@ func LoadConfig(path string) (Config, error) {
 	}
 	if err := cfg.Packet.Validate(); err != nil {
 		return cfg, fmt.Errorf("%s: packet: %v: %w", path, err, ErrConfig)
+	}
+	if err := cfg.Fusion.validate(); err != nil {
+		return cfg, fmt.Errorf("%s: %v: %w", path, err, ErrConfig)
 	}
 	if cfg.Scope != "" {
 		if _, err := scopeTokens(cfg.Scope, cfg.withDefaults().Packet.Scopes); err != nil {

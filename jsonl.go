@@ -70,6 +70,7 @@ type jsonlLine struct {
 	Order   int64             `json:"order"`
 	Pinned  bool              `json:"pinned"`
 	Binary  bool              `json:"binary"`
+	Vector  []float32         `json:"vector"`
 
 	Created   json.RawMessage `json:"created"`
 	Updated   json.RawMessage `json:"updated"`
@@ -215,6 +216,7 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 	rec = store.Record{
 		NS: ns, ID: l.ID, Kind: l.Kind, Title: l.Title, Body: l.Body, Summary: l.Summary,
 		Tags: l.Tags, Aliases: l.Aliases, Keys: l.Keys, Meta: l.Meta, Order: l.Order, Pinned: l.Pinned, Binary: l.Binary,
+		Vector: l.Vector,
 	}
 	if err := parseStamps(&l, &rec); err != nil {
 		return rec, nil, false, fmt.Errorf("record %q: %w", l.ID, err)
@@ -261,7 +263,7 @@ func parseStamps(l *jsonlLine, rec *store.Record) error {
 // parseBareLink checks a {"link": {...}} line: it must carry nothing else.
 func parseBareLink(l *jsonlLine, defaultNS string) (store.Record, []store.Link, bool, error) {
 	if l.NS != "" || l.ID != "" || l.Kind != "" || l.Title != "" || l.Body != "" || l.Summary != "" ||
-		l.Tags != nil || l.Aliases != nil || l.Keys != nil || l.Meta != nil || l.Order != 0 || l.Pinned || l.Binary || l.Links != nil ||
+		l.Tags != nil || l.Aliases != nil || l.Keys != nil || l.Meta != nil || l.Order != 0 || l.Pinned || l.Binary || l.Vector != nil || l.Links != nil ||
 		l.Created != nil || l.Updated != nil || l.Version != nil || l.SHA256 != nil || l.BodyBytes != nil || l.Tokens != nil {
 		return store.Record{}, nil, false, errors.New(`a link line carries only "link": put record fields on their own line`)
 	}
@@ -379,6 +381,7 @@ type jsonlOut struct {
 	Order     int64                       `json:"order,omitempty"`
 	Pinned    bool                        `json:"pinned,omitempty"`
 	Binary    bool                        `json:"binary,omitempty"`
+	Vector    []float32                   `json:"vector,omitempty"`
 	Created   any                         `json:"created"`
 	Updated   any                         `json:"updated"`
 	Version   int                         `json:"version"`
@@ -446,7 +449,7 @@ func WriteJSONL(w io.Writer, recs []store.Record, links []store.Link) error {
 		o := jsonlOut{
 			NS: r.NS, ID: r.ID, Kind: r.Kind, Title: r.Title, Body: r.Body, Summary: r.Summary,
 			Tags: r.Tags, Aliases: r.Aliases, Keys: r.Keys, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary,
-			Created: r.Created, Updated: r.Updated, Version: r.Version, SHA256: r.SHA256,
+			Vector: r.Vector, Created: r.Created, Updated: r.Updated, Version: r.Version, SHA256: r.SHA256,
 			BodyBytes: r.BodyBytes, Tokens: r.Tokens,
 		}
 		if o.BodyBytes == 0 {

@@ -172,14 +172,17 @@ func (l *Lore) packetInputs(req packet.Request) (packet.Request, packet.Searcher
 	if err := l.catchUp(); err != nil {
 		return req, nil, err
 	}
-	var srch packet.Searcher = noSearch{}
+	var words packet.Searcher = noSearch{}
 	if ix := l.searcher(); ix != nil {
-		srch = ix
+		words = ix
 	} else if req.Query != "" {
 		return req, nil, fmt.Errorf("packet: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
 	}
 	l.sizeSharedCaches()
-	return req, srch, nil
+	if len(req.QueryVector) == 0 {
+		return req, words, nil // byte for byte as before vectors
+	}
+	return req, l.fusedSearcher(words), nil
 }
 
 // sizeSharedCaches lets the process's caches that grow with a store's

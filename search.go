@@ -10,6 +10,7 @@ import (
 	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/vector"
 )
 
 // Hit is one search result.
@@ -32,10 +33,17 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 		return nil, err
 	}
 	ix := l.searcher()
-	if ix == nil {
+	if ix == nil && (q.Text != "" || len(q.Vector) == 0) {
 		return nil, fmt.Errorf("search: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
 	}
-	hits, err := ix.Search(ctx, q)
+	var srch packet.Searcher = ix
+	if len(q.Vector) > 0 {
+		if err := vector.CheckQuery(q.Vector, 0); err != nil {
+			return nil, err
+		}
+		srch = l.fusedSearcher(ix)
+	}
+	hits, err := srch.Search(ctx, q)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,10 @@ type Query struct {
 	// packet's query is parsed this way: people write questions, and a
 	// misspelt quoted title must not empty the packet.
 	AnyTerm bool
+	// Vector is the caller's embedding of the query. The index ranks by
+	// words alone and ignores it; a Searcher that also ranks by vectors
+	// (the root package's) fuses the two.
+	Vector []float32
 }
 
 // Hit is one search result.

@@ -151,7 +151,7 @@ func (g *gatherer) gather() error {
 	// below.
 	names := g.prepareMentions(isFocus)
 	// Full-text hits, and their neighbours when the profile ranks them.
-	if g.req.Query != "" {
+	if g.req.searches() {
 		if err := g.hits(isFocus); err != nil {
 			return err
 		}

@@ -321,7 +321,7 @@ func (g *gatherer) firstSearch() index.Query {
 		limit *= 4
 	}
 	limit = min(limit, g.hitCeiling())
-	return index.Query{NS: g.req.NS, Text: g.req.Query, Kinds: g.req.Kinds, Limit: limit, AnyTerm: true}
+	return index.Query{NS: g.req.NS, Text: g.req.Query, Vector: g.req.QueryVector, Kinds: g.req.Kinds, Limit: limit, AnyTerm: true}
 }
 
 // firstPool is the first depth of the hit pool: minHitPool, or

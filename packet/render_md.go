@@ -157,6 +157,9 @@ func mdRequest(p *Packet) string {
 // requestOptions lists the request's options that are not defaults.
 func requestOptions(r Request) []string {
 	var opts []string
+	if r.VectorDims > 0 {
+		opts = append(opts, fmt.Sprintf("query vector of %d dimensions", r.VectorDims))
+	}
 	if r.Task != "" {
 		opts = append(opts, "task "+r.Task)
 	}

@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/facts"
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/vector"
 )
 
 // NoStoryTime as Request.AsOf turns story time off: every record is
@@ -30,6 +32,14 @@ type Request struct {
 	NS string `json:"ns"`
 	// Query is full-text search input; empty means no search.
 	Query string `json:"query,omitempty"`
+	// QueryVector is the caller's embedding of the query, from the model
+	// that embedded the records' vectors: where given, hits come from the
+	// words and the vectors fused (see the Searcher), and a vector hit is
+	// a hit like any other. JSON packets name its dimension only
+	// (VectorDims): the numbers are the caller's own.
+	QueryVector []float32 `json:"-"`
+	// VectorDims is len(QueryVector), set by the build.
+	VectorDims int `json:"query_vector_dims,omitempty"`
 	// Focus ids: the active scene, the POV character, the subject.
 	Focus []string `json:"focus,omitempty"`
 	// Budget is the token limit of the whole rendered packet, already
@@ -125,6 +135,12 @@ func (r Request) normalize() (Request, Config, error) {
 // normalizeTarget checks the namespace, the budget, the focus ids (kept
 // in order, once each: the first is the active one) and the task.
 func (r *Request) normalizeTarget(Config) error {
+	if r.QueryVector != nil {
+		if err := vector.CheckQuery(r.QueryVector, 0); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+		}
+	}
+	r.VectorDims = len(r.QueryVector)
 	if err := store.ValidNamespace(r.NS); err != nil {
 		return invalidf("namespace %q: %v", r.NS, err)
 	}
@@ -278,3 +294,7 @@ func sortedSet(in []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// searches reports whether the request searches: it has words or a
+// vector to search for.
+func (r *Request) searches() bool { return r.Query != "" || len(r.QueryVector) > 0 }

@@ -31,7 +31,7 @@ func (a *searchAhead) wait() ([]index.Hit, error) {
 // startSearch starts the request's first search, when the request has
 // a query to search and a Searcher to search it with; nil otherwise.
 func (g *gatherer) startSearch() *searchAhead {
-	if g.req.Query == "" || g.srch == nil {
+	if !g.req.searches() || g.srch == nil {
 		return nil
 	}
 	a := &searchAhead{done: make(chan struct{})}

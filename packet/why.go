@@ -230,7 +230,7 @@ func (w *whyer) placeOut(v *Verdict, p *Packet) {
 // record.
 func notReached(r Request) string {
 	var ways []string
-	if r.Query != "" {
+	if r.searches() {
 		ways = append(ways, "no hit for the query")
 	}
 	if len(r.Focus) > 0 {

@@ -90,6 +90,12 @@ type Reader interface {
 	NeighborsOf(ns string, ids []string, rels []string) (map[string][]Neighbor, error)
 	Namespaces() ([]string, error)
 	Stats(ns string) (Stats, error)
+	// Vectors reads every vector of ns with the change-log sequence
+	// number its snapshot holds; VectorsOf those of some records;
+	// VectorDim the dimension of ns's vectors (0: none).
+	Vectors(ns string) (VectorSet, error)
+	VectorsOf(ns string, ids []string) ([]VectorEntry, error)
+	VectorDim(ns string) (int, error)
 }
 
 var _ Backend = (*Store)(nil)

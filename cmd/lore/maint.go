@@ -16,15 +16,28 @@ import (
 
 func newSearchCommand(a *app) *cobra.Command {
 	var q index.Query
+	var vectorFile string
 	c := &cobra.Command{
 		Use:   "search [flags] QUERY",
-		Short: "Full-text search within one namespace",
-		Args:  cobra.ExactArgs(1),
+		Short: "Full-text search within one namespace (with --query-vector-file, by words and vector fused)",
+		Args:  cobra.RangeArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if q.Limit < 0 {
 				return usageError(c, fmt.Errorf("--limit %d: must be positive", q.Limit))
 			}
-			q.Text = args[0]
+			if len(args) == 0 && vectorFile == "" {
+				return usageError(c, fmt.Errorf("give a QUERY, a --query-vector-file, or both"))
+			}
+			if len(args) == 1 {
+				q.Text = args[0]
+			}
+			if vectorFile != "" {
+				v, err := readVectorFile(a.streams.in, vectorFile)
+				if err != nil {
+					return err
+				}
+				q.Vector = v
+			}
 			l, err := a.open(true)
 			if err != nil {
 				return err
@@ -51,6 +64,7 @@ func newSearchCommand(a *app) *cobra.Command {
 	f.StringSliceVar(&q.Kinds, "kind", nil, "only these kinds")
 	f.StringSliceVar(&q.Tags, "tag", nil, "only records with these tags")
 	f.IntVar(&q.Limit, "limit", 20, "at most this many hits")
+	f.StringVar(&vectorFile, "query-vector-file", "", "the query's embedding, from the model that embedded the records: hits by words and by vector, fused ('-' for stdin)")
 	return c
 }
 

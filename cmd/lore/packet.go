@@ -25,6 +25,8 @@ type packetFlags struct {
 	// deferred lists the grouped deferral notes of these kinds instead
 	// of the packet: a group line's handle.
 	deferred []string
+	// queryVectorFile holds the query's embedding (see readVectorFile).
+	queryVectorFile string
 }
 
 func newPacketCommand(a *app) *cobra.Command {
@@ -91,6 +93,7 @@ func addRequestFlags(c *cobra.Command, pf *packetFlags) {
 	f.StringSliceVar(&pf.req.ExcludeKinds, "exclude-kind", nil, "leave out these kinds")
 	f.StringVar(&pf.req.Format, "format", "md", "output format: md, xml or json")
 	f.StringVar(&pf.req.Encoding, "encoding", "", "token encoding (default: the store's, or the model's)")
+	f.StringVar(&pf.queryVectorFile, "query-vector-file", "", "the query's embedding, from the model that embedded the records: hits by words and by vector, fused ('-' for stdin)")
 }
 
 func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) error {
@@ -125,6 +128,13 @@ func (a *app) runPacket(ctx context.Context, c *cobra.Command, pf *packetFlags) 
 func (a *app) openForRequest(c *cobra.Command, pf *packetFlags) (*lore.Lore, error) {
 	if err := checkDepths(c, pf); err != nil {
 		return nil, err
+	}
+	if pf.queryVectorFile != "" {
+		v, err := readVectorFile(a.streams.in, pf.queryVectorFile)
+		if err != nil {
+			return nil, err
+		}
+		pf.req.QueryVector = v
 	}
 	l, err := a.open(true)
 	if err != nil {

@@ -22,6 +22,7 @@ func newPutCommand(a *app) *cobra.Command {
 		body, file string
 		metas      []string
 		supersedes string
+		vectorFile string
 	)
 	c := &cobra.Command{
 		Use:   "put [flags] ID",
@@ -44,6 +45,14 @@ word); get, export and packets give it whole.`,
 				return usageError(c, err)
 			}
 			r.Meta = meta
+			if vectorFile != "" {
+				if vectorFile == "-" && (file == "-" || file == "" && body == "") {
+					return usageError(c, fmt.Errorf("--vector-file - reads stdin, where the body comes from too; give the body with --body or --file"))
+				}
+				if r.Vector, err = readVectorFile(a.streams.in, vectorFile); err != nil {
+					return err
+				}
+			}
 			switch {
 			case body != "" && file != "":
 				return usageError(c, fmt.Errorf("--body and --file both given; use one"))
@@ -90,6 +99,7 @@ word); get, export and packets give it whole.`,
 	f.BoolVar(&r.Pinned, "pinned", false, "never drop or truncate this record from a packet")
 	f.StringVar(&body, "body", "", "body text")
 	f.StringVar(&file, "file", "", "read the body from this file ('-' for stdin)")
+	f.StringVar(&vectorFile, "vector-file", "", "the record's embedding, from your model: a JSON array of numbers or numbers separated by spaces ('-' for stdin); one dimension per namespace")
 	f.StringVar(&supersedes, "supersedes", "", "this record replaces record ID (a newer fact): a supersedes link, and ID's meta.valid_until set to this one's valid_from (default now) where it has none; ID stays, with its history")
 	return c
 }
@@ -253,6 +263,9 @@ func formatRecord(r store.Record) string {
 		}
 	}
 	fmt.Fprintf(&b, "version: %d\n", r.Version)
+	if len(r.Vector) > 0 { // a comment: the numbers are for --json, and front matter has no field for them
+		fmt.Fprintf(&b, "# vector: %d dimensions\n", len(r.Vector))
+	}
 	b.WriteString("---\n")
 	b.WriteString(r.Body)
 	if r.Body != "" && !strings.HasSuffix(r.Body, "\n") {
