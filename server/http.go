@@ -319,6 +319,12 @@ func (s *Server) httpGet(w http.ResponseWriter, r *http.Request) {
 		answer(w, "", err)
 		return
 	}
+	if v := r.URL.Query().Get("with_vector"); v != "" {
+		if a.WithVector, err = strconv.ParseBool(v); err != nil {
+			answer(w, "", fmt.Errorf("%w: with_vector=%q: want true or false", errBadRequest, v))
+			return
+		}
+	}
 	reply(w)(s.opGet(r.Context(), a))
 }
 
@@ -376,9 +382,11 @@ func (s *Server) httpSearch(w http.ResponseWriter, r *http.Request) {
 		answer(w, "", err)
 		return
 	}
-	if err := required([2]string{"query", a.Query}); err != nil {
-		answer(w, "", err)
-		return
+	if a.QueryVector == nil {
+		if err := required([2]string{"query", a.Query}); err != nil {
+			answer(w, "", err)
+			return
+		}
 	}
 	reply(w)(s.opSearch(r.Context(), a))
 }

@@ -157,7 +157,7 @@ func TestMCPToolsListed(t *testing.T) {
 		"open_nodes":          {true, false, []string{"names"}},
 		"put_record":          {false, true, []string{"id"}},
 		"get_record":          {true, false, []string{"id"}},
-		"search":              {true, false, []string{"query"}},
+		"search":              {true, false, nil}, // query or query_vector: the tool says which is missing
 		"link":                {false, false, []string{"from", "rel", "to"}},
 		"unlink":              {false, true, []string{"from", "rel", "to"}},
 		"neighbors":           {true, false, []string{"id"}},
@@ -356,3 +356,45 @@ func TestMCPNamespaceScope(t *testing.T) {
 
 // bigGraph stores n entities with a few observations each and a ring of
 // relations, in one transaction.
+
+// TestMCPVectors puts records with vectors over MCP, reads one back with
+// and without its numbers, and finds the record only its vector matches
+// in search and in a packet; bad vectors are tool errors naming them.
+func TestMCPVectors(t *testing.T) {
+	dir := srvStore(t)
+	cs := mcpClient(t, dir, nil)
+	var put store.PutResult
+	callJSON(t, cs, "put_record", map[string]any{"id": "final", "kind": "memory", "body": "The tournament final is on Saturday.", "vector": []float32{1, 0, 0}}, &put)
+	callJSON(t, cs, "put_record", map[string]any{"id": "match", "kind": "memory", "body": "We booked the big match for the weekend.", "vector": []float32{0, 1, 0}}, &put)
+	callJSON(t, cs, "put_record", map[string]any{"id": "rent", "kind": "memory", "body": "Rent is due on the first.", "vector": []float32{0, 0, 1}}, &put)
+
+	var rec struct {
+		store.Record
+		VectorDims int `json:"vector_dims"`
+	}
+	callJSON(t, cs, "get_record", map[string]any{"id": "match"}, &rec)
+	if rec.VectorDims != 3 || rec.Vector != nil {
+		t.Errorf("get_record: vector_dims %d, vector %v; want 3 and no numbers", rec.VectorDims, rec.Vector)
+	}
+	callJSON(t, cs, "get_record", map[string]any{"id": "match", "with_vector": true}, &rec)
+	if !slices.Equal(rec.Vector, []float32{0, 1, 0}) {
+		t.Errorf("get_record with_vector: %v", rec.Vector)
+	}
+
+	var found struct{ Hits []lore.Hit }
+	callJSON(t, cs, "search", map[string]any{"query": "tournament", "query_vector": []float32{0.1, 1, 0}, "limit": 2}, &found)
+	if len(found.Hits) != 2 || !slices.ContainsFunc(found.Hits, func(h lore.Hit) bool { return h.ID == "final" }) ||
+		!slices.ContainsFunc(found.Hits, func(h lore.Hit) bool { return h.ID == "match" }) {
+		t.Errorf("search by words and vector: %+v; want final and match", found.Hits)
+	}
+	text := strings.Join(call(t, cs, "build_packet", map[string]any{"query": "When is the tournament final?", "query_vector": []float32{0.1, 1, 0}, "budget": 400}), "\n")
+	if !strings.Contains(text, "big match") || !strings.Contains(text, "tournament final") {
+		t.Errorf("packet with a query vector lacks one of the answers:\n%s", text)
+	}
+	if _, err := callErr(t, cs, "put_record", map[string]any{"id": "short", "vector": []float32{1, 2}}); err == nil || !strings.Contains(err.Error(), `record "short" has a vector of 2 dimensions`) {
+		t.Errorf("put of a 2-dimensional vector: %v", err)
+	}
+	if _, err := callErr(t, cs, "build_packet", map[string]any{"query": "x", "query_vector": []float32{0, 0, 0}}); err == nil || !strings.Contains(err.Error(), "all 3 elements are 0") {
+		t.Errorf("packet with a zero query vector: %v", err)
+	}
+}

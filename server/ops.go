@@ -31,6 +31,7 @@ type recordArgs struct {
 	Meta    map[string]string `json:"meta,omitempty" jsonschema:"string metadata (date, due, status, valid_from, valid_until: a date or an RFC 3339 time, or a story position, between which the record holds)"`
 	Order   int64             `json:"order,omitempty" jsonschema:"position in a sequence (turn, chapter); 0 for none"`
 	Pinned  bool              `json:"pinned,omitempty" jsonschema:"never drop this record from a packet"`
+	Vector  []float32         `json:"vector,omitempty" jsonschema:"the record's embedding from your own model (Lore runs none); every vector of a namespace has the dimension of its first"`
 	// Supersedes names the record this one replaces (Lore.Supersede).
 	Supersedes string `json:"supersedes,omitempty" jsonschema:"id of the record this one replaces (a newer fact of the same thing): it stays, with its history, no longer holding from this record's valid_from (default now)"`
 }
@@ -41,15 +42,20 @@ type getArgs struct {
 	ID      string `json:"id" jsonschema:"record id"`
 	Version int    `json:"version,omitempty" jsonschema:"an older kept version; 0 for the current one"`
 	Offset  int    `json:"offset,omitempty" jsonschema:"byte offset into the body, to page through a body longer than one answer"`
+	// WithVector answers the record's vector; by default only its
+	// dimension (vector_dims), as a model rarely wants the numbers.
+	WithVector bool `json:"with_vector,omitempty" jsonschema:"answer the record's vector too; by default only its dimension"`
 }
 
 // searchArgs is a full-text search (search, POST /v1/search).
 type searchArgs struct {
 	NS    string   `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
-	Query string   `json:"query" jsonschema:"words to search for (BM25 over title, summary and body)"`
+	Query string   `json:"query,omitempty" jsonschema:"words to search for (BM25 over title, summary and body)"`
 	Kinds []string `json:"kinds,omitempty" jsonschema:"keep only these kinds"`
 	Tags  []string `json:"tags,omitempty" jsonschema:"keep only records with these tags"`
 	Limit int      `json:"limit,omitempty" jsonschema:"most hits to return; default 20, at most 1000"`
+	// QueryVector fuses a ranking by the records' vectors with the words'.
+	QueryVector []float32 `json:"query_vector,omitempty" jsonschema:"the query's embedding, from the model that embedded the records: hits by words and by vector, fused (query may then be empty)"`
 }
 
 // linkArgs is a link to add or remove (link, unlink, POST /v1/links).
@@ -133,7 +139,7 @@ func (s *Server) opPut(ctx context.Context, a recordArgs) (string, error) {
 		return "", err
 	}
 	r := store.Record{NS: ns, ID: a.ID, Kind: a.Kind, Title: a.Title, Body: a.Body, Summary: a.Summary,
-		Tags: a.Tags, Aliases: a.Aliases, Keys: a.Keys, Meta: a.Meta, Order: a.Order, Pinned: a.Pinned}
+		Tags: a.Tags, Aliases: a.Aliases, Keys: a.Keys, Meta: a.Meta, Order: a.Order, Pinned: a.Pinned, Vector: a.Vector}
 	var res store.PutResult
 	if err := s.write(ctx, func(l *lore.Lore) (err error) {
 		if a.Supersedes != "" {
@@ -154,6 +160,8 @@ type recordPage struct {
 	store.Record
 	// BodyFrom is the byte offset of Body within the whole body.
 	BodyFrom int `json:"body_from,omitempty"`
+	// VectorDims is the dimension of the record's vector, when it has one.
+	VectorDims int `json:"vector_dims,omitempty"`
 	// Next is set when the body goes on: the call that reads on.
 	Next *nextPage `json:"next,omitempty"`
 }
@@ -185,12 +193,16 @@ func (s *Server) opGet(ctx context.Context, a getArgs) (string, error) {
 		return "", fmt.Errorf("offset %d: %w: the body of %q has %d bytes; want 0 to %d", a.Offset, store.ErrInvalid, a.ID, len(r.Body), len(r.Body))
 	}
 	whole := r.Body
+	dims := len(r.Vector)
+	if !a.WithVector {
+		r.Vector = nil
+	}
 	r.Tokens = nil
 	r.BodyBytes = len(whole)
 	rest := whole[a.Offset:]
 	text, _, err := s.fitPrefix(len(rest), s.opts.MaxOutput, func(n int) (string, error) {
 		n = cutUTF8(rest, n)
-		p := recordPage{Record: r, BodyFrom: a.Offset}
+		p := recordPage{Record: r, BodyFrom: a.Offset, VectorDims: dims}
 		p.Body = rest[:n]
 		if n < len(rest) {
 			next := a.Offset + n
@@ -207,8 +219,8 @@ func (s *Server) opSearch(ctx context.Context, a searchArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(a.Query) == "" {
-		return "", fmt.Errorf("query %q: %w: give one or more words to search for", a.Query, store.ErrInvalid)
+	if strings.TrimSpace(a.Query) == "" && a.QueryVector == nil {
+		return "", fmt.Errorf("query %q: %w: give one or more words to search for, or a query_vector", a.Query, store.ErrInvalid)
 	}
 	switch {
 	case a.Limit == 0:
@@ -218,7 +230,7 @@ func (s *Server) opSearch(ctx context.Context, a searchArgs) (string, error) {
 	}
 	var hits []lore.Hit
 	err = s.read(ctx, func(l *lore.Lore) (err error) {
-		hits, err = l.Search(ctx, index.Query{NS: ns, Text: a.Query, Kinds: a.Kinds, Tags: a.Tags, Limit: a.Limit})
+		hits, err = l.Search(ctx, index.Query{NS: ns, Text: a.Query, Vector: a.QueryVector, Kinds: a.Kinds, Tags: a.Tags, Limit: a.Limit})
 		return err
 	})
 	if err != nil {

@@ -20,6 +20,8 @@ import (
 type packetArgs struct {
 	NS    string   `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
 	Query string   `json:"query,omitempty" jsonschema:"what the packet is for, searched in full text"`
+	// QueryVector fuses a ranking by the records' vectors with the words'.
+	QueryVector []float32 `json:"query_vector,omitempty" jsonschema:"the query's embedding, from the model that embedded the records: hits by words and by vector, fused"`
 	Focus []string `json:"focus,omitempty" jsonschema:"ids of the records the decision is about (the subject, the active scene)"`
 	// Budget is a token count (8000) or a budget string ("8k", "1.5k",
 	// or a scope name like "scene").
@@ -188,7 +190,7 @@ func (s *Server) opPacket(ctx context.Context, a packetArgs, size func(*PacketAn
 // packetRequest turns the arguments into a packet.Request, resolving the
 // budget against the store's scopes and capping it below the ceiling.
 func (s *Server) packetRequest(l *lore.Lore, ns string, a packetArgs) (packet.Request, []string, error) {
-	req := packet.Request{NS: ns, Query: a.Query, Focus: a.Focus, Scope: a.Scope, Profile: a.Profile, Task: a.Task,
+	req := packet.Request{NS: ns, Query: a.Query, QueryVector: a.QueryVector, Focus: a.Focus, Scope: a.Scope, Profile: a.Profile, Task: a.Task,
 		When: a.When, Hops: a.Hops, MentionsDepth: a.MentionsDepth, ScanQuery: a.ScanQuery, AsOf: a.AsOf, At: a.At, Kinds: a.Kinds, ExcludeKinds: a.ExcludeKinds, Format: a.Format,
 		Counter: l.Counter()}
 	if req.Profile == "" && l.Config().Packet.DefaultProfile == "" {

@@ -12,7 +12,6 @@ package vector
 import (
 	"cmp"
 	"container/heap"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -23,8 +22,9 @@ import (
 )
 
 // ErrQuery is wrapped by the errors of a query vector that cannot be
-// searched: empty, not finite, all zeros, or of the wrong dimension.
-var ErrQuery = errors.New("bad query vector")
+// searched: empty, not finite, all zeros, or of the wrong dimension. It
+// wraps store.ErrInvalid: bad input, like a bad record.
+var ErrQuery = fmt.Errorf("%w: bad query vector", store.ErrInvalid)
 
 // Hit is one record and the cosine similarity of its vector to the
 // query, from -1 to 1.

@@ -33,6 +33,10 @@ type recallConfig struct {
 	limit      int
 	cpuProfile string
 	config     string
+	// recordVectors and queryVectors name the vector files of a user's
+	// own model (recall_vectors.go); queryVecs holds the second, read.
+	recordVectors, queryVectors string
+	queryVecs                   map[string][]float32
 }
 
 func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
@@ -49,6 +53,8 @@ func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
 	fs.StringVar(&c.convert, "convert", "", "write the records as `lore import` JSONL to this file and exit (for the shared scorer's -setup)")
 	fs.IntVar(&c.limit, "limit", 0, "score only the first N questions (0: all)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scoring loop to this file")
+	fs.StringVar(&c.recordVectors, "record-vectors", "", "JSONL of {namespace, id, vector}: the records' embeddings from your model (see recall_vectors.go)")
+	fs.StringVar(&c.queryVectors, "query-vectors", "", "JSONL of {qid, vector}: the questions' embeddings from the same model; the packets are then asked with them")
 	fs.StringVar(&c.config, "config", "", "a lore.json for the store the packets are built from (default: {\"encoding\": \"cl100k_base\"}, the scorer's encoding)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: lore-bench recall -data DIR [flags]\n\nScores evidence recall of Lore's packets beside BM25 baselines, in one process.\n\n")
@@ -161,7 +167,18 @@ func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer os.RemoveAll(work)
-	l, err := loadLore(ctx, work, c.config, recs)
+	var recVecs map[[2]string][]float32
+	if c.recordVectors != "" {
+		if recVecs, err = readRecordVectors(c.recordVectors, recs); err != nil {
+			return err
+		}
+	}
+	if c.queryVectors != "" {
+		if c.queryVecs, err = readQueryVectors(c.queryVectors); err != nil {
+			return err
+		}
+	}
+	l, err := loadLore(ctx, work, c.config, recs, recVecs)
 	if err != nil {
 		return err
 	}
@@ -265,7 +282,7 @@ func scoreQuestions(ctx context.Context, l *lore.Lore, nss map[string]*evalNS, q
 // loadLore makes a real store in dir, with the lore.json at config when
 // one is given, and imports the records into it, as `lore import` of the
 // converted JSONL would.
-func loadLore(ctx context.Context, dir, config string, recs []evalRecord) (*lore.Lore, error) {
+func loadLore(ctx context.Context, dir, config string, recs []evalRecord, vecs map[[2]string][]float32) (*lore.Lore, error) {
 	if err := lore.Init(dir); err != nil {
 		return nil, err
 	}
@@ -288,6 +305,7 @@ func loadLore(ctx context.Context, dir, config string, recs []evalRecord) (*lore
 		return nil, err
 	}
 	srecs, links := toStore(recs)
+	withVectors(srecs, vecs)
 	if _, err := l.Import(ctx, srecs, links); err != nil {
 		l.Close()
 		return nil, fmt.Errorf("import the recall records: %w", err)
@@ -312,7 +330,7 @@ func scoreQuestion(ctx context.Context, l *lore.Lore, ns *evalNS, q evalQuery, c
 				IDs: kept, Tokens: used})
 		}
 		t0 := time.Now()
-		p, err := l.Packet(ctx, packet.Request{NS: q.Namespace, Query: q.Question, Budget: b,
+		p, err := l.Packet(ctx, packet.Request{NS: q.Namespace, Query: q.Question, QueryVector: c.queryVecs[q.QID], Budget: b,
 			Profile: c.profile, Format: c.format, Encoding: "cl100k_base", Counter: cl100k})
 		micros := time.Since(t0).Microseconds()
 		row := recallRow{QID: q.QID, Category: q.Category, Method: methodLore, Budget: b, Micros: micros,
