@@ -18,11 +18,11 @@ import (
 
 // packetArgs asks for a Context Packet (build_packet, POST /v1/packet).
 type packetArgs struct {
-	NS    string   `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
-	Query string   `json:"query,omitempty" jsonschema:"what the packet is for, searched in full text"`
+	NS    string `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
+	Query string `json:"query,omitempty" jsonschema:"what the packet is for, searched in full text"`
 	// QueryVector fuses a ranking by the records' vectors with the words'.
 	QueryVector []float32 `json:"query_vector,omitempty" jsonschema:"the query's embedding, from the model that embedded the records: hits by words and by vector, fused"`
-	Focus []string `json:"focus,omitempty" jsonschema:"ids of the records the decision is about (the subject, the active scene)"`
+	Focus       []string  `json:"focus,omitempty" jsonschema:"ids of the records the decision is about (the subject, the active scene)"`
 	// Budget is a token count (8000) or a budget string ("8k", "1.5k",
 	// or a scope name like "scene").
 	Budget        any      `json:"budget,omitempty" jsonschema:"token budget: a number, or a string such as 8k or a scope name (scene, chapter); default 8000, never above the server's ceiling"`
