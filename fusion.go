@@ -36,11 +36,14 @@ type FusionConfig struct {
 // Default fusion: equal weights, k = 60.
 const (
 	defaultFusionK = 60
-	// fuseDepth is how deep both rankings are read: every hit list a
-	// packet asks for (up to its pool's ceiling) is then a prefix of one
-	// fused order, so a bigger budget never reorders the hits a smaller
-	// one had.
-	fuseDepth = 2000
+	// fuseDepth is how deep both rankings are read (deeper where a
+	// search asks for more): every hit list a packet asks for up to it is
+	// a prefix of one fused order, so a bigger budget never reorders the
+	// hits a smaller one had. A packet's pool reaches 1,280 hits at
+	// budgets past about 19k and passes it only past about 77k, and a
+	// deeper first read costs every packet with a vector its time
+	// (BENCHMARKS.md, vectors).
+	fuseDepth = 1280
 )
 
 func (f FusionConfig) weights() (words, vectors, k float64) {

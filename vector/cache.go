@@ -16,8 +16,9 @@ type Source interface {
 	LastSeq() (uint64, error)
 }
 
-// DefaultMaxFloats bounds what a Cache keeps: 2^28 float32s, 1 GiB,
-// about 700,000 vectors of 384 dimensions.
+// DefaultMaxFloats bounds what a Cache keeps: 2^28 float32s, 1 GiB
+// (with each vector's int8 copy, about 560,000 vectors of 384
+// dimensions).
 const DefaultMaxFloats = 1 << 28
 
 // Cache keeps the Sets of the namespaces searched, each read once and
@@ -105,7 +106,7 @@ func (c *Cache) current(ns string) (*cached, error) {
 	e.mu.Unlock()
 	e.mu.RLock()
 	if e.set != nil {
-		c.evict(ns, len(e.set.data))
+		c.evict(ns, e.set.size())
 	}
 	return e, nil
 }
@@ -189,7 +190,7 @@ func (c *Cache) evict(keep string, keepSize int) {
 				continue
 			}
 			if e.set != nil {
-				total += len(e.set.data)
+				total += e.set.size()
 				if ns != keep && (oldestNS == "" || e.used < oldest) {
 					oldest, oldestNS = e.used, ns
 				}

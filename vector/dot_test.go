@@ -30,3 +30,32 @@ func TestDotMatchesPlainGo(t *testing.T) {
 		}
 	}
 }
+
+// TestDotInt8MatchesPlainGo checks the integer assembly against the
+// plain loop, exactly, at every length from 0 to 100 and at common sizes,
+// with the extremes of both ranges.
+func TestDotInt8MatchesPlainGo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	lengths := []int{384, 768, 1024, 4096}
+	for n := range 101 {
+		lengths = append(lengths, n)
+	}
+	for _, n := range lengths {
+		x, q := make([]int8, n), make([]int16, n+5)
+		maxQuery := queryMax(n)
+		var want int64
+		for i := range x {
+			x[i], q[i] = int8(rng.IntN(255)-127), int16(rng.IntN(2*maxQuery+1)-maxQuery)
+			if i%7 == 0 {
+				x[i], q[i] = -127, int16(-maxQuery)
+			}
+			want += int64(x[i]) * int64(q[i])
+		}
+		if got := dotInt8(x, q); int64(got) != want {
+			t.Errorf("dotInt8 of length %d: %d; want %d", n, got, want)
+		}
+		if got := dotInt8Go(x, q); int64(got) != want {
+			t.Errorf("dotInt8Go of length %d: %d; want %d", n, got, want)
+		}
+	}
+}

@@ -34,7 +34,8 @@ type Hit struct {
 }
 
 // Set is every vector of one namespace, each scaled to unit length and
-// laid end to end, so that a search streams through memory once.
+// laid end to end, so that a search streams through memory once; and
+// the same rows as int8 for the search's first pass (quant.go).
 type Set struct {
 	dim  int
 	ids  []string
@@ -42,6 +43,11 @@ type Set struct {
 	tags [][]string
 	data []float32 // row i is data[i*dim : (i+1)*dim]
 	row  map[string]int
+	// The int8 rows, with each row's scale and rounding error; empty
+	// past maxQuantDims.
+	q8     []int8
+	qscale []float32
+	qerr   []float32
 }
 
 // NewSet builds a Set from a store read. Vectors of another dimension
@@ -73,18 +79,34 @@ func (s *Set) put(e store.VectorEntry) error {
 		return fmt.Errorf("record %q: vector of %d dimensions in a namespace of %d", e.ID, len(e.Vector), s.dim)
 	}
 	unit := normalized(e.Vector)
-	if i, ok := s.row[e.ID]; ok {
-		copy(s.data[i*s.dim:], unit)
-		s.kind[i], s.tags[i] = e.Kind, e.Tags
-		return nil
+	i, ok := s.row[e.ID]
+	if !ok {
+		i = len(s.ids)
+		s.row[e.ID] = i
+		s.ids = append(s.ids, e.ID)
+		s.kind = append(s.kind, e.Kind)
+		s.tags = append(s.tags, e.Tags)
+		s.data = append(s.data, unit...)
+		if s.quantized() {
+			s.q8 = append(s.q8, make([]int8, s.dim)...)
+			s.qscale, s.qerr = append(s.qscale, 0), append(s.qerr, 0)
+		}
 	}
-	s.row[e.ID] = len(s.ids)
-	s.ids = append(s.ids, e.ID)
-	s.kind = append(s.kind, e.Kind)
-	s.tags = append(s.tags, e.Tags)
-	s.data = append(s.data, unit...)
+	copy(s.data[i*s.dim:], unit)
+	s.kind[i], s.tags[i] = e.Kind, e.Tags
+	if s.quantized() {
+		var row []int8
+		row, s.qscale[i], s.qerr[i] = quantizeRow(nil, unit)
+		copy(s.q8[i*s.dim:], row)
+	}
 	return nil
 }
+
+// size is what the set holds in float32s' worth of memory.
+func (s *Set) size() int { return len(s.data) + len(s.q8)/4 }
+
+// quantized reports whether the set keeps int8 rows.
+func (s *Set) quantized() bool { return s.dim <= maxQuantDims }
 
 // remove drops id's row, moving the last row into its place.
 func (s *Set) remove(id string) {
@@ -96,10 +118,17 @@ func (s *Set) remove(id string) {
 	if i != last {
 		s.ids[i], s.kind[i], s.tags[i] = s.ids[last], s.kind[last], s.tags[last]
 		copy(s.data[i*s.dim:(i+1)*s.dim], s.data[last*s.dim:])
+		if s.quantized() {
+			copy(s.q8[i*s.dim:(i+1)*s.dim], s.q8[last*s.dim:])
+			s.qscale[i], s.qerr[i] = s.qscale[last], s.qerr[last]
+		}
 		s.row[s.ids[i]] = i
 	}
 	s.ids, s.kind, s.tags = s.ids[:last], s.kind[:last], s.tags[:last]
 	s.data = s.data[:last*s.dim]
+	if s.quantized() {
+		s.q8, s.qscale, s.qerr = s.q8[:last*s.dim], s.qscale[:last], s.qerr[:last]
+	}
 	delete(s.row, id)
 	if last == 0 {
 		s.dim = 0 // the namespace may take another model now
@@ -170,7 +199,12 @@ func CheckQuery(q []float32, dim int) error {
 const parallelRows = 8192
 
 // Search returns the k rows most similar to q that f keeps, best first,
-// equal scores by id. q need not be unit length.
+// equal scores by id: exact float32 cosine. q need not be unit length.
+//
+// Where the set keeps int8 rows, a first pass scores every row in
+// integers and bounds how far each score can be from the exact one; a
+// row whose best case is below the k-th best worst case cannot be among
+// the k, and only the others are scored exactly, in a second pass.
 func (s *Set) Search(q []float32, k int, f Filter) ([]Hit, error) {
 	if err := CheckQuery(q, s.dim); err != nil {
 		return nil, err
@@ -180,33 +214,11 @@ func (s *Set) Search(q []float32, k int, f Filter) ([]Hit, error) {
 		return nil, nil
 	}
 	unit := normalized(q)
-	filtered := len(f.Kinds)+len(f.Tags) > 0
-	scan := func(from, to int) topK {
-		top := topK{k: k, ids: s.ids}
-		for i := from; i < to; i++ {
-			if filtered && !f.keeps(s.kind[i], s.tags[i]) {
-				continue
-			}
-			top.offer(i, dot(unit, s.data[i*s.dim:]))
-		}
-		return top
-	}
-	workers := min(runtime.GOMAXPROCS(0), n/parallelRows)
-	var tops []topK
-	if workers <= 1 {
-		tops = []topK{scan(0, n)}
-	} else {
-		tops = make([]topK, workers)
-		var wg sync.WaitGroup
-		for w := range workers {
-			from, to := w*n/workers, (w+1)*n/workers
-			wg.Go(func() { tops[w] = scan(from, to) })
-		}
-		wg.Wait()
-	}
 	var rows []scored
-	for _, t := range tops {
-		rows = append(rows, t.rows...)
+	if s.quantized() {
+		rows = s.boundedSearch(unit, k, f)
+	} else {
+		rows = s.exactSearch(unit, k, f)
 	}
 	slices.SortFunc(rows, func(a, b scored) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(s.ids[a.row], s.ids[b.row]))
@@ -217,6 +229,148 @@ func (s *Set) Search(q []float32, k int, f Filter) ([]Hit, error) {
 		hits[i] = Hit{ID: s.ids[r.row], Score: float64(r.score)}
 	}
 	return hits, nil
+}
+
+// split runs fn over the rows [0, n) in one range per CPU where there
+// are enough rows for that to pay, and returns the ranges' results.
+func split[T any](n int, fn func(from, to int) T) []T {
+	workers := min(runtime.GOMAXPROCS(0), n/parallelRows)
+	if workers <= 1 {
+		return []T{fn(0, n)}
+	}
+	out := make([]T, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		from, to := w*n/workers, (w+1)*n/workers
+		wg.Go(func() { out[w] = fn(from, to) })
+	}
+	wg.Wait()
+	return out
+}
+
+// exactSearch scores every row in float32; each range keeps its k best.
+func (s *Set) exactSearch(unit []float32, k int, f Filter) []scored {
+	filtered := len(f.Kinds)+len(f.Tags) > 0
+	tops := split(len(s.ids), func(from, to int) topK {
+		top := topK{k: k, ids: s.ids}
+		for i := from; i < to; i++ {
+			if filtered && !f.keeps(s.kind[i], s.tags[i]) {
+				continue
+			}
+			top.offer(i, dot(unit, s.data[i*s.dim:]))
+		}
+		return top
+	})
+	var rows []scored
+	for _, t := range tops {
+		rows = append(rows, t.rows...)
+	}
+	return rows
+}
+
+// candidate is a row the first pass could not rule out, with the best
+// score it may have.
+type candidate struct {
+	row int
+	hi  float64
+}
+
+// firstPass is what a range's int8 pass found: its k best lower bounds
+// and the rows whose upper bound reached its k-th.
+type firstPass struct {
+	lows  []float64
+	cands []candidate
+}
+
+// boundedSearch scores the rows in int8 (the ranges on the CPUs), takes
+// the k-th best lower bound of all of them as the bar, and scores
+// exactly the rows whose upper bound reaches it.
+func (s *Set) boundedSearch(unit []float32, k int, f Filter) []scored {
+	filtered := len(f.Kinds)+len(f.Tags) > 0
+	qq, qscale, qerr := quantizeQuery(unit)
+	// What float32 arithmetic may add to an exact score's error: each
+	// of dim products rounds, and their sum is at most 1 (unit vectors).
+	slack := 2*float64(s.dim)*0x1p-24 + 1e-6
+	passes := split(len(s.ids), func(from, to int) firstPass {
+		// low holds the range's k best lower bounds; its root is the
+		// k-th, which a row's upper bound must reach. A range's k-th is
+		// at most the whole set's, so a row it rules out is out.
+		low := lowHeap{k: k}
+		var cands []candidate
+		for i := from; i < to; i++ {
+			if filtered && !f.keeps(s.kind[i], s.tags[i]) {
+				continue
+			}
+			approx := float64(s.qscale[i]) * qscale * float64(dotInt8(s.q8[i*s.dim:(i+1)*s.dim], qq))
+			rx := float64(s.qerr[i])
+			bound := rx + (1+rx)*qerr + slack
+			if low.full() && approx+bound < low.bar() {
+				continue
+			}
+			low.offer(approx - bound)
+			cands = append(cands, candidate{i, approx + bound})
+		}
+		return firstPass{low.h, cands}
+	})
+	bar := math.Inf(-1)
+	var lows []float64
+	for _, p := range passes {
+		lows = append(lows, p.lows...)
+	}
+	if len(lows) >= k {
+		slices.Sort(lows)
+		bar = lows[len(lows)-k]
+	}
+	top := topK{k: k, ids: s.ids}
+	for _, p := range passes {
+		for _, c := range p.cands {
+			if c.hi >= bar {
+				top.offer(c.row, dot(unit, s.data[c.row*s.dim:]))
+			}
+		}
+	}
+	return top.rows
+}
+
+// lowHeap keeps the k largest of the numbers offered, as a min-heap.
+type lowHeap struct {
+	k int
+	h []float64
+}
+
+func (l *lowHeap) full() bool   { return len(l.h) == l.k }
+func (l *lowHeap) bar() float64 { return l.h[0] }
+func (l *lowHeap) offer(x float64) {
+	if len(l.h) < l.k {
+		l.h = append(l.h, x)
+		for i := len(l.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if l.h[p] <= l.h[i] {
+				break
+			}
+			l.h[p], l.h[i] = l.h[i], l.h[p]
+			i = p
+		}
+		return
+	}
+	if x <= l.h[0] {
+		return
+	}
+	l.h[0] = x
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(l.h) {
+			return
+		}
+		if c+1 < len(l.h) && l.h[c+1] < l.h[c] {
+			c++
+		}
+		if l.h[i] <= l.h[c] {
+			return
+		}
+		l.h[i], l.h[c] = l.h[c], l.h[i]
+		i = c
+	}
 }
 
 type scored struct {
