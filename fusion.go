@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -73,11 +75,26 @@ func (f FusionConfig) validate() error {
 	return nil
 }
 
-// vectors returns the process's cache of this store's vectors, made on
-// first use.
-func (l *Lore) vectors() *vector.Cache {
-	l.vecOnce.Do(func() { l.vecs = vector.NewCache(l.st, 0) })
-	return l.vecs
+// vectorCache keeps the vectors of every store this process searches
+// by vector, across its opens: a server opens its store per request,
+// and reading 100,000 vectors costs more than the search they serve.
+var vectorCache = vector.NewCache(0)
+
+// vectorRef names this store for the vector cache: its bbolt file (as it
+// is now: a file replaced at the path is another store) or its URL.
+func (l *Lore) vectorRef() (vector.StoreRef, error) {
+	ref := vector.StoreRef{Src: l.st, Key: l.name}
+	if !l.shared {
+		path, err := filepath.Abs(filepath.Join(l.dir, BoltFile))
+		if err != nil {
+			return ref, err
+		}
+		if ref.File, err = os.Stat(path); err != nil {
+			return ref, err
+		}
+		ref.Key = path
+	}
+	return ref, nil
 }
 
 // fused is the Searcher of a search or packet: by words alone where
@@ -86,7 +103,7 @@ func (l *Lore) vectors() *vector.Cache {
 // so a packet that looks deeper reads it again, not the store.
 type fused struct {
 	words packet.Searcher // nil: no index (a query with a vector alone still searches)
-	vecs  *vector.Cache
+	l     *Lore
 	cfg   FusionConfig
 
 	mu   sync.Mutex
@@ -94,7 +111,7 @@ type fused struct {
 }
 
 func (l *Lore) fusedSearcher(words packet.Searcher) *fused {
-	return &fused{words: words, vecs: l.vectors(), cfg: l.cfg.Fusion, memo: map[string][]index.Hit{}}
+	return &fused{words: words, l: l, cfg: l.cfg.Fusion, memo: map[string][]index.Hit{}}
 }
 
 func (f *fused) Search(ctx context.Context, q index.Query) ([]index.Hit, error) {
@@ -139,7 +156,10 @@ func (f *fused) search(ctx context.Context, q index.Query) ([]index.Hit, error) 
 	go func() {
 		defer close(done)
 		if vectors > 0 {
-			vhits, verr = f.vecs.Search(q.NS, q.Vector, q.Limit, vector.Filter{Kinds: q.Kinds, Tags: q.Tags})
+			var ref vector.StoreRef
+			if ref, verr = f.l.vectorRef(); verr == nil {
+				vhits, verr = vectorCache.Search(ref, q.NS, q.Vector, q.Limit, vector.Filter{Kinds: q.Kinds, Tags: q.Tags})
+			}
 		}
 	}()
 	var whits []index.Hit

@@ -13,7 +13,6 @@ import (
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/store"
-	"github.com/lorekeep/lore/vector"
 )
 
 // File and folder names inside a store directory.
@@ -74,11 +73,6 @@ type Lore struct {
 	watchDone chan struct{}
 	// now replaces time.Now for the times Lore sets (Options.Now).
 	now func() time.Time
-
-	// vecs keeps the store's vectors for searches with a query vector,
-	// made on first use (fusion.go).
-	vecOnce sync.Once
-	vecs    *vector.Cache
 }
 
 // Init creates a store directory (and its parents) with an empty bbolt

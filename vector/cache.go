@@ -2,6 +2,7 @@ package vector
 
 import (
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/lorekeep/lore/store"
@@ -21,37 +22,51 @@ type Source interface {
 // dimensions).
 const DefaultMaxFloats = 1 << 28
 
+// StoreRef names the store a search reads, and how to read it. A Cache
+// outlives the opens of a store (a server opens its store per request):
+// what it keeps is the store's, whichever open reads it.
+type StoreRef struct {
+	Src Source
+	// Key names the store in this process: its bbolt file's path, or its
+	// etcd URL.
+	Key string
+	// File is the bbolt file as it is now (nil for etcd): a file replaced
+	// at the same path (a restored backup) is another store.
+	File os.FileInfo
+}
+
 // Cache keeps the Sets of the namespaces searched, each read once and
 // then brought up to date from the store's change log before every
 // search: a search sees every write acknowledged before it began, by
 // this process or any other, and a namespace's vectors are read whole
-// only the first time (or when more changed than re-reading costs).
-// The least recently searched namespaces are let go past MaxFloats.
-// A Cache is safe for concurrent use.
+// only the first time (or when more changed than re-reading costs, or
+// the store is not the one they were read from). The least recently
+// searched namespaces are let go past the cache's bound. A Cache is safe
+// for concurrent use.
 type Cache struct {
-	src       Source
 	maxFloats int
 
 	mu    sync.Mutex
-	sets  map[string]*cached
+	sets  map[[2]string]*cached // by store key and namespace
 	clock uint64
 }
 
 type cached struct {
-	mu   sync.RWMutex // the set, seq and loaded; held for reading by searches
+	mu   sync.RWMutex // the set, seq and file; held for reading by searches
 	set  *Set
-	seq  uint64 // the change log is applied up to here
-	used uint64 // the cache's clock at the last search
+	seq  uint64      // the change log is applied up to here
+	file os.FileInfo // the store file the set was read from
+	used uint64      // the cache's clock at the last search
 }
 
-// NewCache returns a cache over src that keeps at most maxFloats
-// numbers (0: DefaultMaxFloats); a namespace larger than that alone is
-// still searched, then let go.
-func NewCache(src Source, maxFloats int) *Cache {
+// NewCache returns a cache that keeps at most maxFloats numbers (0:
+// DefaultMaxFloats); a namespace larger than that alone is still
+// searched, then let go.
+func NewCache(maxFloats int) *Cache {
 	if maxFloats <= 0 {
 		maxFloats = DefaultMaxFloats
 	}
-	return &Cache{src: src, maxFloats: maxFloats, sets: map[string]*cached{}}
+	return &Cache{maxFloats: maxFloats, sets: map[[2]string]*cached{}}
 }
 
 // catchUpChanges bounds the change-log entries a catch-up reads before
@@ -60,8 +75,8 @@ const catchUpChanges = 16384
 
 // Search returns the k records of ns whose vectors are nearest q (see
 // Set.Search), as of every write acknowledged before the call.
-func (c *Cache) Search(ns string, q []float32, k int, f Filter) ([]Hit, error) {
-	e, err := c.current(ns)
+func (c *Cache) Search(st StoreRef, ns string, q []float32, k int, f Filter) ([]Hit, error) {
+	e, err := c.current(st, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -69,35 +84,30 @@ func (c *Cache) Search(ns string, q []float32, k int, f Filter) ([]Hit, error) {
 	return e.set.Search(q, k, f)
 }
 
-// Dim is the dimension of ns's vectors as of now; 0 when it has none.
-func (c *Cache) Dim(ns string) (int, error) {
-	e, err := c.current(ns)
-	if err != nil {
-		return 0, err
-	}
-	defer e.mu.RUnlock()
-	return e.set.Dim(), nil
-}
-
 // current returns ns's entry brought up to date and read-locked.
-func (c *Cache) current(ns string) (*cached, error) {
-	last, err := c.src.LastSeq()
+func (c *Cache) current(st StoreRef, ns string) (*cached, error) {
+	last, err := st.Src.LastSeq()
 	if err != nil {
 		return nil, err
 	}
+	key := [2]string{st.Key, ns}
 	c.mu.Lock()
-	e := c.sets[ns]
+	e := c.sets[key]
 	if e == nil {
 		e = &cached{}
-		c.sets[ns] = e
+		c.sets[key] = e
 	}
 	c.clock++
 	e.used = c.clock
 	c.mu.Unlock()
 
 	e.mu.Lock()
+	if e.set != nil && (e.seq > last || !sameFile(e.file, st.File)) {
+		e.set = nil // another store at this path, or one rolled back: read it whole
+	}
 	if e.set == nil || e.seq < last {
-		if err := c.refresh(ns, e, last); err != nil {
+		e.file = st.File
+		if err := refresh(st.Src, ns, e, last); err != nil {
 			e.set = nil // read it whole next time
 			e.mu.Unlock()
 			return nil, fmt.Errorf("vectors of namespace %q: %w", ns, err)
@@ -106,21 +116,30 @@ func (c *Cache) current(ns string) (*cached, error) {
 	e.mu.Unlock()
 	e.mu.RLock()
 	if e.set != nil {
-		c.evict(ns, e.set.size())
+		c.evict(key, e.set.size())
 	}
 	return e, nil
 }
 
+// sameFile reports whether two stats name the same file (both nil: an
+// etcd store, which has none).
+func sameFile(a, b os.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return os.SameFile(a, b)
+}
+
 // refresh brings e up to last: from the change log where e holds a set
 // and few records changed, else by reading the namespace whole.
-func (c *Cache) refresh(ns string, e *cached, last uint64) error {
+func refresh(src Source, ns string, e *cached, last uint64) error {
 	if e.set != nil {
-		ok, err := c.catchUp(ns, e, last)
+		ok, err := catchUp(src, ns, e, last)
 		if err != nil || ok {
 			return err
 		}
 	}
-	vs, err := c.src.Vectors(ns)
+	vs, err := src.Vectors(ns)
 	if err != nil {
 		return err
 	}
@@ -136,11 +155,11 @@ func (c *Cache) refresh(ns string, e *cached, last uint64) error {
 // reading only the records they name; ok is false when there were too
 // many (or the log no longer reaches back: etcd compacts it), and the
 // caller reads the namespace whole.
-func (c *Cache) catchUp(ns string, e *cached, last uint64) (ok bool, err error) {
+func catchUp(src Source, ns string, e *cached, last uint64) (ok bool, err error) {
 	touched := map[string]bool{}
 	seq, read := e.seq, 0
 	for seq < last {
-		chs, err := c.src.Changes(seq, 1024)
+		chs, err := src.Changes(seq, 1024)
 		if err != nil || len(chs) == 0 {
 			return false, nil
 		}
@@ -159,7 +178,7 @@ func (c *Cache) catchUp(ns string, e *cached, last uint64) (ok bool, err error) 
 		for id := range touched {
 			ids = append(ids, id)
 		}
-		now, err := c.src.VectorsOf(ns, ids)
+		now, err := src.VectorsOf(ns, ids)
 		if err != nil {
 			return false, err
 		}
@@ -180,26 +199,27 @@ func (c *Cache) catchUp(ns string, e *cached, last uint64) (ok bool, err error) 
 // keep (the caller's, holding keepSize numbers), while the cache holds
 // more than maxFloats numbers. A namespace being searched or refreshed
 // (its lock held) is skipped.
-func (c *Cache) evict(keep string, keepSize int) {
+func (c *Cache) evict(keep [2]string, keepSize int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for {
-		total, oldest, oldestNS := keepSize, uint64(0), ""
-		for ns, e := range c.sets {
-			if ns == keep || !e.mu.TryLock() {
+		total, oldest, found := keepSize, uint64(0), false
+		var oldestKey [2]string
+		for key, e := range c.sets {
+			if key == keep || !e.mu.TryLock() {
 				continue
 			}
 			if e.set != nil {
 				total += e.set.size()
-				if ns != keep && (oldestNS == "" || e.used < oldest) {
-					oldest, oldestNS = e.used, ns
+				if !found || e.used < oldest {
+					oldest, oldestKey, found = e.used, key, true
 				}
 			}
 			e.mu.Unlock()
 		}
-		if total <= c.maxFloats || oldestNS == "" {
+		if total <= c.maxFloats || !found {
 			return
 		}
-		delete(c.sets, oldestNS)
+		delete(c.sets, oldestKey)
 	}
 }

@@ -2,12 +2,15 @@ package vector
 
 import (
 	"cmp"
+	"os"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lorekeep/lore/store"
@@ -108,8 +111,19 @@ func TestBadQueries(t *testing.T) {
 // checks that every write (a new vector, a changed one, a vector
 // dropped, a record deleted) shows in the next search, through the
 // change log, and that another namespace's writes change nothing.
+// ref names the store at path for a cache, as the facade does.
+func ref(t *testing.T, s *store.Store, path string) StoreRef {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return StoreRef{Src: s, Key: path, File: fi}
+}
+
 func TestCacheFollowsTheStore(t *testing.T) {
-	s, err := store.Open(filepath.Join(t.TempDir(), "lore.bolt"), nil)
+	path := filepath.Join(t.TempDir(), "lore.bolt")
+	s, err := store.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,10 +136,10 @@ func TestCacheFollowsTheStore(t *testing.T) {
 	}
 	put("n", "east", []float32{1, 0})
 	put("n", "north", []float32{0, 1})
-	c := NewCache(s, 0)
+	c := NewCache(0)
 	top := func(q []float32) string {
 		t.Helper()
-		hits, err := c.Search("n", q, 1, Filter{})
+		hits, err := c.Search(ref(t, s, path), "n", q, 1, Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +184,8 @@ func TestCacheFollowsTheStore(t *testing.T) {
 // two namespaces hold: searching the second lets the first go, and the
 // first is read again, correctly, when it is searched next.
 func TestCacheLetsGoOfOldNamespaces(t *testing.T) {
-	s, err := store.Open(filepath.Join(t.TempDir(), "lore.bolt"), nil)
+	path := filepath.Join(t.TempDir(), "lore.bolt")
+	s, err := store.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,9 +197,9 @@ func TestCacheLetsGoOfOldNamespaces(t *testing.T) {
 			}
 		}
 	}
-	c := NewCache(s, 60) // one namespace holds 40
+	c := NewCache(60) // one namespace holds 50 (40 floats, 40 int8)
 	for _, ns := range []string{"a", "b", "a"} {
-		hits, err := c.Search(ns, []float32{9, 1, 1, 1}, 1, Filter{})
+		hits, err := c.Search(ref(t, s, path), ns, []float32{9, 1, 1, 1}, 1, Filter{})
 		if err != nil || len(hits) != 1 || hits[0].ID != "9" {
 			t.Fatalf("search %s: %v %v", ns, hits, err)
 		}
@@ -195,4 +210,104 @@ func TestCacheLetsGoOfOldNamespaces(t *testing.T) {
 			t.Errorf("after searching %s the cache holds %d namespaces; want 1", ns, held)
 		}
 	}
+}
+
+// TestCacheKnowsAnotherStoreAtThePath keeps a cache across two opens of
+// a store, as a server that opens it per request does, then replaces
+// the file with another store (a restored backup): the cache reads the
+// new one, never serves the old one's vectors.
+func TestCacheKnowsAnotherStoreAtThePath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lore.bolt")
+	c := NewCache(0)
+	search := func() []Hit {
+		t.Helper()
+		s, err := store.Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		hits, err := c.Search(ref(t, s, path), "n", []float32{1, 0}, 5, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	build := func(p string, ids ...string) {
+		t.Helper()
+		s, err := store.Open(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for i, id := range ids {
+			if _, err := s.Put(store.Record{NS: "n", ID: id, Vector: []float32{1, float32(i)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	build(path, "old-1", "old-2")
+	if h := search(); len(h) != 2 || h[0].ID != "old-1" {
+		t.Fatalf("first store: %+v", h)
+	}
+	if h := search(); len(h) != 2 { // a second open: the same store, kept
+		t.Fatalf("second open: %+v", h)
+	}
+	other := filepath.Join(dir, "other.bolt")
+	build(other, "new-1", "new-2", "new-3")
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	if h := search(); len(h) != 3 || h[0].ID != "new-1" {
+		t.Errorf("after the file was replaced: %+v; want the new store's three", h)
+	}
+}
+
+// TestCacheUnderConcurrentWrites searches from several goroutines while
+// a writer puts vectors: every search sees at least the writes
+// acknowledged before it began (under the race detector in CI).
+func TestCacheUnderConcurrentWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lore.bolt")
+	s, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := NewCache(0)
+	var acked atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 60 {
+			if _, err := s.Put(store.Record{NS: "n", ID: fmt.Sprintf("r%03d", i), Vector: []float32{1, float32(i)}}); err != nil {
+				t.Error(err)
+				return
+			}
+			acked.Store(int64(i + 1))
+		}
+	}()
+	r := ref(t, s, path)
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				before := acked.Load()
+				hits, err := c.Search(r, "n", []float32{1, 0}, 100, Filter{})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if int64(len(hits)) < before {
+					t.Errorf("a search after %d acknowledged writes found %d vectors", before, len(hits))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
