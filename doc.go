@@ -22,7 +22,7 @@
 // waited for up to Options.LockTimeout); read-only opens share the lock.
 // Long-running servers therefore open the store per request (see Server).
 //
-// Import reads JSONL and markdown folders (ReadJSONL, ReadMarkdownDir);
-// Export writes JSONL (WriteJSONL). LoadDemo fills a store with the bundled
-// demo canon.
+// Import takes records and links read from any source; format/jsonl and
+// format/markdown read JSONL and markdown folders, and Export writes
+// JSONL. Package demo fills a store with the bundled demo canon.
 package lore

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/demo"
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
@@ -74,7 +75,7 @@ func ExampleLore_Packet() {
 	}
 	defer l.Close()
 	ctx := context.Background()
-	if _, err := lore.LoadDemo(ctx, l); err != nil {
+	if _, err := demo.Load(ctx, l); err != nil {
 		log.Fatal(err)
 	}
 	p, err := l.Packet(ctx, packet.Request{NS: "tidewater-lamp", Focus: []string{"scene-03"}, Budget: 8000})

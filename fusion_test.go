@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/format/jsonl"
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
@@ -116,7 +117,7 @@ func TestVectorsRoundTripThroughJSONL(t *testing.T) {
 	in := `{"ns":"m","id":"a","body":"alpha","vector":[0.25,-1.5,3e-7]}
 {"ns":"m","id":"b","body":"beta"}
 `
-	recs, links, errs := lore.ReadJSONL(strings.NewReader(in), "in.jsonl", "")
+	recs, links, errs := jsonl.Read(strings.NewReader(in), "in.jsonl", "")
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -134,7 +135,7 @@ func TestVectorsRoundTripThroughJSONL(t *testing.T) {
 	if !strings.Contains(out.String(), `"vector":[0.25,-1.5,3e-7]`) || !strings.Contains(out.String(), `"vector":[1,2,3]`) {
 		t.Fatalf("export lacks the vectors:\n%s", out.String())
 	}
-	recs, links, errs = lore.ReadJSONL(&out, "export.jsonl", "")
+	recs, links, errs = jsonl.Read(&out, "export.jsonl", "")
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -151,7 +152,7 @@ func TestVectorsRoundTripThroughJSONL(t *testing.T) {
 	}
 
 	// A bad vector in a file is refused, naming the record.
-	recs, links, _ = lore.ReadJSONL(strings.NewReader(`{"ns":"m","id":"c","vector":[]}`+"\n"), "bad.jsonl", "")
+	recs, links, _ = jsonl.Read(strings.NewReader(`{"ns":"m","id":"c","vector":[]}`+"\n"), "bad.jsonl", "")
 	if _, err := l.Import(ctx, recs, links); err == nil || !strings.Contains(err.Error(), "m/c") || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("import of an empty vector: %v; want an error naming m/c", err)
 	}

@@ -6,19 +6,21 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/lorekeep/lore/format"
+	"github.com/lorekeep/lore/format/jsonl"
 	"github.com/lorekeep/lore/store"
 )
 
 // ImportSummary says what an import did.
 type ImportSummary struct {
-	Added     int          `json:"added"`
-	Updated   int          `json:"updated"`
-	Unchanged int          `json:"unchanged"`
-	Links     int          `json:"links"`
-	Errors    []InputError `json:"errors,omitempty"`
+	Added     int                 `json:"added"`
+	Updated   int                 `json:"updated"`
+	Unchanged int                 `json:"unchanged"`
+	Links     int                 `json:"links"`
+	Errors    []format.InputError `json:"errors,omitempty"`
 	// Warnings are inputs read that may not do what they seem to (an
 	// empty wikilink makes no link); they do not stop an import.
-	Warnings []InputError `json:"warnings,omitempty"`
+	Warnings []format.InputError `json:"warnings,omitempty"`
 	// Batches is how many transactions an import too large for one took
 	// (etcd only); 0 means one transaction, all or nothing.
 	Batches int `json:"batches,omitempty"`
@@ -121,7 +123,7 @@ func (l *Lore) ExportWith(w io.Writer, ns string, opts ExportOptions) error {
 	}); err != nil {
 		return err
 	}
-	return WriteJSONL(w, recs, links)
+	return jsonl.Write(w, recs, links)
 }
 
 // importBatches writes recs, then links, in the fewest transactions the

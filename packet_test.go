@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/demo"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 )
@@ -32,7 +33,7 @@ func demoStore(t testing.TB) *lore.Lore {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	if _, err := lore.LoadDemo(context.Background(), l); err != nil {
+	if _, err := demo.Load(context.Background(), l); err != nil {
 		t.Fatal(err)
 	}
 	return l

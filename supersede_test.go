@@ -9,6 +9,7 @@ import (
 
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/facts"
+	"github.com/lorekeep/lore/format/jsonl"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 	"github.com/lorekeep/lore/store/storetest"
@@ -179,11 +180,11 @@ func TestSupersedeInStoryTime(t *testing.T) {
 		t.Errorf("green's valid_until %q; want 8, the position before grey's", g.Meta[facts.MetaValidUntil])
 	}
 
-	var jsonl strings.Builder
-	if err := l.Export(&jsonl, ns); err != nil {
+	var export strings.Builder
+	if err := l.Export(&export, ns); err != nil {
 		t.Fatal(err)
 	}
-	recs2, links2, errs := lore.ReadJSONL(strings.NewReader(jsonl.String()), "export.jsonl", ns)
+	recs2, links2, errs := jsonl.Read(strings.NewReader(export.String()), "export.jsonl", ns)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -308,3 +308,10 @@ func neighborsWith(ls *linkScan, ns, id string, hops int, follow map[string]bool
 	}
 	return out, nil
 }
+
+// CompareLinks orders links by namespace, from, relation, to and weight:
+// the order exports and readers list them in.
+func CompareLinks(a, b Link) int {
+	return cmp.Or(cmp.Compare(a.NS, b.NS), cmp.Compare(a.From, b.From),
+		cmp.Compare(a.Rel, b.Rel), cmp.Compare(a.To, b.To), cmp.Compare(a.Weight, b.Weight))
+}

@@ -271,3 +271,22 @@ func sortedJoin(errs []error) error {
 	slices.SortStableFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errors.Join(errs...)
 }
+
+// ValidFields checks a kind, tags and meta keys by the rules Put applies,
+// for a reader of a file format that reports a bad line before the put.
+func ValidFields(kind string, tags []string, meta map[string]string) error {
+	if kind != "" {
+		if err := ValidKind(kind); err != nil {
+			return err
+		}
+	}
+	for _, t := range tags {
+		if err := ValidTag(t); err != nil {
+			return err
+		}
+	}
+	if _, ok := meta[""]; ok {
+		return fmt.Errorf("%w: meta has an empty key; want non-empty keys", ErrInvalid)
+	}
+	return nil
+}

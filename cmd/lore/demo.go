@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lorekeep/lore/demo"
+
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/packet"
 	"github.com/spf13/cobra"
@@ -87,7 +89,7 @@ func (a *app) runDemo(ctx context.Context, df *demoFlags) error {
 		return err
 	}
 	defer l.Close()
-	sum, err := lore.LoadDemo(ctx, l)
+	sum, err := demo.Load(ctx, l)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lorekeep/lore/format"
+	"github.com/lorekeep/lore/format/jsonl"
+	"github.com/lorekeep/lore/format/markdown"
+
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
@@ -47,8 +51,8 @@ good ones and lists the rest.`,
 type importInput struct {
 	recs  []store.Record
 	links []store.Link
-	bad   []lore.InputError
-	warns []lore.InputError
+	bad   []format.InputError
+	warns []format.InputError
 }
 
 // runImport reads every path, then writes all the good records in one
@@ -132,9 +136,9 @@ func (a *app) reportImport(sum lore.ImportSummary) error {
 }
 
 // readImport reads one import path: a markdown folder or a JSONL file.
-func (a *app) readImport(path, ns string, bar *progress) ([]store.Record, []store.Link, []lore.InputError, []lore.InputError, error) {
+func (a *app) readImport(path, ns string, bar *progress) ([]store.Record, []store.Link, []format.InputError, []format.InputError, error) {
 	if path == "-" {
-		r, lk, errs := lore.ReadJSONL(a.streams.in, "stdin", ns)
+		r, lk, errs := jsonl.Read(a.streams.in, "stdin", ns)
 		return r, lk, errs, nil, nil
 	}
 	fi, err := os.Stat(path)
@@ -149,8 +153,8 @@ func (a *app) readImport(path, ns string, bar *progress) ([]store.Record, []stor
 			return nil, nil, nil, nil, fmt.Errorf("import: %w", err)
 		}
 		defer root.Close()
-		r, lk, errs, warns := lore.ReadMarkdownDirWarn(root.FS(), ns)
-		for _, list := range [][]lore.InputError{errs, warns} {
+		r, lk, errs, warns := markdown.ReadDirWarn(root.FS(), ns)
+		for _, list := range [][]format.InputError{errs, warns} {
 			for i := range list {
 				list[i].File = filepath.Join(path, list[i].File)
 			}
@@ -169,7 +173,7 @@ func (a *app) readImport(path, ns string, bar *progress) ([]store.Record, []stor
 	if bar != nil {
 		in = &progressReader{r: f, p: bar, phase: "reading " + filepath.Base(path), total: int(fi.Size())}
 	}
-	r, lk, errs := lore.ReadJSONL(in, path, ns)
+	r, lk, errs := jsonl.Read(in, path, ns)
 	return r, lk, errs, nil, nil
 }
 

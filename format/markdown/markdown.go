@@ -1,4 +1,4 @@
-package lore
+package markdown
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lorekeep/lore/format"
 	"github.com/lorekeep/lore/internal/clip"
 	"github.com/lorekeep/lore/store"
 )
@@ -23,7 +24,7 @@ const MentionsRel = "mentions"
 // folder whose front matter names none.
 const defaultMarkdownKind = "note"
 
-// ReadMarkdownDir reads a folder of markdown files as records of
+// ReadDir reads a folder of markdown files as records of
 // namespace ns. Every file whose name ends in ".md" is one record; other
 // files are ignored, and so are files and folders whose names start with
 // "." (such as .git or .obsidian). A ".md" that is not a regular file (a
@@ -68,22 +69,22 @@ const defaultMarkdownKind = "note"
 // an invalid id and an id used by two files are InputErrors naming the
 // file and line; the other files are still returned. docs/VAULT.md is the
 // user's reference to all of this.
-func ReadMarkdownDir(fsys fs.FS, ns string) (recs []store.Record, links []store.Link, errs []InputError) {
-	recs, links, errs, _ = ReadMarkdownDirWarn(fsys, ns)
+func ReadDir(fsys fs.FS, ns string) (recs []store.Record, links []store.Link, errs []format.InputError) {
+	recs, links, errs, _ = ReadDirWarn(fsys, ns)
 	return recs, links, errs
 }
 
-// ReadMarkdownDirWarn is ReadMarkdownDir that also returns warnings: what
+// ReadDirWarn is ReadMarkdownDir that also returns warnings: what
 // was read but does not do what it seems to, such as an empty wikilink
 // ([[]], [[|label]]), which makes no link. Sorted by (file, line).
-func ReadMarkdownDirWarn(fsys fs.FS, ns string) (recs []store.Record, links []store.Link, errs, warns []InputError) {
-	if err := validNamespace(ns); err != nil {
-		return nil, nil, []InputError{{File: ".", Err: err}}, nil
+func ReadDirWarn(fsys fs.FS, ns string) (recs []store.Record, links []store.Link, errs, warns []format.InputError) {
+	if err := store.ValidNamespace(ns); err != nil {
+		return nil, nil, []format.InputError{{File: ".", Err: err}}, nil
 	}
 	var files []*mdFile
 	walkErr := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			errs = append(errs, InputError{File: p, Err: err})
+			errs = append(errs, format.InputError{File: p, Err: err})
 			if d != nil && d.IsDir() && p != "." {
 				return fs.SkipDir
 			}
@@ -99,12 +100,12 @@ func ReadMarkdownDirWarn(fsys fs.FS, ns string) (recs []store.Record, links []st
 			return nil
 		}
 		if err := regularFile(fsys, p, d); err != nil {
-			errs = append(errs, InputError{File: p, Err: err})
+			errs = append(errs, format.InputError{File: p, Err: err})
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
-			errs = append(errs, InputError{File: p, Err: err})
+			errs = append(errs, format.InputError{File: p, Err: err})
 			return nil
 		}
 		f, ferr := parseMarkdownFile(p, data)
@@ -116,7 +117,7 @@ func ReadMarkdownDirWarn(fsys fs.FS, ns string) (recs []store.Record, links []st
 		return nil
 	})
 	if walkErr != nil {
-		errs = append(errs, InputError{File: ".", Err: walkErr})
+		errs = append(errs, format.InputError{File: ".", Err: walkErr})
 	}
 
 	// Ids are unique per namespace: the first file (in path order) keeps it.
@@ -124,7 +125,7 @@ func ReadMarkdownDirWarn(fsys fs.FS, ns string) (recs []store.Record, links []st
 	kept := files[:0]
 	for _, f := range files {
 		if first, dup := byID[f.rec.ID]; dup {
-			errs = append(errs, InputError{File: f.path, Line: f.idLine,
+			errs = append(errs, format.InputError{File: f.path, Line: f.idLine,
 				Err: fmt.Errorf("id %q is already used by %s: ids must be unique in a namespace", f.rec.ID, first.path)})
 			continue
 		}
@@ -143,9 +144,9 @@ func ReadMarkdownDirWarn(fsys fs.FS, ns string) (recs []store.Record, links []st
 		warns = append(warns, f.warns...)
 	}
 	slices.SortFunc(recs, func(a, b store.Record) int { return cmp.Compare(a.ID, b.ID) })
-	slices.SortFunc(links, compareLinks)
+	slices.SortFunc(links, store.CompareLinks)
 	links = slices.Compact(links)
-	byPlace := func(a, b InputError) int {
+	byPlace := func(a, b format.InputError) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	}
 	slices.SortStableFunc(errs, byPlace)
@@ -167,7 +168,7 @@ type mdFile struct {
 	// titleSet: front matter gave the title, so no heading replaces it.
 	titleSet bool
 	links    []mdLink
-	warns    []InputError // problems that do not stop the file (empty wikilinks)
+	warns    []format.InputError // problems that do not stop the file (empty wikilinks)
 }
 
 // mdLink is an unresolved link from a file: a wikilink or a front-matter link.
@@ -176,7 +177,7 @@ type mdLink struct {
 }
 
 // parseMarkdownFile turns one file into a record and its raw links.
-func parseMarkdownFile(p string, data []byte) (*mdFile, *InputError) {
+func parseMarkdownFile(p string, data []byte) (*mdFile, *format.InputError) {
 	stem := p[:len(p)-len(path.Ext(p))]
 	f := &mdFile{path: p, stem: stem}
 	f.rec.ID = stem
@@ -184,17 +185,17 @@ func parseMarkdownFile(p string, data []byte) (*mdFile, *InputError) {
 	if dir := path.Dir(p); dir != "." {
 		f.rec.Kind = path.Base(dir)
 	}
-	fail := func(line int, err error) *InputError { return &InputError{File: p, Line: line, Err: err} }
+	fail := func(line int, err error) *format.InputError { return &format.InputError{File: p, Line: line, Err: err} }
 
 	if !utf8.Valid(data) {
 		f.rec.Binary = true
 		if f.rec.Kind == "" {
 			f.rec.Kind = defaultMarkdownKind
 		}
-		if err := validID(f.rec.ID); err != nil {
+		if err := store.ValidID(f.rec.ID); err != nil {
 			return nil, fail(0, fmt.Errorf("the file path gives %w; set an id in front matter", err))
 		}
-		if err := validFields(f.rec.Kind, nil, nil); err != nil {
+		if err := store.ValidFields(f.rec.Kind, nil, nil); err != nil {
 			return nil, fail(0, err)
 		}
 		return f, nil
@@ -222,26 +223,26 @@ func parseMarkdownFile(p string, data []byte) (*mdFile, *InputError) {
 			f.rec.Title = h
 		}
 	}
-	if err := validID(f.rec.ID); err != nil {
+	if err := store.ValidID(f.rec.ID); err != nil {
 		if idFromFM {
 			return nil, fail(f.idLine, err)
 		}
 		return nil, fail(0, fmt.Errorf("the file path gives %w; set an id in front matter", err))
 	}
-	if err := validFields(f.rec.Kind, f.rec.Tags, f.rec.Meta); err != nil {
+	if err := store.ValidFields(f.rec.Kind, f.rec.Tags, f.rec.Meta); err != nil {
 		// Front-matter values were checked where they stand; what is
 		// left is the kind taken from the folder name.
 		return nil, fail(0, fmt.Errorf("the folder name gives %w; set a kind in front matter", err))
 	}
 	links, empty := scanWikilinks(body)
 	for _, w := range links {
-		if err := validID(w.target); err != nil {
+		if err := store.ValidID(w.target); err != nil {
 			return nil, fail(bodyLine+w.line-1, fmt.Errorf("wikilink [[%s]]: %w", clip.String(w.target, 60), err))
 		}
 		f.links = append(f.links, mdLink{rel: MentionsRel, target: w.target})
 	}
 	for _, w := range empty {
-		f.warns = append(f.warns, InputError{File: p, Line: bodyLine + w.line - 1,
+		f.warns = append(f.warns, format.InputError{File: p, Line: bodyLine + w.line - 1,
 			Err: fmt.Errorf("empty wikilink %s names no record: no link made (write [[id]] or [[id|label]])", clip.String(w.target, 60))})
 	}
 	return f, nil

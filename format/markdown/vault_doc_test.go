@@ -1,4 +1,4 @@
-package lore
+package markdown
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ var docBlockRE = regexp.MustCompile("(?ms)^```([^\\n`]*)\\n(.*?)^```\\n")
 // that they give the records, links and warnings it lists: the reference
 // cannot drift from the reader.
 func TestVaultDocExamples(t *testing.T) {
-	doc, err := os.ReadFile("docs/VAULT.md")
+	doc, err := os.ReadFile("../../docs/VAULT.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestVaultDocExamples(t *testing.T) {
 	if len(files) < 5 || len(want) != 3 {
 		t.Fatalf("docs/VAULT.md: %d example files and blocks %v; want at least 5 files and records, links, warnings", len(files), slices.Sorted(mapKeys(want)))
 	}
-	recs, links, errs, warns := ReadMarkdownDirWarn(mapFS(files), "n")
+	recs, links, errs, warns := ReadDirWarn(mapFS(files), "n")
 	if len(errs) > 0 {
 		t.Fatalf("the documented examples do not import: %v", errs)
 	}

@@ -1,4 +1,7 @@
-package lore
+// Package jsonl reads and writes Lore's JSONL: one record a line, with
+// its outgoing links embedded, or a bare link line. It is what `lore
+// import` and `lore export` speak, and what an export reads back from.
+package jsonl
 
 import (
 	"bufio"
@@ -13,44 +16,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lorekeep/lore/format"
 	"github.com/lorekeep/lore/internal/clip"
 	"github.com/lorekeep/lore/store"
 )
-
-// InputError is one bad line of a JSONL file or one bad markdown file of
-// an import. File is the name the caller gave (or the path inside the
-// folder), Line is 1-based (0 when the problem is not on one line).
-type InputError struct {
-	File string
-	Line int
-	Err  error
-}
-
-// Error reads "file:line: what is wrong".
-func (e InputError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.File, e.Err)
-}
-
-// Unwrap gives the cause, so callers can test it with errors.Is (the
-// store's validation errors wrap store.ErrInvalid).
-func (e InputError) Unwrap() error { return e.Err }
-
-// MarshalJSON writes {"file","line","error"}: the shape `lore --json
-// import` documents (an error value has no JSON form of its own).
-func (e InputError) MarshalJSON() ([]byte, error) {
-	msg := ""
-	if e.Err != nil {
-		msg = e.Err.Error()
-	}
-	return json.Marshal(struct {
-		File  string `json:"file"`
-		Line  int    `json:"line,omitempty"`
-		Error string `json:"error"`
-	}{e.File, e.Line, msg})
-}
 
 // jsonlLine is the shape of one JSONL line: a record (store.Record's JSON
 // field names) with optional embedded outgoing links, or a bare link.
@@ -125,7 +94,7 @@ const recordFields = "ns, id, kind, title, body, summary, tags, aliases, keys, m
 // as export --history writes them. "created", "updated" and "version"
 // are kept on the records returned (Lore.Import keeps them for the
 // records it creates). Records and links come back in input order.
-func ReadJSONL(r io.Reader, name string, defaultNS string) (recs []store.Record, links []store.Link, errs []InputError) {
+func Read(r io.Reader, name string, defaultNS string) (recs []store.Record, links []store.Link, errs []format.InputError) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	seen := map[[2]string]int{}        // (ns, id) -> line of first definition
 	lastVersion := map[[2]string]int{} // (ns, id) -> version of its last line
@@ -138,12 +107,12 @@ func ReadJSONL(r io.Reader, name string, defaultNS string) (recs []store.Record,
 			rec, lks, isRec, err := parseJSONLLine(line, defaultNS)
 			switch {
 			case err != nil:
-				errs = append(errs, InputError{File: name, Line: lineNo, Err: err})
+				errs = append(errs, format.InputError{File: name, Line: lineNo, Err: err})
 			case isRec:
 				key := [2]string{rec.NS, rec.ID}
 				if first, dup := seen[key]; dup {
 					if prev := lastVersion[key]; prev == 0 || rec.Version <= prev {
-						errs = append(errs, InputError{File: name, Line: lineNo,
+						errs = append(errs, format.InputError{File: name, Line: lineNo,
 							Err: fmt.Errorf("duplicate record %q in namespace %q: first defined on line %d (a record's earlier versions, as export --history writes them, come first, each with a higher \"version\")", rec.ID, rec.NS, first)})
 						continue
 					}
@@ -160,7 +129,7 @@ func ReadJSONL(r io.Reader, name string, defaultNS string) (recs []store.Record,
 		}
 		if rerr != nil {
 			if !errors.Is(rerr, io.EOF) {
-				errs = append(errs, InputError{File: name, Line: lineNo, Err: fmt.Errorf("read: %w", rerr)})
+				errs = append(errs, format.InputError{File: name, Line: lineNo, Err: fmt.Errorf("read: %w", rerr)})
 			}
 			return recs, links, errs
 		}
@@ -195,22 +164,22 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 	if ns == "" {
 		return rec, nil, false, errors.New(`missing "ns" and no default namespace given`)
 	}
-	if err := validNamespace(ns); err != nil {
+	if err := store.ValidNamespace(ns); err != nil {
 		return rec, nil, false, err
 	}
 	if l.ID == "" {
 		return rec, nil, false, errors.New(`missing "id": every record line needs a non-empty "id" (or use {"link": {...}} for a link)`)
 	}
-	if err := validID(l.ID); err != nil {
+	if err := store.ValidID(l.ID); err != nil {
 		return rec, nil, false, err
 	}
 	if l.Binary && l.Body != "" {
 		return rec, nil, false, fmt.Errorf("record %q is binary and has a body: a binary record is kept without body", l.ID)
 	}
-	if err := validFields(l.Kind, l.Tags, l.Meta); err != nil {
+	if err := store.ValidFields(l.Kind, l.Tags, l.Meta); err != nil {
 		return rec, nil, false, fmt.Errorf("record %q: %w", l.ID, err)
 	}
-	if err := validNames(l.ID, l.Aliases, l.Keys); err != nil {
+	if err := store.ValidNames(l.ID, l.Aliases, l.Keys); err != nil {
 		return rec, nil, false, err
 	}
 	rec = store.Record{
@@ -275,7 +244,7 @@ func parseBareLink(l *jsonlLine, defaultNS string) (store.Record, []store.Link, 
 	if lk.NS == "" {
 		return store.Record{}, nil, false, errors.New(`link has no "ns" and no default namespace given`)
 	}
-	if err := validNamespace(lk.NS); err != nil {
+	if err := store.ValidNamespace(lk.NS); err != nil {
 		return store.Record{}, nil, false, fmt.Errorf("link: %w", err)
 	}
 	if b.ToNS != "" && b.ToNS != lk.NS {
@@ -284,7 +253,7 @@ func parseBareLink(l *jsonlLine, defaultNS string) (store.Record, []store.Link, 
 	if lk.From == "" {
 		return store.Record{}, nil, false, errors.New(`link: missing "from"`)
 	}
-	if err := validID(lk.From); err != nil {
+	if err := store.ValidID(lk.From); err != nil {
 		return store.Record{}, nil, false, fmt.Errorf("link from: %w", err)
 	}
 	if err := validLink(lk); err != nil {
@@ -298,13 +267,13 @@ func validLink(lk store.Link) error {
 	if lk.Rel == "" {
 		return errors.New(`missing "rel": a link needs a relation name such as "mentions"`)
 	}
-	if err := validRel(lk.Rel); err != nil {
+	if err := store.ValidRel(lk.Rel); err != nil {
 		return err
 	}
 	if lk.To == "" {
 		return errors.New(`missing "to": a link needs a target id`)
 	}
-	if err := validID(lk.To); err != nil {
+	if err := store.ValidID(lk.To); err != nil {
 		return fmt.Errorf("link to: %w", err)
 	}
 	return nil
@@ -419,13 +388,13 @@ type jsonlOutBareLink struct {
 // follow as bare link lines sorted by (ns, from, rel, to). Bookkeeping
 // fields are written too, so the export is complete. The same input gives
 // the same bytes. The slices are not modified.
-func WriteJSONL(w io.Writer, recs []store.Record, links []store.Link) error {
+func Write(w io.Writer, recs []store.Record, links []store.Link) error {
 	recs = slices.Clone(recs)
 	slices.SortStableFunc(recs, func(a, b store.Record) int {
 		return cmp.Or(cmp.Compare(a.NS, b.NS), cmp.Compare(a.ID, b.ID))
 	})
 	links = slices.Clone(links)
-	slices.SortStableFunc(links, compareLinks)
+	slices.SortStableFunc(links, store.CompareLinks)
 
 	have := make(map[[2]string]bool, len(recs))
 	for _, r := range recs {
@@ -471,41 +440,4 @@ func WriteJSONL(w io.Writer, recs []store.Record, links []store.Link) error {
 		}
 	}
 	return bw.Flush()
-}
-
-// compareLinks orders links by (ns, from, rel, to, weight).
-func compareLinks(a, b store.Link) int {
-	return cmp.Or(cmp.Compare(a.NS, b.NS), cmp.Compare(a.From, b.From),
-		cmp.Compare(a.Rel, b.Rel), cmp.Compare(a.To, b.To), cmp.Compare(a.Weight, b.Weight))
-}
-
-// The reader checks names with the store's own rules, so a bad line is
-// reported with its line number rather than failing the whole import later.
-var (
-	validNamespace = store.ValidNamespace
-	validID        = store.ValidID
-)
-
-// validNames checks the aliases and keys of record id like the store does.
-func validNames(id string, aliases, keys []string) error { return store.ValidNames(id, aliases, keys) }
-
-// validRel checks a relation name like the store does.
-func validRel(rel string) error { return store.ValidRel(rel) }
-
-// validFields checks kind, tags and meta keys by the store's rules.
-func validFields(kind string, tags []string, meta map[string]string) error {
-	if kind != "" {
-		if err := store.ValidKind(kind); err != nil {
-			return err
-		}
-	}
-	for _, t := range tags {
-		if err := store.ValidTag(t); err != nil {
-			return err
-		}
-	}
-	if _, ok := meta[""]; ok {
-		return fmt.Errorf("%w: meta has an empty key; want non-empty keys", store.ErrInvalid)
-	}
-	return nil
 }

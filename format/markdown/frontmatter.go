@@ -1,10 +1,11 @@
-package lore
+package markdown
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/lorekeep/lore/store"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -142,7 +143,7 @@ var frontMatterFields = map[string]func(f *mdFile, key string, vn *yaml.Node) er
 		if f.rec.Kind, err = scalar(key, vn); err != nil {
 			return err
 		}
-		return validFields(f.rec.Kind, nil, nil)
+		return store.ValidFields(f.rec.Kind, nil, nil)
 	},
 	"title": func(f *mdFile, key string, vn *yaml.Node) (err error) {
 		f.rec.Title, err = scalar(key, vn)
@@ -157,20 +158,20 @@ var frontMatterFields = map[string]func(f *mdFile, key string, vn *yaml.Node) er
 		if f.rec.Tags, err = scalars(key, vn); err != nil {
 			return err
 		}
-		return validFields("", f.rec.Tags, nil)
+		return store.ValidFields("", f.rec.Tags, nil)
 	},
 	// aliases and keys are checked against the id given so far.
 	"aliases": func(f *mdFile, key string, vn *yaml.Node) (err error) {
 		if f.rec.Aliases, err = names(key, vn); err != nil {
 			return err
 		}
-		return validNames(f.rec.ID, f.rec.Aliases, nil)
+		return store.ValidNames(f.rec.ID, f.rec.Aliases, nil)
 	},
 	"keys": func(f *mdFile, key string, vn *yaml.Node) (err error) {
 		if f.rec.Keys, err = names(key, vn); err != nil {
 			return err
 		}
-		return validNames(f.rec.ID, nil, f.rec.Keys)
+		return store.ValidNames(f.rec.ID, nil, f.rec.Keys)
 	},
 	"order":  setOrder,
 	"pinned": setPinned,
@@ -241,7 +242,7 @@ func (p *frontMatter) applyLinks(vn *yaml.Node) (int, error) {
 		rk, rv := deref(vn.Content[j]), deref(vn.Content[j+1])
 		rel, err := scalar("link relation", rk)
 		if err == nil {
-			err = validRel(rel)
+			err = store.ValidRel(rel)
 		}
 		if err != nil {
 			return p.at(rk), err
@@ -258,7 +259,7 @@ func (p *frontMatter) applyLinks(vn *yaml.Node) (int, error) {
 			if t == "" {
 				return p.at(rv), fmt.Errorf("links.%s has an empty target", rel)
 			}
-			if err := validID(t); err != nil {
+			if err := store.ValidID(t); err != nil {
 				return p.at(rv), fmt.Errorf("links.%s: target: %w", rel, err)
 			}
 			p.f.links = append(p.f.links, mdLink{rel: rel, target: t})

@@ -1,4 +1,4 @@
-package lore
+package jsonl
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lorekeep/lore/format"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -19,7 +20,7 @@ func TestReadJSONLRecordsAndLinks(t *testing.T) {
 {"link":{"from":"ghost","rel":"mentions","to":"mara"}}
 {"link":{"ns":"other","from":"x","rel":"r","to":"y","weight":2}}
 `
-	recs, links, errs := ReadJSONL(strings.NewReader(in), "in.jsonl", "novel")
+	recs, links, errs := Read(strings.NewReader(in), "in.jsonl", "novel")
 	if len(errs) != 0 {
 		t.Fatalf("errors: %v", errs)
 	}
@@ -84,7 +85,7 @@ func TestReadJSONLErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			// The bad line is line 3: a good line, a blank line, the bad one, a good one.
 			in := good + "\n\n" + c.line + "\n" + `{"id":"ok2"}` + "\n"
-			recs, _, errs := ReadJSONL(strings.NewReader(in), "data.jsonl", "novel")
+			recs, _, errs := Read(strings.NewReader(in), "data.jsonl", "novel")
 			if len(errs) != 1 {
 				t.Fatalf("input %q: got %d errors %v, want 1", c.line, len(errs), errs)
 			}
@@ -110,7 +111,7 @@ func TestReadJSONLErrors(t *testing.T) {
 
 func TestReadJSONLDuplicateAndNoNamespace(t *testing.T) {
 	in := "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"a\",\"title\":\"again\"}\n{\"ns\":\"n2\",\"id\":\"a\"}\n"
-	recs, _, errs := ReadJSONL(strings.NewReader(in), "f", "n1")
+	recs, _, errs := Read(strings.NewReader(in), "f", "n1")
 	if len(errs) != 1 || errs[0].Line != 3 || !strings.Contains(errs[0].Error(), "first defined on line 1") {
 		t.Fatalf("errors %v, want one duplicate error on line 3 naming line 1", errs)
 	}
@@ -118,7 +119,7 @@ func TestReadJSONLDuplicateAndNoNamespace(t *testing.T) {
 		t.Errorf("got %d records, want 3 (the same id in another namespace is not a duplicate)", len(recs))
 	}
 
-	_, _, errs = ReadJSONL(strings.NewReader("{\"id\":\"a\"}\n{\"link\":{\"from\":\"a\",\"rel\":\"r\",\"to\":\"b\"}}"), "f", "")
+	_, _, errs = Read(strings.NewReader("{\"id\":\"a\"}\n{\"link\":{\"from\":\"a\",\"rel\":\"r\",\"to\":\"b\"}}"), "f", "")
 	if len(errs) != 2 || errs[0].Line != 1 || errs[1].Line != 2 {
 		t.Fatalf("errors %v, want lines 1 and 2 to lack a namespace", errs)
 	}
@@ -132,7 +133,7 @@ func TestReadJSONLDuplicateAndNoNamespace(t *testing.T) {
 func TestReadJSONLLongLineAndCRLF(t *testing.T) {
 	body := strings.Repeat("lorem ipsum ", 1<<20) // 12 MiB on one line
 	in := `{"id":"big","body":"` + body + "\"}\r\n{\"id\":\"small\"}"
-	recs, _, errs := ReadJSONL(strings.NewReader(in), "f", "n")
+	recs, _, errs := Read(strings.NewReader(in), "f", "n")
 	if len(errs) != 0 {
 		t.Fatalf("errors: %v", errs)
 	}
@@ -143,7 +144,7 @@ func TestReadJSONLLongLineAndCRLF(t *testing.T) {
 
 func TestReadJSONLReaderError(t *testing.T) {
 	r := &failingReader{data: []byte("{\"id\":\"a\"}\n{\"id\":\"b\"}\n")}
-	recs, _, errs := ReadJSONL(r, "pipe", "n")
+	recs, _, errs := Read(r, "pipe", "n")
 	if len(recs) != 2 || len(errs) != 1 || errs[0].Line != 3 || !errors.Is(errs[0], errBoom) {
 		t.Fatalf("got %d records and errors %v, want 2 records and the read error on line 3", len(recs), errs)
 	}
@@ -179,7 +180,7 @@ func TestWriteJSONLRoundTrip(t *testing.T) {
 		{NS: "m", From: "nobody", Rel: "r", To: "q"},
 	}
 	var buf bytes.Buffer
-	if err := WriteJSONL(&buf, recs, links); err != nil {
+	if err := Write(&buf, recs, links); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -206,7 +207,7 @@ func TestWriteJSONLRoundTrip(t *testing.T) {
 	var again bytes.Buffer
 	rev := []store.Record{recs[2], recs[0], recs[1]}
 	revLinks := []store.Link{links[4], links[3], links[2], links[1], links[0]}
-	if err := WriteJSONL(&again, rev, revLinks); err != nil {
+	if err := Write(&again, rev, revLinks); err != nil {
 		t.Fatal(err)
 	}
 	if again.String() != out {
@@ -216,7 +217,7 @@ func TestWriteJSONLRoundTrip(t *testing.T) {
 	// Read back: same content and stamps (created, updated, version),
 	// the store's bookkeeping (sha256, body_bytes, tokens) dropped, links
 	// all there.
-	got, gotLinks, errs := ReadJSONL(strings.NewReader(out), "export.jsonl", "")
+	got, gotLinks, errs := Read(strings.NewReader(out), "export.jsonl", "")
 	if len(errs) != 0 {
 		t.Fatalf("reading the export back: %v", errs)
 	}
@@ -232,7 +233,7 @@ func TestWriteJSONLRoundTrip(t *testing.T) {
 		t.Fatalf("read back %d links, want %d", len(gotLinks), len(links))
 	}
 	var b2 bytes.Buffer
-	if err := WriteJSONL(&b2, got, gotLinks); err != nil {
+	if err := Write(&b2, got, gotLinks); err != nil {
 		t.Fatal(err)
 	}
 	var b1 bytes.Buffer
@@ -242,7 +243,7 @@ func TestWriteJSONLRoundTrip(t *testing.T) {
 			Tags: r.Tags, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary,
 			Created: r.Created, Updated: r.Updated, Version: r.Version}
 	}
-	if err := WriteJSONL(&b1, stripped, links); err != nil {
+	if err := Write(&b1, stripped, links); err != nil {
 		t.Fatal(err)
 	}
 	if b1.String() != b2.String() {
@@ -261,7 +262,7 @@ func TestReadJSONLStampsAndHistory(t *testing.T) {
 {"id":"e","version":-1}
 {"id":"f","version":"2"}
 `
-	recs, _, errs := ReadJSONL(strings.NewReader(in), "in.jsonl", "n")
+	recs, _, errs := Read(strings.NewReader(in), "in.jsonl", "n")
 	if len(recs) != 4 || recs[1].Version != 3 || !recs[1].Updated.Equal(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("records %+v: want a's two versions (1 and 3, stamps kept), b and c once", recs)
 	}
@@ -283,7 +284,7 @@ func TestReadJSONLStampsAndHistory(t *testing.T) {
 }
 
 func TestWriteJSONLError(t *testing.T) {
-	err := WriteJSONL(errWriter{}, []store.Record{{NS: "n", ID: "a"}}, nil)
+	err := Write(errWriter{}, []store.Record{{NS: "n", ID: "a"}}, nil)
 	if !errors.Is(err, errBoom) {
 		t.Fatalf("got %v, want the writer's error", err)
 	}
@@ -295,11 +296,11 @@ func (errWriter) Write([]byte) (int, error) { return 0, errBoom }
 
 func TestInputErrorFormat(t *testing.T) {
 	cases := []struct {
-		e    InputError
+		e    format.InputError
 		want string
 	}{
-		{InputError{File: "a.jsonl", Line: 7, Err: errBoom}, "a.jsonl:7: boom"},
-		{InputError{File: "dir/x.md", Err: errBoom}, "dir/x.md: boom"},
+		{format.InputError{File: "a.jsonl", Line: 7, Err: errBoom}, "a.jsonl:7: boom"},
+		{format.InputError{File: "dir/x.md", Err: errBoom}, "dir/x.md: boom"},
 	}
 	for _, c := range cases {
 		if got := c.e.Error(); got != c.want {
@@ -312,7 +313,7 @@ func TestInputErrorFormat(t *testing.T) {
 	}
 }
 
-func BenchmarkReadJSONL(b *testing.B) {
+func BenchmarkRead(b *testing.B) {
 	var sb strings.Builder
 	for i := range 10000 {
 		fmt.Fprintf(&sb, `{"id":"rec-%05d","kind":"note","title":"Record %d","body":"%s","tags":["a","b"],"links":[{"rel":"next","to":"rec-%05d"}]}`+"\n",
@@ -322,7 +323,7 @@ func BenchmarkReadJSONL(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		recs, _, errs := ReadJSONL(strings.NewReader(data), "bench", "n")
+		recs, _, errs := Read(strings.NewReader(data), "bench", "n")
 		if len(recs) != 10000 || len(errs) != 0 {
 			b.Fatalf("got %d records, %d errors", len(recs), len(errs))
 		}
@@ -330,7 +331,7 @@ func BenchmarkReadJSONL(b *testing.B) {
 }
 
 func TestReadJSONLByteOrderMark(t *testing.T) {
-	recs, _, errs := ReadJSONL(strings.NewReader("\ufeff{\"id\":\"a\"}\n\ufeff{\"id\":\"b\"}\n"), "bom.jsonl", "n")
+	recs, _, errs := Read(strings.NewReader("\ufeff{\"id\":\"a\"}\n\ufeff{\"id\":\"b\"}\n"), "bom.jsonl", "n")
 	if len(recs) != 1 || recs[0].ID != "a" {
 		t.Errorf("records %+v, want the first line read despite its byte-order mark", recs)
 	}

@@ -1,4 +1,4 @@
-package lore
+package markdown
 
 import (
 	"errors"
