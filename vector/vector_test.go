@@ -2,11 +2,11 @@ package vector
 
 import (
 	"cmp"
-	"os"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
