@@ -87,6 +87,9 @@ func commandLine(cfg Config, r Request) string {
 	if r.Scope == "" || cfg.Scopes[r.Scope] != r.Budget {
 		args = append(args, "--budget", fmt.Sprint(r.Budget))
 	}
+	if r.VectorDims > 0 && r.QueryVectorFile != "" && r.QueryVectorFile != "-" {
+		args = append(args, "--query-vector-file", shellQuote(r.QueryVectorFile))
+	}
 	if r.Query != "" {
 		if strings.HasPrefix(r.Query, "-") {
 			args = append(args, "--") // "--" ends the flags

@@ -40,6 +40,10 @@ type Request struct {
 	QueryVector []float32 `json:"-"`
 	// VectorDims is len(QueryVector), set by the build.
 	VectorDims int `json:"query_vector_dims,omitempty"`
+	// QueryVectorFile names the file QueryVector was read from (the CLI's
+	// --query-vector-file), so that a `lore packet` line Lore prints (a
+	// proposed split, why's offer) asks with it too.
+	QueryVectorFile string `json:"-"`
 	// Focus ids: the active scene, the POV character, the subject.
 	Focus []string `json:"focus,omitempty"`
 	// Budget is the token limit of the whole rendered packet, already

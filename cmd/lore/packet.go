@@ -134,7 +134,7 @@ func (a *app) openForRequest(c *cobra.Command, pf *packetFlags) (*lore.Lore, err
 		if err != nil {
 			return nil, err
 		}
-		pf.req.QueryVector = v
+		pf.req.QueryVector, pf.req.QueryVectorFile = v, pf.queryVectorFile
 	}
 	l, err := a.open(true)
 	if err != nil {
