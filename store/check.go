@@ -105,6 +105,7 @@ func (s *Store) checkHandle() (*bolt.DB, error) {
 func (c *checker) all() {
 	c.heads()
 	c.bodies()
+	c.vectors()
 	c.history()
 	c.links()
 	c.changes()
@@ -237,6 +238,59 @@ func (c *checker) bodies() {
 		parts, ok := c.recordKey("bodies", k, 2)
 		if ok && heads.Get(k) == nil {
 			c.add(parts[0], parts[1], "a body is stored for a record that does not exist")
+		}
+	}
+}
+
+// vectors checks the vectors bucket against the heads (a vector kept for
+// a record that does not exist, or whose head says it has none) and
+// every namespace's dimension and count against its vectors.
+func (c *checker) vectors() {
+	b := c.tx.Bucket(bucketVectors)
+	if b == nil {
+		return // a store made before vectors, opened read-only
+	}
+	heads := c.tx.Bucket(bucketHeads)
+	type tally struct{ dim, n int }
+	seen := map[string]*tally{}
+	cur := b.Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		parts, ok := c.recordKey("vectors", k, 2)
+		if !ok {
+			continue
+		}
+		ns, id := parts[0], parts[1]
+		h := heads.Get(k)
+		if h == nil {
+			c.add(ns, id, "a vector is stored for a record that does not exist")
+			continue
+		}
+		if r, err := decodeHead(ns, id, h); err == nil && !r.hasVector {
+			c.add(ns, id, "a vector is stored for a record whose head says it has none")
+			continue
+		}
+		vec, err := decodeVector(ns, id, v)
+		if err != nil {
+			c.add(ns, id, "vector does not decode: %v", err)
+			continue
+		}
+		t := seen[ns]
+		if t == nil {
+			t = &tally{dim: len(vec)}
+			seen[ns] = t
+		}
+		if len(vec) != t.dim {
+			c.add(ns, id, "vector of %d dimensions in a namespace whose vectors have %d", len(vec), t.dim)
+		}
+		t.n++
+	}
+	for ns, t := range seen {
+		vd, err := readVecDim(c.tx, ns)
+		switch {
+		case err != nil:
+			c.add(ns, "", "%v", err)
+		case vd.dim != uint64(t.dim) || vd.count != uint64(t.n):
+			c.add(ns, "", "the namespace's vector dimension and count read %d and %d, but its vectors are %d of %d dimensions", vd.dim, vd.count, t.n, t.dim)
 		}
 	}
 }

@@ -151,3 +151,61 @@ func TestReadOnlyCheckBesideReads(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// TestCheckFindsVectorDamage damages the vectors behind the store's back
+// and expects Check to name each record.
+func TestCheckFindsVectorDamage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lore.bolt")
+	s, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, s, store.Record{NS: "n", ID: "a", Body: "a", Vector: []float32{1, 0}})
+	mustPut(t, s, store.Record{NS: "n", ID: "b", Body: "b", Vector: []float32{0, 1}})
+	mustPut(t, s, store.Record{NS: "n", ID: "c", Body: "c"})
+	if p, err := s.Check(); err != nil || len(p) != 0 {
+		t.Fatalf("Check on a healthy store = %v, %v", p, err)
+	}
+	s.Close()
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		k := func(parts ...string) []byte { return []byte(strings.Join(parts, "\x00")) }
+		v := tx.Bucket([]byte("vectors"))
+		return firstErr(
+			v.Put(k("n", "ghost"), []byte{1, 0, 0, 128, 63, 0, 0, 0, 0}), // no record
+			v.Put(k("n", "c"), []byte{1, 0, 0, 128, 63, 0, 0, 0, 0}),     // its head says none
+			v.Delete(k("n", "b")), // its head says one
+		)
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = store.Open(path, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	problems, err := s.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.NS+"/"+p.ID+": "+p.What)
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		"n/ghost: a vector is stored for a record that does not exist",
+		"n/c: a vector is stored for a record whose head says it has none",
+		"n/b: vector: record \"b\" in namespace \"n\": store is corrupt: its head says it has a vector, but none is stored",
+		"n/: the namespace's vector dimension and count read 2 and 2, but its vectors are 1 of 2 dimensions",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("Check problems lack %q; got:\n%s", want, all)
+		}
+	}
+}
