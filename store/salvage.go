@@ -218,7 +218,7 @@ func (f *rawFile) buckets() map[string]map[string][]byte {
 // records lost: heads that do not decode or lack their body, and records
 // the change log says were last put that have no head.
 func salvageRecords(b map[string]map[string][]byte) (recs []Record, lost, bad int) {
-	bodies := b[string(bucketBodies)]
+	bodies, vectors := b[string(bucketBodies)], b[string(bucketVectors)]
 	have := map[string]bool{}
 	for k, v := range b[string(bucketHeads)] {
 		parts, err := splitKey([]byte(k), 2)
@@ -240,9 +240,13 @@ func salvageRecords(b map[string]map[string][]byte) (recs []Record, lost, bad in
 			r.Body = body
 		}
 		have[k] = true
+		var vec []float32 // a vector on a lost page leaves the record without it, not lost
+		if r.hasVector {
+			vec, _ = decodeVector(r.NS, r.ID, vectors[k])
+		}
 		recs = append(recs, Record{NS: r.NS, ID: r.ID, Kind: r.Kind, Title: r.Title, Body: r.Body, Summary: r.Summary,
 			Tags: r.Tags, Aliases: r.Aliases, Keys: r.Keys, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary,
-			Version: r.Version})
+			Vector: vec, Version: r.Version})
 	}
 	// The change log names records whose heads were on lost pages.
 	changes := b[string(bucketChanges)]

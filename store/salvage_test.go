@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,4 +168,32 @@ func mapDiff(got, want map[string]string) []string {
 		}
 	}
 	return d
+}
+
+// TestSalvageKeepsVectors salvages a store whose records carry vectors:
+// they come back with them.
+func TestSalvageKeepsVectors(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "lore.bolt")
+	s, err := store.Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, s, store.Record{NS: "n", ID: "a", Body: "a", Vector: []float32{1, 2, 3}})
+	mustPut(t, s, store.Record{NS: "n", ID: "b", Body: "b"})
+	s.Close()
+	dst := filepath.Join(t.TempDir(), "salvaged.bolt")
+	if _, err := store.Salvage(src, dst, nil); err != nil {
+		t.Fatal(err)
+	}
+	out, err := store.Open(dst, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if a, err := out.Get("n", "a"); err != nil || !slices.Equal(a.Vector, []float32{1, 2, 3}) {
+		t.Errorf("salvaged a: vector %v, %v; want [1 2 3]", a.Vector, err)
+	}
+	if p, err := out.Check(); err != nil || len(p) != 0 {
+		t.Errorf("check of the salvaged store: %v %v", p, err)
+	}
 }
