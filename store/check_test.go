@@ -62,20 +62,7 @@ func TestCheckFindsDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err = store.Open(path, &store.Options{ReadOnly: true, Counters: []store.Counter{wordCounter{}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	problems, err := s.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range problems {
-		got = append(got, p.NS+"/"+p.ID+": "+p.What)
-	}
-	all := strings.Join(got, "\n")
+	all := problemLines(t, path, &store.Options{ReadOnly: true, Counters: []store.Counter{wordCounter{}}})
 	for _, want := range []string{
 		"/: change log has a gap: 1 is followed by 3",
 		"/: change log ends at 5 but the store's sequence number is 9",
@@ -94,6 +81,26 @@ func TestCheckFindsDamage(t *testing.T) {
 	if strings.Contains(all, "n/c: cached") {
 		t.Errorf("Check reports a token mismatch for n/c, whose texts are empty:\n%s", all)
 	}
+}
+
+// problemLines opens the store at path with opts and returns what Check
+// finds, one "ns/id: what" a line.
+func problemLines(t *testing.T, path string, opts *store.Options) string {
+	t.Helper()
+	s, err := store.Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	problems, err := s.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.NS+"/"+p.ID+": "+p.What)
+	}
+	return strings.Join(got, "\n")
 }
 
 func firstErr(errs ...error) error {
@@ -184,20 +191,7 @@ func TestCheckFindsVectorDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err = store.Open(path, &store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	problems, err := s.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range problems {
-		got = append(got, p.NS+"/"+p.ID+": "+p.What)
-	}
-	all := strings.Join(got, "\n")
+	all := problemLines(t, path, &store.Options{ReadOnly: true})
 	for _, want := range []string{
 		"n/ghost: a vector is stored for a record that does not exist",
 		"n/c: a vector is stored for a record whose head says it has none",
