@@ -154,13 +154,18 @@ func putVectorTx(tx kvTx, r *Record, had bool) error {
 	}
 	k := key(r.NS, r.ID)
 	if r.Vector == nil {
-		vd.count--
+		if vd.count > 0 {
+			vd.count--
+		}
 		if err := b.Delete(k); err != nil {
 			return err
 		}
 		return writeVecDim(tx, r.NS, vd)
 	}
-	if vd.count > 0 && vd.dim != uint64(len(r.Vector)) {
+	// The one vector of a namespace may change its dimension: it is the
+	// namespace's first again.
+	alone := had && vd.count == 1
+	if vd.count > 0 && !alone && vd.dim != uint64(len(r.Vector)) {
 		return fmt.Errorf("%w: record %q has a vector of %d dimensions, but the vectors of namespace %q have %d (fixed by its first vector; remove them all to change models)",
 			ErrInvalid, r.ID, len(r.Vector), r.NS, vd.dim)
 	}

@@ -67,6 +67,11 @@ func conformVectors(t *testing.T, open Opener) {
 			t.Errorf("vector %v: %v; want ErrInvalid naming record bad", bad, err)
 		}
 	}
+	// The one vector of a namespace may change its dimension.
+	must(s.Put(store.Record{NS: "other", ID: "c", Vector: []float32{1, 2, 3, 4}}))
+	if d := must(s.VectorDim("other")); d != 4 {
+		t.Errorf("dimension after the namespace's one vector changed: %d; want 4", d)
+	}
 	// Dropping every vector releases the dimension.
 	must(s.Put(store.Record{NS: "n", ID: "a", Kind: "memory", Body: "alpha"}))
 	if d := must(s.VectorDim("n")); d != 0 {
