@@ -57,14 +57,19 @@ request refused or wrong).`,
 		RunE: func(c *cobra.Command, args []string) error {
 			err := a.runDiff(c.Context(), c, &df, args)
 			var st *exitStatus
-			if err != nil && !(errors.As(err, &st) && st.code == exitDiffDifferent) {
-				return &exitStatus{code: exitDiffTrouble, err: err}
+			switch {
+			case err == nil:
+				return nil
+			case errors.As(err, &st) && st.usage != "": // called wrong: trouble, though usageError says 1
+				return &exitStatus{code: exitDiffTrouble, err: st.err, usage: st.usage}
+			case errors.As(err, &st) && st.code == exitDiffDifferent:
+				return err
 			}
-			return err
+			return &exitStatus{code: exitDiffTrouble, err: err}
 		},
 	}
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitStatus{code: exitDiffTrouble, err: fmt.Errorf("%v\nusage: %s", err, c.UseLine())}
+		return &exitStatus{code: exitDiffTrouble, err: err, usage: c.UseLine()}
 	})
 	addRequestFlags(c, &df.packetFlags)
 	f := c.Flags()
@@ -79,7 +84,7 @@ func (a *app) runDiff(ctx context.Context, c *cobra.Command, df *diffFlags, args
 	var leftName, rightName string
 	switch {
 	case byRequest && len(args) > 1:
-		return fmt.Errorf("with --other-budget or --other-as-of, give at most one argument, the query (got %d)\nusage: %s", len(args), c.UseLine())
+		return usageError(c, fmt.Errorf("with --other-budget or --other-as-of, give at most one argument, the query (got %d)", len(args)))
 	case byRequest:
 		if len(args) == 1 {
 			df.req.Query = args[0]
@@ -99,7 +104,7 @@ func (a *app) runDiff(ctx context.Context, c *cobra.Command, df *diffFlags, args
 		}
 		leftName, rightName = args[0], args[1]
 	default:
-		return fmt.Errorf("give two packet files, or a request with --other-budget or --other-as-of\nusage: %s", c.UseLine())
+		return usageError(c, errors.New("give two packet files, or a request with --other-budget or --other-as-of"))
 	}
 	d := packet.Compare(left, right)
 	if a.jsonOut {

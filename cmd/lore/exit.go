@@ -26,11 +26,17 @@ type exitStatus struct {
 	code  int
 	err   error
 	quiet bool
+	// usage is the command's usage line, for an error in how it was
+	// called: the text adds it on a line of its own, --json as a field.
+	usage string
 }
 
 func (e *exitStatus) Error() string {
 	if e.err == nil {
 		return fmt.Sprintf("exit %d", e.code)
+	}
+	if e.usage != "" {
+		return e.err.Error() + "\nusage: " + e.usage
 	}
 	return e.err.Error()
 }

@@ -115,7 +115,11 @@ type jsonErrorBody struct {
 
 // writeJSONError writes err as one JSON document on w.
 func writeJSONError(w io.Writer, code int, err error) {
-	msg, usage, _ := strings.Cut(err.Error(), "\nusage: ")
+	msg, usage := err.Error(), ""
+	var st *exitStatus
+	if errors.As(err, &st) && st.usage != "" && st.err != nil {
+		msg, usage = st.err.Error(), st.usage
+	}
 	body := jsonErrorBody{Code: code, Message: msg, Value: quotedValue(msg), Usage: usage}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -109,7 +109,7 @@ func refuseEmpty(c *cobra.Command, names ...string) error {
 
 // usageError marks a command-line mistake, with the usage line as a hint.
 func usageError(c *cobra.Command, err error) error {
-	return &exitStatus{code: exitError, err: fmt.Errorf("%v\nusage: %s", err, c.UseLine())}
+	return &exitStatus{code: exitError, err: err, usage: c.UseLine()}
 }
 
 // open opens the discovered store. Read-only opens share the lock with
