@@ -18,10 +18,11 @@
 // names reads the same in a version that knows only format 1, and a packet
 // finds the heads that go by a name without decoding the others.
 //
-//	meta       "format" -> store format (4; 3 before the name keys, 2 before the due keys, 1 before the idx keys; while an upgrade runs: from, to, last head key done, see upgrade.go); "seq" -> last change-log sequence number (uint64, big-endian)
+//	meta       "format" -> store format (4; 3 before the name keys, 2 before the due keys, 1 before the idx keys; while an upgrade runs: from, to, last head key done, see upgrade.go); "seq" -> last change-log sequence number (uint64, big-endian); "vecdim" 0 ns -> the namespace's vector dimension and how many of its records have one
 //	heads      ns 0 id -> record head: everything but the body, with body size and cached token counts
 //	bodies     ns 0 id -> format byte + body bytes (absent when the body is empty)
-//	history    ns 0 id 0 version(uint64 BE) -> a previous version, head and body
+//	vectors    ns 0 id -> format byte + the record's vector, float32 little-endian (vector.go; the head's flags say it has one)
+//	history    ns 0 id 0 version(uint64 BE) -> a previous version, head and body (and its vector between them, format byte 2)
 //	links_out  ns 0 from 0 rel 0 to -> format byte + weight (float64 bits, BE) [+ made (unix nanoseconds, BE); 9-byte values read as made 0]
 //	links_in   ns 0 to 0 rel 0 from -> the same value
 //	changes    seq(uint64 BE) -> format byte, op byte, namespace, id
