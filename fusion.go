@@ -133,7 +133,11 @@ func (f *fused) Search(ctx context.Context, q index.Query) ([]index.Hit, error) 
 		return nil, fmt.Errorf("search: limit %d is negative", limit)
 	}
 	q.Limit = max(limit, fuseDepth)
-	key := fmt.Sprintf("%#v", q)
+	// A fused searcher serves one request, so one query vector: the key
+	// leaves it out rather than format its hundreds of numbers per call.
+	kq := q
+	kq.Vector = nil
+	key := fmt.Sprintf("%#v", kq)
 	f.mu.Lock()
 	hits, ok := f.memo[key]
 	f.mu.Unlock()
