@@ -67,9 +67,6 @@ func NewSet(vs store.VectorSet) (*Set, error) {
 // Len is how many vectors the set holds.
 func (s *Set) Len() int { return len(s.ids) }
 
-// Dim is the dimension of the set's vectors; 0 for an empty set.
-func (s *Set) Dim() int { return s.dim }
-
 // put adds or replaces e's row.
 func (s *Set) put(e store.VectorEntry) error {
 	if s.dim == 0 {
