@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Problem is one thing Check found wrong.
@@ -51,55 +49,7 @@ func (s *Store) Check() (probs []Problem, err error) {
 	return probs, err
 }
 
-func (s *Store) check() ([]Problem, error) {
-	if s.etcd != nil {
-		var probs []Problem
-		err := s.view(func(tx kvTx) error {
-			c := checker{tx: tx, counters: s.opts.Counters}
-			c.all()
-			probs = c.problems
-			return nil
-		})
-		return probs, err
-	}
-	db := s.db
-	if s.opts.ReadOnly {
-		own, err := s.checkHandle()
-		if err != nil {
-			return nil, err
-		}
-		defer own.Close()
-		db = own
-	}
-	tx, err := db.Begin(!s.opts.ReadOnly)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	c := checker{tx: boltTx{tx: tx}, counters: s.opts.Counters, digest: touchAll(tx)}
-	for err := range tx.Check() {
-		c.add("", "", "bbolt page check: %v", err)
-	}
-	c.all()
-	return c.problems, nil
-}
-
-// checkHandle opens the store's file read-only once more, for a page
-// check. bbolt reads a read-only file's freelist only in its first
-// Tx.Check, on the check's goroutine and without the lock under which
-// the handle's other transactions read it as they begin and end (bbolt
-// v1.5.0: DB.loadFreelist against DB.beginTx and DB.removeTx), so a
-// check on the store's own handle races the reads beside it. A handle
-// of the check's own has no other transactions; it shares the file's
-// lock with the store's (both are shared) and sees the same file, which
-// no writer can change while the store holds it open.
-func (s *Store) checkHandle() (*bolt.DB, error) {
-	db, err := bolt.Open(s.path, 0o600, &bolt.Options{ReadOnly: true, Timeout: s.opts.LockTimeout})
-	if err != nil {
-		return nil, fmt.Errorf("check %s: open it for the page check: %w", s.path, err)
-	}
-	return db, nil
-}
+func (s *Store) check() ([]Problem, error) { return s.eng.check(s.opts.Counters) }
 
 // all runs every check of the kv layer and sorts what it found.
 func (c *checker) all() {
@@ -403,15 +353,5 @@ func (c *checker) changes() {
 
 // Backup writes a consistent copy of the whole bbolt file to w, while
 // other goroutines keep reading and writing. It returns the bytes written.
-func (s *Store) Backup(w io.Writer) (int64, error) {
-	var n int64
-	if s.etcd != nil {
-		return 0, fmt.Errorf("backup of %s: %w: an etcd store is backed up by the cluster's own snapshot (etcdctl snapshot save) or by lore export", s.path, ErrInvalid)
-	}
-	err := s.boltView(func(tx *bolt.Tx) error {
-		var err error
-		n, err = tx.WriteTo(w)
-		return err
-	})
-	return n, err
-}
+// An etcd store refuses: the cluster's own snapshot backs it up.
+func (s *Store) Backup(w io.Writer) (int64, error) { return s.eng.backup(w) }

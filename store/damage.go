@@ -250,14 +250,4 @@ func guard(path string, fn func() error) (err error) {
 }
 
 // view runs fn in a read transaction, through guard.
-func (s *Store) view(fn func(tx kvTx) error) error {
-	if s.etcd != nil {
-		return s.etcd.view(fn)
-	}
-	return s.boltView(func(tx *bolt.Tx) error { return fn(boltTx{tx: tx}) })
-}
-
-// boltView runs fn in a bbolt read transaction, through guard.
-func (s *Store) boltView(fn func(tx *bolt.Tx) error) error {
-	return guard(s.path, func() error { return s.db.View(fn) })
-}
+func (s *Store) view(fn func(tx kvTx) error) error { return s.eng.view(fn) }

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"strings"
@@ -132,7 +133,7 @@ func OpenEtcd(url string, opts *Options, eo *EtcdOptions) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", url, err)
 	}
 	eng := &etcdEngine{cli: cli, url: url, endpoints: endpoints, prefix: prefix, logKey: prefix + "log", o: e}
-	s := &Store{etcd: eng, path: url, opts: o}
+	s := &Store{eng: eng, path: url, opts: o}
 	if err := eng.init(o.ReadOnly || e.MustExist); err != nil {
 		cli.Close()
 		return nil, err
@@ -217,14 +218,22 @@ func (e *etcdEngine) close() error {
 // open. Reads fail with ErrCompacted once etcd has compacted past rev. On
 // a bbolt store, whose writes the caller's process orders, At returns s.
 func (s *Store) At(rev uint64) *Store {
-	if s.etcd == nil || rev == 0 {
+	if rev == 0 {
 		return s
 	}
-	e := *s.etcd
-	e.pin = int64(rev)
+	past := s.eng.at(rev)
+	if past == nil {
+		return s
+	}
 	o := s.opts
 	o.ReadOnly = true
-	return &Store{etcd: &e, path: s.path, opts: o}
+	return &Store{eng: past, path: s.path, opts: o}
+}
+
+func (e *etcdEngine) at(rev uint64) engine {
+	past := *e
+	past.pin = int64(rev)
+	return &past
 }
 
 // Identity returns a comparable value that is the same for a store and
@@ -232,12 +241,9 @@ func (s *Store) At(rev uint64) *Store {
 // at once: beside LastSeq, the key of work a caller shares across reads
 // (a server's packets). It holds the open engine, so a kept identity
 // never matches a store opened later.
-func (s *Store) Identity() any {
-	if s.etcd != nil {
-		return etcdIdentity{s.etcd.cli, s.etcd.prefix}
-	}
-	return s.db
-}
+func (s *Store) Identity() any { return s.eng.identity() }
+
+func (e *etcdEngine) identity() any { return etcdIdentity{e.cli, e.prefix} }
 
 type etcdIdentity struct {
 	cli    *clientv3.Client
@@ -385,4 +391,36 @@ func (e *etcdEngine) begin(ctx context.Context) (*etcdTx, error) {
 		tx.logValue = resp.Kvs[0].Value
 	}
 	return tx, nil
+}
+
+// check runs the kv layer's checks on one snapshot: the cluster keeps
+// its own pages.
+func (e *etcdEngine) check(counters []Counter) ([]Problem, error) {
+	var probs []Problem
+	err := e.view(func(tx kvTx) error {
+		c := checker{tx: tx, counters: counters}
+		c.all()
+		probs = c.problems
+		return nil
+	})
+	return probs, err
+}
+
+// backup refuses: the cluster's own snapshot backs an etcd store up.
+func (e *etcdEngine) backup(io.Writer) (int64, error) {
+	return 0, fmt.Errorf("backup of %s: %w: an etcd store is backed up by the cluster's own snapshot (etcdctl snapshot save) or by lore export", e.url, ErrInvalid)
+}
+
+// upgradeLimits keep a batch within the cluster's limits on one
+// transaction (etcd's defaults where the options name none), with room
+// for the format key and the compares.
+func (e *etcdEngine) upgradeLimits() (keys, size, heads int) {
+	keys, size = 128, 3<<19 // etcd's defaults: --max-txn-ops, --max-request-bytes
+	if e.o.MaxTxnOps > 0 {
+		keys = e.o.MaxTxnOps
+	}
+	if e.o.MaxRequestBytes > 0 {
+		size = e.o.MaxRequestBytes
+	}
+	return max(keys-2, 1), size / 2, 2048
 }

@@ -66,15 +66,14 @@ func (e *etcdEngine) changes(after uint64, limit int) ([]Change, error) {
 // etcd store by any process, from now until ctx is done (values coalesce
 // while the reader is busy); it returns nil for a bbolt store, whose
 // writers are all in one process tree and sync after each write.
-func (s *Store) Notify(ctx context.Context) <-chan struct{} {
-	if s.etcd == nil {
-		return nil
-	}
+func (s *Store) Notify(ctx context.Context) <-chan struct{} { return s.eng.notify(ctx) }
+
+func (e *etcdEngine) notify(ctx context.Context) <-chan struct{} {
 	out := make(chan struct{}, 1)
 	go func() {
 		defer close(out)
 		for ctx.Err() == nil {
-			for wr := range s.etcd.cli.Watch(clientv3.WithRequireLeader(ctx), s.etcd.logKey) {
+			for wr := range e.cli.Watch(clientv3.WithRequireLeader(ctx), e.logKey) {
 				if wr.Err() != nil {
 					break
 				}
@@ -98,6 +97,10 @@ func (s *Store) Notify(ctx context.Context) <-chan struct{} {
 
 // dbSize is the database size an etcd member reports (the first endpoint
 // that answers): the whole cluster's keys, not only this prefix's.
+// size asks the cluster: the database of every prefix, not this store's
+// alone.
+func (e *etcdEngine) size(int64) (int64, error) { return e.dbSize() }
+
 func (e *etcdEngine) dbSize() (int64, error) {
 	ctx, cancel := e.ctx()
 	defer cancel()

@@ -233,25 +233,7 @@ func (s *Store) Changes(after uint64, limit int) ([]Change, error) {
 	if limit < 0 {
 		return nil, fmt.Errorf("%w: limit %d is negative; want 0 (all) or more", ErrInvalid, limit)
 	}
-	if s.etcd != nil {
-		return s.etcd.changes(after, limit)
-	}
-	var out []Change
-	err := s.view(func(tx kvTx) error {
-		c := tx.Bucket(bucketChanges).Cursor()
-		for k, v := c.Seek(u64(after + 1)); k != nil && (limit == 0 || len(out) < limit); k, v = c.Next() {
-			if len(k) != 8 {
-				return fmt.Errorf("%w: change-log key %x is not 8 bytes", ErrCorrupt, k)
-			}
-			ch, err := decodeChange(binary.BigEndian.Uint64(k), v)
-			if err != nil {
-				return err
-			}
-			out = append(out, ch)
-		}
-		return nil
-	})
-	return out, err
+	return s.eng.changes(after, limit)
 }
 
 // LastSeq returns the sequence number of the newest change (0 for a new
@@ -320,8 +302,8 @@ func (s *Store) Stats(ns string) (Stats, error) {
 		st.FileBytes = txSize(tx)
 		return nil
 	})
-	if err == nil && s.etcd != nil {
-		st.FileBytes, err = s.etcd.dbSize()
+	if err == nil {
+		st.FileBytes, err = s.eng.size(st.FileBytes)
 	}
 	return st, err
 }

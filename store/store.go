@@ -90,12 +90,12 @@ var (
 	keySeq    = []byte("seq")
 )
 
-// Store is an open Lore store: one bbolt file. A Store is safe for
-// concurrent use by many goroutines: reads run in parallel, writes are
-// serialized by bbolt's single writer.
+// Store is an open Lore store: one bbolt file (Open) or a key prefix of
+// an etcd cluster (OpenEtcd), behind the engine interface. A Store is
+// safe for concurrent use by many goroutines: reads run in parallel,
+// writes are serialized by bbolt's single writer or by etcd's compares.
 type Store struct {
-	db   *bolt.DB    // the bbolt engine, or nil
-	etcd *etcdEngine // the etcd engine, or nil
+	eng  engine
 	path string
 	opts Options
 }
@@ -139,8 +139,9 @@ func Open(path string, opts *Options) (*Store, error) {
 	case err != nil:
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
-	s := &Store{db: db, path: path, opts: o}
-	if err := s.init(); err != nil {
+	eng := &boltEngine{db: db, path: path, readOnly: o.ReadOnly, lockTimeout: o.LockTimeout}
+	s := &Store{eng: eng, path: path, opts: o}
+	if err := eng.init(); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -200,62 +201,9 @@ func withDefaults(opts *Options) (Options, error) {
 	return o, nil
 }
 
-// init creates the buckets of a new store and checks the format of an
-// existing one.
-func (s *Store) init() error {
-	check := func(tx kvTx) error {
-		for _, name := range allBuckets {
-			if tx.Bucket(name) == nil {
-				return fmt.Errorf("open store %q: bucket %q is missing, this is not a lore store: %w", s.path, name, ErrCorrupt)
-			}
-		}
-		if _, err := parseFormat(tx.Bucket(bucketMeta).Get(keyFormat)); err != nil {
-			return fmt.Errorf("open store %q: %w", s.path, err)
-		}
-		if seq := tx.Bucket(bucketMeta).Get(keySeq); seq != nil && len(seq) != 8 {
-			return fmt.Errorf("open store %q: sequence number is %d bytes, want 8: %w", s.path, len(seq), ErrCorrupt)
-		}
-		return nil
-	}
-	if s.opts.ReadOnly {
-		return s.view(check)
-	}
-	return guard(s.path, func() error {
-		return s.db.Update(func(tx *bolt.Tx) error {
-			if tx.Bucket(bucketMeta) == nil {
-				if k, _ := tx.Cursor().First(); k != nil {
-					return fmt.Errorf("open store %q: the file holds other data, this is not a lore store: %w", s.path, ErrCorrupt)
-				}
-				for _, name := range allBuckets {
-					if _, err := tx.CreateBucket(name); err != nil {
-						return err
-					}
-				}
-				if err := tx.Bucket(bucketMeta).Put(keyFormat, []byte{formatVersion}); err != nil {
-					return err
-				}
-				if _, err := tx.CreateBucket(bucketIdx); err != nil {
-					return err
-				}
-			}
-			// A store made before vectors gets their bucket on its first
-			// writable open; read-only, it simply has none.
-			if _, err := tx.CreateBucketIfNotExists(bucketVectors); err != nil {
-				return err
-			}
-			return check(boltTx{tx: tx})
-		})
-	})
-}
-
 // Close closes the store, waiting for running transactions. Closing twice
 // is harmless.
-func (s *Store) Close() error {
-	if s.etcd != nil {
-		return s.etcd.close()
-	}
-	return s.db.Close()
-}
+func (s *Store) Close() error { return s.eng.close() }
 
 // Path returns the store's file name as given to Open.
 func (s *Store) Path() string { return s.path }
@@ -277,18 +225,7 @@ func (s *Store) updateRev(fn func(tx kvTx) error) (uint64, error) {
 	if s.opts.ReadOnly {
 		return 0, fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
-	if s.etcd != nil {
-		return s.etcd.update(fn)
-	}
-	return 0, guard(s.path, func() error {
-		return s.db.Update(func(tx *bolt.Tx) error {
-			w := idxWrites{}
-			if err := fn(boltTx{tx: tx, idx: &w}); err != nil {
-				return err
-			}
-			return w.flush(tx)
-		})
-	})
+	return s.eng.update(fn)
 }
 
 // changeAppender is a kvTx whose engine keeps the change log itself

@@ -81,19 +81,7 @@ func readFormat(tx kvTx) formatState {
 }
 
 // upgradeLimits bounds one batch: secondary keys written and heads read.
-func (s *Store) upgradeLimits() (keys, size, heads int) {
-	if s.etcd == nil {
-		return 50_000, 1 << 30, 2_500 // bbolt inserts into a node in O(its size) until commit splits it: big batches go quadratic (docs/bench-history)
-	}
-	keys, size = 128, 3<<19 // etcd's defaults: --max-txn-ops, --max-request-bytes
-	if s.etcd.o.MaxTxnOps > 0 {
-		keys = s.etcd.o.MaxTxnOps
-	}
-	if s.etcd.o.MaxRequestBytes > 0 {
-		size = s.etcd.o.MaxRequestBytes
-	}
-	return max(keys-2, 1), size / 2, 2048 // room for the format key and the compares
-}
+func (s *Store) upgradeLimits() (keys, size, heads int) { return s.eng.upgradeLimits() }
 
 // buildIndex brings a store's secondary keys up to this package's
 // format, batch by batch: all of them for a format 1 store (after
