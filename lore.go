@@ -73,6 +73,9 @@ type Lore struct {
 	watchDone chan struct{}
 	// now replaces time.Now for the times Lore sets (Options.Now).
 	now func() time.Time
+	// waiters tells whether another open waits for a bbolt store's lock
+	// (turn.go); nil for etcd.
+	waiters *waiters
 }
 
 // Init creates a store directory (and its parents) with an empty bbolt
@@ -142,7 +145,7 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: encoding: %w", filepath.Join(dir, ConfigFile), err)
 	}
-	st, err := store.Open(filepath.Join(dir, BoltFile), &store.Options{
+	st, err := openStore(dir, store.Options{
 		ReadOnly:    opts.ReadOnly,
 		LockTimeout: opts.LockTimeout,
 		HistoryCap:  cfg.HistoryCap,
@@ -153,7 +156,8 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lore{dir: dir, name: dir, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout, now: opts.Now}
+	l := &Lore{dir: dir, name: dir, cfg: cfg, st: st, counter: counter, lockTimeout: opts.LockTimeout, now: opts.Now,
+		waiters: &waiters{path: filepath.Join(dir, WaitFile)}}
 	if err := l.openIndex(opts.ReadOnly, opts.Progress); err != nil {
 		if l.ix != nil {
 			l.ix.Close()
@@ -306,6 +310,9 @@ func (l *Lore) Close() error {
 		l.ix = nil
 	}
 	errs = append(errs, l.st.Close())
+	if l.waiters != nil {
+		l.waiters.close()
+	}
 	if l.ownDir != "" {
 		errs = append(errs, os.RemoveAll(l.ownDir))
 		l.ownDir = ""

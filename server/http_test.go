@@ -35,6 +35,13 @@ func httpServer(t *testing.T, dir string, opts *server.Options) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return httpServerOf(t, s)
+}
+
+// httpServerOf serves s through httptest and returns its URL; cleanup
+// closes both.
+func httpServerOf(t *testing.T, s *server.Server) string {
+	t.Helper()
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		ts.Close()
@@ -467,6 +474,9 @@ func TestServeHelperProcess(t *testing.T) {
 		os.WriteFile(addrFile+".tmp", []byte(a.String()), 0o644)
 		os.Rename(addrFile+".tmp", addrFile)
 	})
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

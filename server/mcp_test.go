@@ -70,6 +70,9 @@ func mcpClient(t *testing.T, dir string, opts *server.Options) *mcp.ClientSessio
 		cs.Close()
 		ss.Wait()
 		cancel()
+		if err := s.Close(); err != nil {
+			t.Errorf("close server: %v", err)
+		}
 	})
 	return cs
 }

@@ -74,17 +74,27 @@ type Options struct {
 	MaxConns int
 	// Now replaces time.Now for the store's timestamps (tests).
 	Now func() time.Time
+	// Idle is how long a bbolt store stays open after the last request
+	// (hold.go); default DefaultIdle. Negative: every request opens the
+	// store and closes it (no hold).
+	Idle time.Duration
+	// Lease is the longest a bbolt store stays open at one stretch, before
+	// it is closed for a moment so that any waiting process gets in;
+	// default DefaultLease.
+	Lease time.Duration
 }
 
 // Server answers MCP tool calls and HTTP requests on one store directory.
 //
-// It does not keep the store open: bbolt holds an exclusive file lock for
-// as long as a writable handle is open, which would lock every other
-// process (every other MCP client's server) out. Each request opens the
-// store (read-only for reads, writable for writes, waiting at most
-// LockTimeout for another process), does its work and closes it. Within
-// one process, requests are ordered by a readers-writer lock, so readers
-// run side by side and a waiting writer is not starved by them.
+// It keeps the store open across requests (read-only until a write
+// comes, then writable) and gives it back whenever another process waits
+// for it, when idle, and at the end of each lease (hold.go): bbolt holds
+// a file lock for as long as a handle is open, which would otherwise
+// lock every other process (every other MCP client's server, the CLI)
+// out. A request that must open the store waits at most LockTimeout for
+// another process. Within one process, requests are ordered by a
+// readers-writer lock, so readers run side by side and a waiting writer
+// is not starved by them.
 //
 // A Server is safe for concurrent use.
 type Server struct {
@@ -96,6 +106,9 @@ type Server struct {
 	// life: etcd has no file lock to give back between requests, and the
 	// open's watch keeps the local index current.
 	shared *lore.Lore
+	// hold is a bbolt store's open kept across requests (hold.go); nil
+	// with a negative Options.Idle.
+	hold *hold
 }
 
 // New checks the options and the store in dir, and returns a server
@@ -135,6 +148,15 @@ func New(dir string, opts *Options) (*Server, error) {
 	if err := o.httpLimits(); err != nil {
 		return nil, err
 	}
+	if o.Idle == 0 {
+		o.Idle = DefaultIdle
+	}
+	switch {
+	case o.Lease == 0:
+		o.Lease = DefaultLease
+	case o.Lease < 0:
+		return nil, fmt.Errorf("lease %v: %w: want a positive duration", o.Lease, ErrOptions)
+	}
 	counter, err := budget.NewCounter(o.Encoding)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %q: %w", o.Encoding, err)
@@ -150,15 +172,28 @@ func New(dir string, opts *Options) (*Server, error) {
 		return nil, fmt.Errorf("serve %q: no %s there (run `lore init` or pass --store): %w", dir, lore.BoltFile, lore.ErrNoStore)
 	}
 	s := &Server{dir: dir, opts: o, counter: counter}
+	if o.Idle > 0 {
+		s.hold = newHold(dir, o.Idle, o.Lease, s.open)
+	}
 	if err := s.write(context.Background(), func(*lore.Lore) error { return nil }); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close releases what the server keeps open (an etcd store's one open);
-// a bbolt server keeps nothing open between requests.
+// open opens the store for a request or a hold.
+func (s *Server) open(readOnly bool) (*lore.Lore, error) {
+	return lore.Open(s.dir, &lore.Options{ReadOnly: readOnly, LockTimeout: s.opts.LockTimeout, Now: s.opts.Now})
+}
+
+// Close releases what the server keeps open (an etcd store's one open,
+// a bbolt store's hold), once the requests in it end. Requests after
+// Close open the store each for itself.
 func (s *Server) Close() error {
+	if s.hold != nil {
+		return s.hold.close()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shared == nil {
@@ -175,13 +210,14 @@ func (s *Server) Dir() string { return s.dir }
 // Options returns the server's options with defaults filled in.
 func (s *Server) Options() Options { return s.opts }
 
-// read runs fn on a read-only open of the store, closed when fn returns.
+// read runs fn on the store open for reading (the hold, or an open of
+// its own).
 func (s *Server) read(ctx context.Context, fn func(*lore.Lore) error) error {
 	return s.with(ctx, true, fn)
 }
 
-// write runs fn on a writable open of the store, closed when fn returns:
-// the exclusive lock is held for this one request only.
+// write runs fn on the store open for writing (the hold, made writable,
+// or an open of its own).
 func (s *Server) write(ctx context.Context, fn func(*lore.Lore) error) error {
 	return s.with(ctx, false, fn)
 }
@@ -200,16 +236,10 @@ func (s *Server) with(ctx context.Context, readOnly bool, fn func(*lore.Lore) er
 	if s.shared != nil {
 		return fn(s.shared)
 	}
-	l, err := lore.Open(s.dir, &lore.Options{ReadOnly: readOnly, LockTimeout: s.opts.LockTimeout, Now: s.opts.Now})
-	if err != nil {
-		return err
+	if s.hold != nil {
+		return s.hold.with(ctx, !readOnly, fn)
 	}
-	defer func() {
-		if cerr := l.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-	return fn(l)
+	return openOnce(s.open, !readOnly, fn)
 }
 
 // namespace resolves the namespace of a request: empty means the server's
