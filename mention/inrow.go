@@ -1,6 +1,10 @@
 package mention
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/lorekeep/lore/store"
+)
 
 // Selection by words in a row. A name matches only consecutive words of a
 // text (longest), so a name of several words can match only a text that
@@ -66,7 +70,7 @@ func nameKeys(name string) []string {
 	var keys []string
 	var prev, cur []byte
 	words := 0
-	eachWord(name, func(start, end int) bool {
+	store.EachWord(name, func(start, end int) bool {
 		cur = lowerWord(name[start:end], &cur)
 		if words++; words > 1 {
 			if k := string(prev) + string(pairSep) + string(cur); !slices.Contains(keys, k) {
@@ -87,7 +91,7 @@ func nameKeys(name string) []string {
 // space, so that the common case does not allocate.
 func inRow(name string, r *rowSet, buf *[]byte) bool {
 	words, prev := 0, int32(-1)
-	all := eachWord(name, func(start, end int) bool {
+	all := store.EachWord(name, func(start, end int) bool {
 		id, ok := r.ids[string(lowerWord(name[start:end], buf))]
 		if ok && prev >= 0 {
 			_, ok = r.pairs[pairOf(prev, id)]

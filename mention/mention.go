@@ -4,10 +4,11 @@
 //
 // Matching is by whole words: a word is a run of letters, digits,
 // combining marks and connectors such as "_" (Unicode classes L, N, M and
-// Pc); everything else separates words. A name matches a run of consecutive words of the text whose
-// separators are the name's own, with any run of white space standing
-// for any other ("the Needle" matches "the\nNeedle", "O'Neill" matches
-// "O’Neill"), so a name never matches inside a longer word. Among the
+// Pc: store.IsWordRune, the words a store files names by); everything
+// else separates words. A name matches a run of consecutive words of the
+// text whose separators are the name's own, with any run of white space
+// standing for any other ("the Needle" matches "the\nNeedle", "O'Neill"
+// matches "O’Neill"), so a name never matches inside a longer word. Among the
 // names that match at a word, the longest wins, and the scan resumes after
 // it: "the Needle cliffs" over "the Needle".
 //
@@ -35,6 +36,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lorekeep/lore/store"
 )
 
 // Name is one name a record goes by.
@@ -98,7 +101,7 @@ func New(names []Name) *Matcher {
 		m.names++
 		nd := &m.root
 		for _, w := range words {
-			f := fold(w)
+			f := store.FoldWord(w)
 			if nd.next == nil {
 				nd.next = map[string]*node{}
 			}
@@ -152,8 +155,9 @@ func Select(names []Name, texts ...string) []int {
 	return out
 }
 
-// lowerWord lower-cases w rune by rune into buf and returns buf's bytes:
-// a map lookup by string(lowerWord(...)) does not allocate.
+// lowerWord lower-cases w rune by rune into buf and returns buf's bytes,
+// as store.FoldWord folds it: a map lookup by string(lowerWord(...))
+// does not allocate.
 func lowerWord(w string, buf *[]byte) []byte {
 	b := (*buf)[:0]
 	for _, r := range w {
@@ -282,38 +286,11 @@ func oneRecord(names []Name) bool {
 	return !slices.ContainsFunc(names, func(n Name) bool { return n.ID != names[0].ID })
 }
 
-func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || unicode.Is(unicode.Pc, r)
-}
-
-// eachWord calls fn with the byte span of each word of text (a run of
-// word runes), in order, until fn returns false; it reports whether fn
-// never did. Every split of a text or name into words goes through it,
-// so names and texts agree on where words are.
-func eachWord(text string, fn func(start, end int) bool) bool {
-	start := -1
-	for i, r := range text {
-		if isWordRune(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			if !fn(start, i) {
-				return false
-			}
-			start = -1
-		}
-	}
-	return start < 0 || fn(start, len(text))
-}
-
 // wordsOf splits text into words with their folded forms.
 func wordsOf(text string) []word {
 	out := make([]word, 0, len(text)/6+1) // prose averages more than 5 bytes a word with its space
-	eachWord(text, func(start, end int) bool {
-		out = append(out, word{start, end, fold(text[start:end])})
+	store.EachWord(text, func(start, end int) bool {
+		out = append(out, word{start, end, store.FoldWord(text[start:end])})
 		return true
 	})
 	return out
@@ -359,15 +336,4 @@ func normGap(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// fold is the case-folded form of a word: the trie's key.
-func fold(w string) string {
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
-			return strings.ToLower(w)
-		}
-	}
-	return w // already lower-case ASCII: no allocation
 }

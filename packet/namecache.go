@@ -185,7 +185,7 @@ func (g *gatherer) namesFor(texts []string) (*nameSet, error) {
 	kinds := g.namingKinds()
 	v, ok := g.src.(Versioned)
 	if _, namer := g.src.(Namer); !ok || !namer || !reflect.ValueOf(v.Identity()).Comparable() {
-		if s, ok, err := g.wordNames(mention.TextWords(texts...)); ok || err != nil {
+		if s, ok, err := g.wordNames(store.TextWords(texts...)); ok || err != nil {
 			return s, err
 		}
 		heads, err := g.namedHeads()
@@ -206,7 +206,7 @@ func (g *gatherer) namesFor(texts []string) (*nameSet, error) {
 	}
 	nameSets.misses.Add(1)
 	if g.req.work.byWord(key, seq) {
-		if s, ok, err := g.req.work.wordNamesAt(key, seq, mention.TextWords(texts...), g.wordNames); ok || err != nil {
+		if s, ok, err := g.req.work.wordNamesAt(key, seq, store.TextWords(texts...), g.wordNames); ok || err != nil {
 			return s, err
 		}
 	}
@@ -298,7 +298,7 @@ func (g *gatherer) names(s *nameSet, positions []int, isFocus func(string) bool)
 // WordNamer is implemented by a Source that files names by word
 // (*store.Store does, from store format 4): NamesByWord returns, sorted
 // by id, the heads NamedHeads(ns, kinds) would that have a name filed
-// under one of words (mention.TextWords of the texts to scan), or ok
+// under one of words (store.TextWords of the texts to scan), or ok
 // false when it cannot tell (the caller then reads every name).
 type WordNamer interface {
 	NamesByWord(ns string, kinds, words []string) (heads []store.Record, ok bool, err error)

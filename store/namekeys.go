@@ -3,12 +3,10 @@ package store
 import (
 	"bytes"
 	"slices"
-
-	"github.com/lorekeep/lore/mention"
 )
 
 // Name keys (format 4): every name a record goes by is filed in the idx
-// bucket under its filing word (mention.FilingWord), followed by its
+// bucket under its filing word (FilingWord), followed by its
 // other words, so a packet finds the names a scene's words can match by
 // a seek per word, and reads only the heads of names whose every word
 // the scene holds, instead of walking every named head of the namespace
@@ -16,7 +14,7 @@ import (
 //
 //	n sep ns sep word sep id [sep other]...   a title of a NamingKinds record, an alias or a key
 //
-// The other words are mention.NameWords' (folded, cut, sorted). Values
+// The other words are NameWords' (folded, cut, sorted). Values
 // are empty, like every secondary key; two names of a record with the
 // same words have one key.
 
@@ -30,7 +28,7 @@ var NamingKinds = []string{"canon", "character", "faction", "item", "location"}
 func nameKeys(r *Record) [][]byte {
 	var ks [][]byte
 	file := func(name string) {
-		w, others := mention.NameWords(name)
+		w, others := NameWords(name)
 		if w == "" {
 			return // a name without a word never matches
 		}
@@ -57,8 +55,8 @@ func nameKeys(r *Record) [][]byte {
 func namesIndexed(tx kvTx) bool { return idxLevel(tx) >= formatNames }
 
 // NamesByWord returns, sorted by id, the heads NamedHeads(ns, kinds)
-// returns that have a name all of whose words (mention.NameWords) are
-// among words (mention.TextWords of the texts to scan): among them every
+// returns that have a name all of whose words (NameWords) are
+// among words (TextWords of the texts to scan): among them every
 // record whose name the texts can match, since a name matches only
 // where all its words are. The heads carry what NamedHeads' do. It costs
 // a seek per word, the keys filed under it, and a read per head found,

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lorekeep/lore/mention"
 	"github.com/lorekeep/lore/store"
 	"github.com/lorekeep/lore/store/storetest"
 )
@@ -25,7 +24,7 @@ func TestNameKeysUpgrade(t *testing.T) {
 	mustPut(t, s, store.Record{NS: "n", ID: "mara", Kind: "character", Title: "Mara Voss", Aliases: []string{"the Captain"}})
 	mustPut(t, s, store.Record{NS: "n", ID: "port", Kind: "location", Title: "Saltmarsh Port"})
 	mustPut(t, s, store.Record{NS: "n", ID: "storm", Kind: "scene", Title: "The Storm at Saltmarsh"})
-	words := mention.TextWords("the Captain sailed from Saltmarsh Port into the storm")
+	words := store.TextWords("the Captain sailed from Saltmarsh Port into the storm")
 	hs, ok, err := s.NamesByWord("n", store.NamingKinds, words)
 	if err != nil || !ok || ids(hs) != "mara port" {
 		t.Fatalf("NamesByWord = %s, %v, %v; want mara port", ids(hs), ok, err)
@@ -83,7 +82,7 @@ func BenchmarkNamesByWord(b *testing.B) {
 	for range 300 {
 		text = append(text, word())
 	}
-	words := mention.TextWords(strings.Join(text, " "))
+	words := store.TextWords(strings.Join(text, " "))
 	for _, be := range storetest.Backends {
 		b.Run(be.Name, func(b *testing.B) {
 			s := be.Open(b, nil)

@@ -12,7 +12,7 @@ import (
 )
 
 // nameTexts are the texts conformNameKeys looks names up by: capitals,
-// a name across a line break, a word past mention.MaxFilingWord bytes,
+// a name across a line break, a word past store.MaxFilingWord bytes,
 // words no name has, and more distinct words than etcd reads in one
 // round trip.
 var nameTexts = []string{
@@ -72,7 +72,7 @@ func conformNameKeys(t *testing.T, open Opener) {
 	if hs, ok := must2(s.NamesByWord("n", []string{"character", "deity"}, []string{"sefa"})); ok || hs != nil {
 		t.Errorf("NamesByWord with kind deity = %+v, %v; want nothing and false (the caller walks)", hs, ok)
 	}
-	hs, ok := must2(s.NamesByWord("n", []string{"location"}, mention.TextWords(nameTexts...)))
+	hs, ok := must2(s.NamesByWord("n", []string{"location"}, store.TextWords(nameTexts...)))
 	if !ok || idsOf(hs) != "fact mara" {
 		t.Errorf("NamesByWord of kind location only = %v, %v; want fact and mara (by their aliases) alone", idsOf(hs), ok)
 	}
@@ -87,7 +87,7 @@ func checkNamesByWord(t *testing.T, s *store.Store, when string) {
 	t.Helper()
 	named := must(s.NamedHeads("n", store.NamingKinds))
 	for i, texts := range append([][]string{nameTexts}, splitTexts()...) {
-		words := mention.TextWords(texts...)
+		words := store.TextWords(texts...)
 		got, ok := must2(s.NamesByWord("n", store.NamingKinds, words))
 		if !ok {
 			t.Fatalf("%s: NamesByWord says the store keeps no name keys", when)
@@ -128,7 +128,7 @@ func names(h store.Record) []string {
 
 func filedUnder(h store.Record, words []string) bool {
 	for _, n := range names(h) {
-		w, others := mention.NameWords(n)
+		w, others := store.NameWords(n)
 		if w != "" && slices.Contains(words, w) && !slices.ContainsFunc(others, func(o string) bool { return !slices.Contains(words, o) }) {
 			return true
 		}
