@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"github.com/lorekeep/lore/server"
+	"net/http/httptest"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/store"
@@ -131,5 +135,37 @@ func BenchmarkServeReadGraph2000(b *testing.B) {
 		if err != nil || res.IsError {
 			b.Fatalf("read_graph: %v %+v", err, res)
 		}
+	}
+}
+
+// BenchmarkServeHTTPPacket is POST /v1/packet at 8k through the handler
+// (no sockets), on the store in $LORE_BENCH_STORE (a lore-bench corpus:
+// `lore-bench serve -keep` leaves one), so that a CPU profile shows
+// where a request's time goes beside the packet itself.
+func BenchmarkServeHTTPPacket(b *testing.B) {
+	dir := os.Getenv("LORE_BENCH_STORE")
+	if dir == "" {
+		b.Skip("set LORE_BENCH_STORE to a lore-bench store (its lore folder)")
+	}
+	for _, idle := range []time.Duration{-1, 0} {
+		b.Run(fmt.Sprintf("hold=%v", idle >= 0), func(b *testing.B) {
+			s, err := server.New(dir, &server.Options{Idle: idle})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			h := s.Handler()
+			words := []string{"harbour light", "river stone", "winter market", "old letter", "silver key"}
+			i := 0
+			for b.Loop() {
+				body := fmt.Sprintf(`{"ns":"assistant","query":%q,"budget":8000}`, words[i%len(words)])
+				i++
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/packet", strings.NewReader(body)))
+				if rec.Code != 200 {
+					b.Fatalf("%d %s", rec.Code, rec.Body.String())
+				}
+			}
+		})
 	}
 }

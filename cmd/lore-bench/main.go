@@ -111,6 +111,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "vectors" {
 		return runVectors(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "serve" {
+		return runServe(ctx, args[1:], stdout, stderr)
+	}
 	c, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
