@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lorekeep/lore/facts"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 )
@@ -142,5 +143,63 @@ func TestPacketFlagsContradictions(t *testing.T) {
 	cs, err := l.Contradictions(ns)
 	if err != nil || len(cs) != 1 || cs[0].A != "ch9-eyes" || cs[0].B != "mara" {
 		t.Errorf("contradictions %+v %v; want ch9-eyes and mara", cs, err)
+	}
+}
+
+// Read from free text: a user who says they never met someone, and said
+// before that they met him, is flagged in the agent's packet and by
+// Contradictions; the assistant saying it met him is not the user, and a
+// wish is not a deed.
+func TestTextContradictions(t *testing.T) {
+	l, _ := openTemp(t)
+	ctx := context.Background()
+	ns := "chat"
+	turn := func(id, speaker, body string) store.Record {
+		return store.Record{NS: ns, ID: id, Kind: "turn", Title: speaker + " turn " + id, Body: speaker + ": " + body, Meta: map[string]string{"speaker": speaker}}
+	}
+	recs := []store.Record{
+		turn("m1", "user", "I met Raymond at the library tech talk in January; he loves phones."),
+		turn("m2", "assistant", "Good to hear. I met Raymond at a tech talk too, in a way."),
+		turn("m3", "user", "I want to meet Raymond at a tech talk again soon."),
+		turn("m4", "user", "I've never met Raymond at any tech talk, but can you suggest a phone he'd like?"),
+		turn("m5", "assistant", "Here are three phones for a gamer."),
+	}
+	var links []store.Link
+	for i := 1; i < len(recs); i++ {
+		links = append(links, store.Link{NS: ns, From: recs[i-1].ID, Rel: "next", To: recs[i].ID})
+	}
+	if _, err := l.PutMany(ctx, recs, links); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := l.Contradictions(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 1 || cs[0].A != "m4" || cs[0].B != "m1" || cs[0].Read != facts.ReadText || cs[0].Subject != "user" {
+		t.Fatalf("contradictions %+v; want m4 (never met Raymond) against m1, read from text, of the user", cs)
+	}
+	p, err := l.Packet(ctx, packet.Request{NS: ns, Query: "Have I ever met Raymond at a tech talk?", Budget: 2000, Profile: "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := map[string][]string{}
+	for _, e := range p.Records {
+		flags[e.ID] = e.Contradicts
+	}
+	if len(flags["m1"]) != 1 || !strings.HasPrefix(flags["m1"][0], "m4 on never met Raymond") ||
+		len(flags["m4"]) != 1 || !strings.HasPrefix(flags["m4"][0], "m1 on never met Raymond") {
+		t.Errorf("flags %v; want m1 and m4 flagged against each other", flags)
+	}
+	for _, id := range []string{"m2", "m3", "m5"} {
+		if len(flags[id]) > 0 {
+			t.Errorf("%s flagged: %v", id, flags[id])
+		}
+	}
+	// Recorded as a change, it is no longer a contradiction.
+	if _, err := l.Link(ctx, store.Link{NS: ns, From: "m4", Rel: "supersedes", To: "m1"}); err != nil {
+		t.Fatal(err)
+	}
+	if cs, err := l.Contradictions(ns); err != nil || len(cs) != 0 {
+		t.Errorf("after m4 supersedes m1: %+v %v", cs, err)
 	}
 }

@@ -5,13 +5,17 @@
 // different values of one attribute of one subject, both holding at some
 // same time, neither superseding the other.
 //
-// Facts are structured, never guessed from free text, so a flag is never
-// a false alarm of the reader's grammar: precision over recall. A record's
-// facts are its meta keys "fact.ATTRIBUTE" (e.g. fact.eyes: grey), about
-// the record named by its meta.subject, else about itself; and, for a
-// record about itself, its other meta keys (a character page's front
-// matter "eyes: green"), less those that say something of the record
-// rather than of its subject (ReservedMeta).
+// Facts are structured: a record's facts are its meta keys
+// "fact.ATTRIBUTE" (e.g. fact.eyes: grey), about the record named by its
+// meta.subject, else about itself; and, for a record about itself, its
+// other meta keys (a character page's front matter "eyes: green"), less
+// those that say something of the record rather than of its subject
+// (ReservedMeta).
+//
+// From free text, one kind of contradiction is read, narrowly, so that a
+// flag is seldom a false alarm of the reader's grammar (precision over
+// recall): a subject that says it never did something, and another
+// record where it plainly did (claims.go, TextConflicts).
 package facts
 
 import (
@@ -151,6 +155,10 @@ type Conflict struct {
 	AValue    string `json:"a_value"`
 	B         string `json:"b"`
 	BValue    string `json:"b_value"`
+	// Read is ReadText for a conflict read from free text: A says its
+	// subject never did what B says it did (AValue and BValue are the
+	// sentence and clause). Empty for structured facts.
+	Read string `json:"read,omitempty"`
 }
 
 // Conflicts finds the contradictions among recs (heads will do: facts

@@ -10,7 +10,7 @@ import (
 // flagContradictions marks each candidate that contradicts another
 // candidate of the request (facts.Conflicts: different values of one
 // attribute of one subject, at some same time, neither superseding the
-// other). The flag is read from the candidates, not from what a budget
+// other; and, read from free text, flagTextContradictions). The flag is read from the candidates, not from what a budget
 // keeps, so a record's heading is the same at every budget; it drops
 // nothing. Only candidates that state facts are looked at, and only their
 // supersedes links are read.
@@ -35,25 +35,35 @@ func (g *gatherer) flagContradictions(cands []*candidate) error {
 			}
 		}
 	}
-	if len(stating) < 2 {
-		return nil
-	}
-	supersede := map[[2]string]bool{}
-	for _, r := range stating {
-		nbs, err := g.src.Neighbors(g.req.NS, r.ID, 1, []string{facts.RelSupersedes})
+	if len(stating) >= 2 {
+		ids := make([]string, len(stating))
+		for i, r := range stating {
+			ids[i] = r.ID
+		}
+		supersede, err := g.supersedeLinks(ids)
 		if err != nil {
 			return err
+		}
+		for _, c := range facts.Conflicts(stating, supersede) {
+			byID[c.A].contradicts = append(byID[c.A].contradicts, fmt.Sprintf("%s on %s", c.B, c.Attribute))
+			byID[c.B].contradicts = append(byID[c.B].contradicts, fmt.Sprintf("%s on %s", c.A, c.Attribute))
+		}
+	}
+	return g.flagTextContradictions(cands)
+}
+
+// supersedeLinks reads the supersedes links of ids and reports, for two
+// records, whether one supersedes the other (either way).
+func (g *gatherer) supersedeLinks(ids []string) (func(a, b string) bool, error) {
+	supersede := map[[2]string]bool{}
+	for _, id := range ids {
+		nbs, err := g.src.Neighbors(g.req.NS, id, 1, []string{facts.RelSupersedes})
+		if err != nil {
+			return nil, err
 		}
 		for _, n := range nbs {
 			supersede[[2]string{n.Via.From, n.Via.To}] = true
 		}
 	}
-	conflicts := facts.Conflicts(stating, func(a, b string) bool {
-		return supersede[[2]string{a, b}] || supersede[[2]string{b, a}]
-	})
-	for _, c := range conflicts {
-		byID[c.A].contradicts = append(byID[c.A].contradicts, fmt.Sprintf("%s on %s", c.B, c.Attribute))
-		byID[c.B].contradicts = append(byID[c.B].contradicts, fmt.Sprintf("%s on %s", c.A, c.Attribute))
-	}
-	return nil
+	return func(a, b string) bool { return supersede[[2]string{a, b}] || supersede[[2]string{b, a}] }, nil
 }

@@ -131,6 +131,12 @@ type recallRow struct {
 	Foreign    int      `json:"foreign_text,omitempty"`
 	Citations  int      `json:"citations,omitempty"`
 	Short      int      `json:"short_excerpts,omitempty"`
+	// Contradiction flags in the packet (lore): records carrying one, and
+	// whether some flag joins two evidence records (Flagged) among
+	// packets that hold two evidence records or more (BothEvidence).
+	Flags        int  `json:"flags,omitempty"`
+	FlagEvidence bool `json:"flag_evidence,omitempty"`
+	BothEvidence bool `json:"both_evidence,omitempty"`
 }
 
 // runRecall scores Lore's packets and the BM25 baselines on the eval
@@ -346,6 +352,7 @@ func scoreQuestion(ctx context.Context, l *lore.Lore, ns *evalNS, q evalQuery, c
 			row.Forms, row.Cost, row.Uncredited, row.Cut = sc.forms, sc.used, sc.uncredited, sc.cut
 			row.Whys = sc.whys
 			row.Unknown, row.Foreign, row.Citations, row.Short = sc.unknown, sc.foreign, sc.citations, sc.short
+			row.Flags, row.FlagEvidence, row.BothEvidence = contradictionFlags(p.Records, q.Evidence)
 		} else if !errors.Is(err, packet.ErrCannotFit) {
 			return nil, fmt.Errorf("lore packet %s at %d: %w", q.QID, b, err)
 		}
@@ -367,4 +374,26 @@ func writeRows(path string, rows []recallRow) error {
 		}
 	}
 	return f.Close()
+}
+
+// contradictionFlags counts the records of a packet that carry a
+// contradiction flag, and says whether a flag joins two evidence records
+// and whether the packet holds two evidence records or more. A flag
+// reads "OTHER-ID on WHAT".
+func contradictionFlags(recs []packet.Entry, evidence []string) (flags int, onEvidence, both bool) {
+	held := 0
+	for _, e := range recs {
+		if len(e.Contradicts) > 0 {
+			flags++
+		}
+		if !slices.Contains(evidence, e.ID) {
+			continue
+		}
+		held++
+		for _, c := range e.Contradicts {
+			other, _, _ := strings.Cut(c, " ")
+			onEvidence = onEvidence || slices.Contains(evidence, other)
+		}
+	}
+	return flags, onEvidence, held >= 2
 }

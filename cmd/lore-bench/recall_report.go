@@ -31,6 +31,12 @@ type recallCell struct {
 	Short     int `json:"short_excerpts"`
 	// Empty counts the packets that hold no record (lore only).
 	Empty int `json:"empty_packets"`
+	// Contradiction flags (lore only): packets that carry one, packets
+	// that hold two evidence records or more, and of those the packets
+	// where a flag joins two of them.
+	Flagged      int `json:"flagged_packets"`
+	BothEvidence int `json:"both_evidence"`
+	FlagEvidence int `json:"flag_evidence"`
 }
 
 // recallReport holds the figures of one `lore-bench recall` run.
@@ -97,6 +103,15 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 			c.Short += r.Short
 			if r.Method == methodLore && len(r.IDs) == 0 {
 				c.Empty++
+			}
+			if r.Flags > 0 {
+				c.Flagged++
+			}
+			if r.BothEvidence {
+				c.BothEvidence++
+				if r.FlagEvidence {
+					c.FlagEvidence++
+				}
 			}
 		}
 		if r.Method == methodLore {
@@ -230,6 +245,16 @@ func (rep *recallReport) print(w io.Writer) {
 		fmt.Fprintf(w, "| %s |", k.name)
 		for _, b := range rep.Budgets {
 			fmt.Fprintf(w, " %d |", k.val(rep.Cells[methodLore][b]["all"]))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+	header("Lore contradiction flags, per category: packets that carry one; packets that hold two evidence records or more, and of those where a flag joins two", "category")
+	for _, g := range rep.Groups {
+		fmt.Fprintf(w, "| %s |", g)
+		for _, b := range rep.Budgets {
+			c := rep.Cells[methodLore][b][g]
+			fmt.Fprintf(w, " %d of %d; %d of %d |", c.Flagged, c.N, c.FlagEvidence, c.BothEvidence)
 		}
 		fmt.Fprintln(w)
 	}

@@ -37,4 +37,17 @@ func TestCheckContradictions(t *testing.T) {
 	if _, errs, code := runCLI(t, "", "--store", dir, "check", "--ns", "novel"); code != exitError || !strings.Contains(errs, "--contradictions") {
 		t.Errorf("check --ns alone: exit %d %s", code, errs)
 	}
+	// Read from free text: a character who never saw the sea, and saw it.
+	for _, args := range [][]string{
+		{"put", "--ns", "story", "--kind", "scene", "--body", "Mara had never seen the sea. She dreamed of it.", "s1"},
+		{"put", "--ns", "story", "--kind", "scene", "--body", "At dawn Mara saw the sea from the dunes.", "s7"},
+	} {
+		if _, errs, code := runCLI(t, "", append([]string{"--store", dir}, args...)...); code != exitOK {
+			t.Fatalf("%v: %s", args, errs)
+		}
+	}
+	out, errs, code = runCLI(t, "", "--store", dir, "check", "--contradictions", "--ns", "story")
+	if code != exitOK || out != "story: Mara never seen the sea: s1 says \"Mara had never seen the sea.\", s7 says \"At dawn Mara saw the sea from the dunes.\"\n" {
+		t.Errorf("check --contradictions on free text: exit %d\n%q%s", code, out, errs)
+	}
 }
