@@ -225,7 +225,7 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	case errors.As(err, &syn):
 		return fmt.Errorf("%w: bad JSON at byte %d: %v", errBadRequest, syn.Offset, syn)
 	case errors.As(err, &typ):
-		field := typ.Field
+		field := store.JSONField(typ.Field)
 		if field == "" {
 			return fmt.Errorf("%w: body is a JSON %s; want an object", errBadRequest, typ.Value)
 		}

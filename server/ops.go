@@ -19,19 +19,7 @@ import (
 
 // recordArgs is a record to store (put_record, POST /v1/records).
 type recordArgs struct {
-	NS      string            `json:"ns,omitempty" jsonschema:"namespace; default: the server's namespace"`
-	ID      string            `json:"id" jsonschema:"record id: 1-256 bytes of printable text"`
-	Kind    string            `json:"kind,omitempty" jsonschema:"kind: memory, fact, person, scene, ..."`
-	Title   string            `json:"title,omitempty" jsonschema:"title"`
-	Body    string            `json:"body,omitempty" jsonschema:"the text of the record"`
-	Summary string            `json:"summary,omitempty" jsonschema:"short form: the facts and ids that can stand in for the body when a packet is short of room"`
-	Tags    []string          `json:"tags,omitempty" jsonschema:"tags"`
-	Aliases []string          `json:"aliases,omitempty" jsonschema:"other names of the record (Sefa for Sefa Dunmore): a packet focus that says one brings the record in"`
-	Keys    []string          `json:"keys,omitempty" jsonschema:"lorebook-style trigger words: a packet focus that says one brings the record in"`
-	Meta    map[string]string `json:"meta,omitempty" jsonschema:"string metadata (date, due, status, valid_from, valid_until: a date or an RFC 3339 time, or a story position, between which the record holds)"`
-	Order   int64             `json:"order,omitempty" jsonschema:"position in a sequence (turn, chapter); 0 for none"`
-	Pinned  bool              `json:"pinned,omitempty" jsonschema:"never drop this record from a packet"`
-	Vector  []float32         `json:"vector,omitempty" jsonschema:"the record's embedding from your own model (Lore runs none); every vector of a namespace has the dimension of its first"`
+	store.Content
 	// Supersedes names the record this one replaces (Lore.Supersede).
 	Supersedes string `json:"supersedes,omitempty" jsonschema:"id of the record this one replaces (a newer fact of the same thing): it stays, with its history, no longer holding from this record's valid_from (default now)"`
 }
@@ -138,8 +126,8 @@ func (s *Server) opPut(ctx context.Context, a recordArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r := store.Record{NS: ns, ID: a.ID, Kind: a.Kind, Title: a.Title, Body: a.Body, Summary: a.Summary,
-		Tags: a.Tags, Aliases: a.Aliases, Keys: a.Keys, Meta: a.Meta, Order: a.Order, Pinned: a.Pinned, Vector: a.Vector}
+	r := a.Content.Record()
+	r.NS = ns
 	var res store.PutResult
 	if err := s.write(ctx, func(l *lore.Lore) (err error) {
 		if a.Supersedes != "" {

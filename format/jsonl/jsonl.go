@@ -21,26 +21,15 @@ import (
 	"github.com/lorekeep/lore/store"
 )
 
-// jsonlLine is the shape of one JSONL line: a record (store.Record's JSON
-// field names) with optional embedded outgoing links, or a bare link.
+// jsonlLine is the shape of one JSONL line: a record (store.Content,
+// with store.Record's JSON field names) with optional embedded outgoing
+// links, or a bare link.
 // Bookkeeping fields are accepted so an export reads back, and ignored:
 // the store recomputes them.
 type jsonlLine struct {
-	NS      string            `json:"ns"`
-	ID      string            `json:"id"`
-	Kind    string            `json:"kind"`
-	Title   string            `json:"title"`
-	Body    string            `json:"body"`
-	Summary string            `json:"summary"`
-	Tags    []string          `json:"tags"`
-	Aliases []string          `json:"aliases"`
-	Keys    []string          `json:"keys"`
-	Meta    map[string]string `json:"meta"`
-	Order   int64             `json:"order"`
-	Pinned  bool              `json:"pinned"`
-	Binary  bool              `json:"binary"`
-	Vector  []float32         `json:"vector"`
-
+	store.Content
+	// Bookkeeping an export writes: kept (created, updated, version) or
+	// ignored (the store recomputes the rest).
 	Created   json.RawMessage `json:"created"`
 	Updated   json.RawMessage `json:"updated"`
 	Version   json.RawMessage `json:"version"`
@@ -76,7 +65,7 @@ type jsonlBare struct {
 }
 
 // recordFields lists the keys a record line may carry, for error messages.
-const recordFields = "ns, id, kind, title, body, summary, tags, aliases, keys, meta, order, pinned, binary, links " +
+var recordFields = strings.Join(store.ContentKeys(), ", ") + ", links " +
 	"(and the ignored created, updated, version, sha256, body_bytes, tokens), or a bare \"link\""
 
 // ReadJSONL reads records and links from r, one JSON object a line: a
@@ -182,11 +171,8 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 	if err := store.ValidNames(l.ID, l.Aliases, l.Keys); err != nil {
 		return rec, nil, false, err
 	}
-	rec = store.Record{
-		NS: ns, ID: l.ID, Kind: l.Kind, Title: l.Title, Body: l.Body, Summary: l.Summary,
-		Tags: l.Tags, Aliases: l.Aliases, Keys: l.Keys, Meta: l.Meta, Order: l.Order, Pinned: l.Pinned, Binary: l.Binary,
-		Vector: l.Vector,
-	}
+	rec = l.Content.Record()
+	rec.NS = ns
 	if err := parseStamps(&l, &rec); err != nil {
 		return rec, nil, false, fmt.Errorf("record %q: %w", l.ID, err)
 	}
@@ -231,8 +217,7 @@ func parseStamps(l *jsonlLine, rec *store.Record) error {
 
 // parseBareLink checks a {"link": {...}} line: it must carry nothing else.
 func parseBareLink(l *jsonlLine, defaultNS string) (store.Record, []store.Link, bool, error) {
-	if l.NS != "" || l.ID != "" || l.Kind != "" || l.Title != "" || l.Body != "" || l.Summary != "" ||
-		l.Tags != nil || l.Aliases != nil || l.Keys != nil || l.Meta != nil || l.Order != 0 || l.Pinned || l.Binary || l.Vector != nil || l.Links != nil ||
+	if !l.Content.IsZero() || l.Links != nil ||
 		l.Created != nil || l.Updated != nil || l.Version != nil || l.SHA256 != nil || l.BodyBytes != nil || l.Tokens != nil {
 		return store.Record{}, nil, false, errors.New(`a link line carries only "link": put record fields on their own line`)
 	}
@@ -290,7 +275,8 @@ func jsonLineError(err error) error {
 		if te.Field == "" {
 			return fmt.Errorf("malformed JSON: got a JSON %s, want an object", te.Value)
 		}
-		return fmt.Errorf("field %q: got a JSON %s, want %s", te.Field, te.Value, jsonTypeName(te.Type.String()))
+		field := store.JSONField(te.Field)
+		return fmt.Errorf("field %q: got a JSON %s, want %s", field, te.Value, jsonTypeName(te.Type.String()))
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -337,20 +323,7 @@ func firstInvalidUTF8(b []byte) int {
 // jsonlOut is the shape WriteJSONL writes: store.Record's fields in a fixed
 // order, every bookkeeping field present, then the embedded links.
 type jsonlOut struct {
-	NS        string                      `json:"ns"`
-	ID        string                      `json:"id"`
-	Kind      string                      `json:"kind,omitempty"`
-	Title     string                      `json:"title,omitempty"`
-	Body      string                      `json:"body,omitempty"`
-	Summary   string                      `json:"summary,omitempty"`
-	Tags      []string                    `json:"tags,omitempty"`
-	Aliases   []string                    `json:"aliases,omitempty"`
-	Keys      []string                    `json:"keys,omitempty"`
-	Meta      map[string]string           `json:"meta,omitempty"`
-	Order     int64                       `json:"order,omitempty"`
-	Pinned    bool                        `json:"pinned,omitempty"`
-	Binary    bool                        `json:"binary,omitempty"`
-	Vector    []float32                   `json:"vector,omitempty"`
+	store.Content
 	Created   any                         `json:"created"`
 	Updated   any                         `json:"updated"`
 	Version   int                         `json:"version"`
@@ -415,12 +388,8 @@ func Write(w io.Writer, recs []store.Record, links []store.Link) error {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for i, r := range recs {
-		o := jsonlOut{
-			NS: r.NS, ID: r.ID, Kind: r.Kind, Title: r.Title, Body: r.Body, Summary: r.Summary,
-			Tags: r.Tags, Aliases: r.Aliases, Keys: r.Keys, Meta: r.Meta, Order: r.Order, Pinned: r.Pinned, Binary: r.Binary,
-			Vector: r.Vector, Created: r.Created, Updated: r.Updated, Version: r.Version, SHA256: r.SHA256,
-			BodyBytes: r.BodyBytes, Tokens: r.Tokens,
-		}
+		o := jsonlOut{Content: store.ContentOf(r), Created: r.Created, Updated: r.Updated, Version: r.Version, SHA256: r.SHA256,
+			BodyBytes: r.BodyBytes, Tokens: r.Tokens}
 		if o.BodyBytes == 0 {
 			o.BodyBytes = len(r.Body)
 		}
