@@ -33,6 +33,9 @@
 //     indexing the same records in batches of the same size;
 //   - search-bleve: the baseline search for the same queries (the words
 //     as a match query on _all, within the namespace, top 50);
+//   - ingest-fts5 and search-fts5, when built with -tags fts5 (fts5.go):
+//     SQLite FTS5 storing the same records and searching the same words,
+//     bm25 top 50 within the namespace;
 //   - count: the o200k_base counter over the first -count-max records.
 //
 // Right after the packets, the parent times `lore packet` as a fresh

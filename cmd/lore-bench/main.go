@@ -279,6 +279,19 @@ func runSize(ctx context.Context, c config, self, loreBin, dir string, n int, st
 	if err := phase(phaseSearchBleve, &r.SearchBleve); err != nil {
 		return r, err
 	}
+	if fts5Built {
+		var ing, srch phaseResult
+		if err := phase(phaseIngestFTS5, &ing); err != nil {
+			return r, err
+		}
+		if err := phase(phaseSearchFTS5, &srch); err != nil {
+			return r, err
+		}
+		r.IngestFTS5, r.SearchFTS5 = &ing, &srch
+		if r.DiskFTS5, err = dirBytes(filepath.Dir(fts5File(dir))); err != nil {
+			return r, err
+		}
+	}
 	if r.DiskLore, err = dirBytes(loreDir(dir)); err != nil {
 		return r, err
 	}

@@ -34,10 +34,12 @@ const (
 	phasePackets     = "packets"
 	phaseSearchBleve = "search-bleve"
 	phaseSearchLore  = "search-lore"
+	phaseIngestFTS5  = "ingest-fts5"
+	phaseSearchFTS5  = "search-fts5"
 	phaseCount       = "count"
 )
 
-var phaseNames = []string{phaseIngestLore, phaseIngestBleve, phasePackets, phaseSearchBleve, phaseSearchLore, phaseCount}
+var phaseNames = []string{phaseIngestLore, phaseIngestBleve, phasePackets, phaseSearchBleve, phaseSearchLore, phaseCount, phaseIngestFTS5, phaseSearchFTS5}
 
 // Budgets of the packet phase: the scene and chapter scopes.
 var packetBudgets = []packetBudget{{"scene", 8000}, {"chapter", 20000}}
@@ -157,6 +159,9 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 func loreDir(dir string) string  { return filepath.Join(dir, "lore") }
 func bleveDir(dir string) string { return filepath.Join(dir, "bleve") }
 
+// fts5File is the SQLite FTS5 baseline's database (fts5.go).
+func fts5File(dir string) string { return filepath.Join(dir, "fts5", "fts.db") }
+
 // runPhase runs one phase in this process.
 func runPhase(a phaseArgs) (phaseResult, error) {
 	if a.CPUProfile != "" {
@@ -183,6 +188,10 @@ func runPhase(a phaseArgs) (phaseResult, error) {
 		res, err = ingestBleve(c, a)
 	case phasePackets:
 		res, err = packets(c, a)
+	case phaseIngestFTS5:
+		res, err = ingestFTS5(c, a)
+	case phaseSearchFTS5:
+		res, err = searchFTS5(c, a)
 	case phaseSearchBleve:
 		res, err = searchBleve(c, a)
 	case phaseSearchLore:

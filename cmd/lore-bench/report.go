@@ -41,7 +41,12 @@ type sizeRun struct {
 	ColdCLI     coldFigures `json:"cold_cli"`
 	DiskLore    int64       `json:"disk_lore_bytes"`
 	DiskBleve   int64       `json:"disk_bleve_bytes"`
-	Derived     derived     `json:"derived"`
+	// The SQLite FTS5 baseline, when lore-bench is built with it (-tags
+	// fts5): its ingest, its search of the same words, its disk.
+	IngestFTS5 *phaseResult `json:"ingest_fts5,omitempty"`
+	SearchFTS5 *phaseResult `json:"search_fts5,omitempty"`
+	DiskFTS5   int64        `json:"disk_fts5_bytes,omitempty"`
+	Derived    derived      `json:"derived"`
 }
 
 type coldFigures struct {
@@ -147,12 +152,6 @@ type scaleFigures struct {
 
 func (rep *report) derive() {
 	rep.Scale = nil
-	ratio := func(x, y float64) float64 {
-		if y == 0 {
-			return 0
-		}
-		return x / y
-	}
 	for i := 1; i < len(rep.Runs); i++ {
 		a, b := rep.Runs[i-1], rep.Runs[i]
 		rep.Scale = append(rep.Scale, scaleFigures{
@@ -178,6 +177,7 @@ func (rep *report) print(w io.Writer) {
 	rep.printIngest(t)
 	rep.printPackets(t)
 	rep.printSearch(t)
+	rep.printFTS5(t)
 	rep.printCold(t)
 	rep.printCounting(w)
 }
@@ -257,6 +257,31 @@ func (rep *report) printSearch(t table) {
 	t.tw.Flush()
 }
 
+// printFTS5 prints Lore beside SQLite FTS5 on the same records and words,
+// when the run measured it.
+func (rep *report) printFTS5(t table) {
+	ran := false
+	for _, r := range rep.Runs {
+		ran = ran || r.IngestFTS5 != nil
+	}
+	if !ran {
+		return
+	}
+	fmt.Fprintln(t.w, "\nSQLITE FTS5 (mattn/go-sqlite3, WAL, porter unicode61, a transaction a batch; bm25 top 50 of the same words): ingest s, search and scene packet ms, disk bytes a record")
+	t.row("N", "lore ingest", "fts5 ingest", "ratio", "lore search p50", "fts5 search p50", "p95", "p99", "fts5 hits", "scene packet p50", "packet/fts5", "lore bytes/rec", "fts5 bytes/rec", "ratio")
+	for _, r := range rep.Runs {
+		if r.IngestFTS5 == nil || r.SearchFTS5 == nil {
+			continue
+		}
+		n := float64(r.N)
+		s, scene := r.SearchFTS5.Latency["top50"], r.Packets.Latency["scene"].P50ms
+		t.row(fmt.Sprint(r.N), f1(r.IngestLore.Seconds), f1(r.IngestFTS5.Seconds), f2(ratio(r.IngestLore.Seconds, r.IngestFTS5.Seconds)),
+			f2(r.Packets.Latency["search"].P50ms), f2(s.P50ms), f2(s.P95ms), f2(s.P99ms), f1(s.Hits), f2(scene), f2(ratio(scene, s.P50ms)),
+			n0(float64(r.DiskLore)/n), n0(float64(r.DiskFTS5)/n), f2(ratio(float64(r.DiskLore), float64(r.DiskFTS5))))
+	}
+	t.tw.Flush()
+}
+
 func (rep *report) printCold(t table) {
 	fmt.Fprintln(t.w, "\nCOLD CLI (`lore packet --scope scene`, fresh process; ms) and DISK")
 	t.row("N", "cold median", "cold max", "runs", "novel+focus median", "agent median", "lore bytes/rec", "bleve bytes/rec", "lore MiB", "bleve MiB", "text bytes/rec")
@@ -289,4 +314,12 @@ func share(hits, misses int64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(hits)/float64(hits+misses))
+}
+
+// ratio is x/y, 0 when y is.
+func ratio(x, y float64) float64 {
+	if y == 0 {
+		return 0
+	}
+	return x / y
 }
