@@ -117,15 +117,14 @@ func fts5Match(ns, text string) string {
 // searchFTS5 runs the same queries as the bleve baseline: bm25, top 50,
 // within the namespace.
 func searchFTS5(c corpus, a phaseArgs) (phaseResult, error) {
-	res := phaseResult{Latency: map[string]latency{}}
 	db, err := openFTS5(a.Dir, true)
 	if err != nil {
-		return res, err
+		return phaseResult{}, err
 	}
 	defer db.Close()
 	st, err := db.Prepare(`SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 50`)
 	if err != nil {
-		return res, err
+		return phaseResult{}, err
 	}
 	defer st.Close()
 	run := func(q query) (int, error) {
@@ -144,31 +143,5 @@ func searchFTS5(c corpus, a phaseArgs) (phaseResult, error) {
 		}
 		return n, rows.Err()
 	}
-	qs := c.queries(a.Queries)
-	for _, q := range qs[:min(warmup, len(qs))] {
-		if _, err := run(q); err != nil {
-			return res, err
-		}
-	}
-	ds := make([]time.Duration, 0, len(qs))
-	hits := 0
-	for _, q := range qs {
-		t := time.Now()
-		n, err := run(q)
-		d := time.Since(t)
-		if err != nil {
-			return res, fmt.Errorf("fts5 search %q: %w", q.Text, err)
-		}
-		ds = append(ds, d)
-		hits += n
-	}
-	s := summarize(ds)
-	if len(qs) > 0 {
-		s.Hits = float64(hits) / float64(len(qs))
-	}
-	res.Latency["top50"] = s
-	for _, d := range ds {
-		res.Seconds += d.Seconds()
-	}
-	return res, nil
+	return timeTop50(c.queries(a.Queries), run)
 }

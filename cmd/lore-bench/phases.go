@@ -467,16 +467,27 @@ func baselineQuery(q query) *bleve.SearchRequest {
 // searchBleve runs the baseline search (default mapping, top 50) for the
 // same queries.
 func searchBleve(c corpus, a phaseArgs) (phaseResult, error) {
-	res := phaseResult{Latency: map[string]latency{}}
 	bi, err := bleve.OpenUsing(bleveDir(a.Dir), map[string]any{"read_only": true})
 	if err != nil {
-		return res, err
+		return phaseResult{}, err
 	}
 	defer bi.Close()
 	ctx := context.Background()
-	qs := c.queries(a.Queries)
+	return timeTop50(c.queries(a.Queries), func(q query) (int, error) {
+		sr, err := bi.SearchInContext(ctx, baselineQuery(q))
+		if err != nil {
+			return 0, err
+		}
+		return len(sr.Hits), nil
+	})
+}
+
+// timeTop50 times a baseline's search over qs, after warmup of them run
+// untimed: run searches for one query and says how many hits it found.
+func timeTop50(qs []query, run func(query) (int, error)) (phaseResult, error) {
+	res := phaseResult{Latency: map[string]latency{}}
 	for _, q := range qs[:min(warmup, len(qs))] {
-		if _, err := bi.SearchInContext(ctx, baselineQuery(q)); err != nil {
+		if _, err := run(q); err != nil {
 			return res, err
 		}
 	}
@@ -484,13 +495,13 @@ func searchBleve(c corpus, a phaseArgs) (phaseResult, error) {
 	hits := 0
 	for _, q := range qs {
 		t := time.Now()
-		sr, err := bi.SearchInContext(ctx, baselineQuery(q))
+		n, err := run(q)
 		d := time.Since(t)
 		if err != nil {
-			return res, err
+			return res, fmt.Errorf("search %q in %s: %w", q.Text, q.NS, err)
 		}
 		ds = append(ds, d)
-		hits += len(sr.Hits)
+		hits += n
 	}
 	s := summarize(ds)
 	if len(qs) > 0 {
