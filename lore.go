@@ -76,6 +76,9 @@ type Lore struct {
 	// waiters tells whether another open waits for a bbolt store's lock
 	// (turn.go); nil for etcd.
 	waiters *waiters
+	// ident is a bbolt store's identity across this process's opens of
+	// the unchanged file (identity.go); nil for etcd.
+	ident *fileIdentity
 }
 
 // Init creates a store directory (and its parents) with an empty bbolt
@@ -165,6 +168,7 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 		st.Close()
 		return nil, err
 	}
+	l.takeIdentity()
 	return l, nil
 }
 
@@ -309,7 +313,16 @@ func (l *Lore) Close() error {
 		errs = append(errs, l.ix.Close())
 		l.ix = nil
 	}
-	errs = append(errs, l.st.Close())
+	var seq uint64
+	var seqErr error
+	if l.ident != nil {
+		seq, seqErr = l.st.LastSeq()
+	}
+	cerr := l.st.Close()
+	errs = append(errs, cerr)
+	if l.ident != nil && seqErr == nil && cerr == nil {
+		l.keepIdentity(seq)
+	}
 	if l.waiters != nil {
 		l.waiters.close()
 	}

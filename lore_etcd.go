@@ -123,9 +123,13 @@ func (l *Lore) catchUp() error {
 // source is what a packet reads: on etcd, the store pinned at its last
 // write's revision, so every read of one packet sees one revision while
 // other hosts write (the index was caught up to at least that revision
-// just before); on bbolt, the store itself.
+// just before); on bbolt, the store itself, with its identity across
+// opens (identity.go).
 func (l *Lore) source() packet.Source {
 	st, ok := l.st.(*store.Store)
+	if !l.shared && ok && l.ident != nil {
+		return identityStore{Store: st, id: l.ident}
+	}
 	if !l.shared || !ok {
 		return l.st
 	}
