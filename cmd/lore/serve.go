@@ -24,6 +24,7 @@ type serveFlags struct {
 	ns        string
 	maxOutput int
 	limits    server.Options
+	keepOpen  time.Duration
 }
 
 func newServeCommand(a *app) *cobra.Command {
@@ -73,6 +74,8 @@ none use "memory".`,
 	f.DurationVar(&sf.limits.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "HTTP: close a kept-alive connection idle this long")
 	f.IntVar(&sf.limits.MaxConns, "max-conns", server.DefaultMaxConns, "HTTP: requests handled at once (a request takes a slot once its body has arrived; 16 connections a slot)")
 	f.IntVar(&sf.maxOutput, "max-output", server.DefaultMaxOutput, fmt.Sprintf("token ceiling of every answer (at least %d)", server.MinMaxOutput))
+	f.DurationVar(&sf.keepOpen, "keep-open", server.DefaultIdle, "keep the store open this long after the last request (0: every request opens and closes it); it is given back at once to another process that waits for it")
+	f.DurationVar(&sf.limits.Lease, "lease", server.DefaultLease, "keep the store open at most this long at one stretch, then close it for 60 ms so that any waiting process gets in")
 	return c
 }
 
@@ -126,6 +129,17 @@ func (a *app) serveOptions(c *cobra.Command, sf *serveFlags) (string, error) {
 	}
 	if f := c.Flag("lock-timeout"); f != nil && f.Changed {
 		opts.LockTimeout = a.lockWait()
+	}
+	switch {
+	case sf.keepOpen < 0:
+		return "", usageError(c, fmt.Errorf("--keep-open %v is negative; give 0 to open the store for each request", sf.keepOpen))
+	case sf.keepOpen == 0:
+		opts.Idle = -1
+	default:
+		opts.Idle = sf.keepOpen
+	}
+	if opts.Lease <= 0 {
+		return "", usageError(c, fmt.Errorf("--lease %v: want a positive duration such as 1s", opts.Lease))
 	}
 	return dir, nil
 }
