@@ -57,6 +57,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	loreBin := fs.String("lore-bin", "", "lore binary to serve (default: go build ./cmd/lore)")
 	baseBin := fs.String("baseline-bin", "", "an older lore binary to measure first, in the same run, on the same store")
 	jsonFile := fs.String("json", "", "write the figures as JSON to this file")
+	perRequest := fs.Bool("per-request", false, "also serve with -lore-bin's --keep-open 0 (the store opened for every request): the kept open alone, on the same code")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -112,18 +113,25 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if rep.InProcess, err = inProcess(ctx, storeDir, qs, *budgetTokens); err != nil {
 		return err
 	}
-	bins := []struct{ name, path string }{}
-	if *baseBin != "" {
-		bins = append(bins, struct{ name, path string }{"baseline", *baseBin})
+	type server struct {
+		name, path string
+		args       []string // more flags of lore serve
 	}
-	bins = append(bins, struct{ name, path string }{"this", *loreBin})
+	var bins []server
+	if *baseBin != "" {
+		bins = append(bins, server{name: "baseline", path: *baseBin})
+	}
+	if *perRequest {
+		bins = append(bins, server{name: "this, --keep-open 0", path: *loreBin, args: []string{"--keep-open", "0"}})
+	}
+	bins = append(bins, server{name: "this", path: *loreBin})
 	// The binaries take turns at each mix and client count, so that a
 	// machine whose speed drifts (a shared one) moves both alike.
 	for _, mix := range mixes {
 		for _, k := range clients {
 			for _, b := range bins {
 				fmt.Fprintf(stderr, "%s (%s): %s with %d clients ...\n", b.name, b.path, mix, k)
-				r, err := serveRun(ctx, serveRunArgs{bin: b.path, store: storeDir, qs: qs, budget: *budgetTokens, mix: mix,
+				r, err := serveRun(ctx, serveRunArgs{bin: b.path, serveArgs: b.args, store: storeDir, qs: qs, budget: *budgetTokens, mix: mix,
 					clients: k, requests: *requests, duration: *duration, otherWriter: *otherWriter})
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", b.name, b.path, err)
@@ -237,6 +245,7 @@ func inProcess(ctx context.Context, dir string, qs []query, budget int) (inProce
 
 type serveRunArgs struct {
 	bin, store  string
+	serveArgs   []string
 	qs          []query
 	budget      int
 	mix         string
@@ -255,7 +264,7 @@ func serveRun(ctx context.Context, a serveRunArgs) (serveResult, error) {
 		return r, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	srv := exec.CommandContext(ctx, a.bin, "--store", a.store, "serve", "--http", addr)
+	srv := exec.CommandContext(ctx, a.bin, append([]string{"--store", a.store, "serve", "--http", addr}, a.serveArgs...)...)
 	var srvErr bytes.Buffer
 	srv.Stderr = &srvErr
 	if err := srv.Start(); err != nil {
