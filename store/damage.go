@@ -9,8 +9,6 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/lorekeep/lore/internal/numfmt"
-
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -167,7 +165,7 @@ func checkFile(path string) (boltMeta, error) {
 	switch {
 	case err0 != nil && err1 != nil:
 		if n < len(buf) {
-			return boltMeta{}, damaged("is %s bytes, too short to be a store", numfmt.Thousands(int64(n)))
+			return boltMeta{}, damaged("is %s bytes, too short to be a store", thousands(int64(n)))
 		}
 		return boltMeta{}, damaged("%v, and so does the second (%v): it is not a Lore store, or both meta pages are damaged", err0, err1)
 	case err0 != nil:
@@ -184,7 +182,7 @@ func checkFile(path string) (boltMeta, error) {
 		return boltMeta{}, fmt.Errorf("stat %s: %w", path, err)
 	}
 	if need := int64(m.hwm) * int64(m.pageSize); fi.Size() < need {
-		return boltMeta{}, damaged("is truncated: %s bytes, its pages need %s", numfmt.Thousands(fi.Size()), numfmt.Thousands(need))
+		return boltMeta{}, damaged("is truncated: %s bytes, its pages need %s", thousands(fi.Size()), thousands(need))
 	}
 	switch {
 	case err0 != nil:
