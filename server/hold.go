@@ -175,8 +175,8 @@ func (h *hold) enter(write bool) (*lore.Lore, error) {
 			h.last = time.Now()
 			return h.l, nil
 		case h.l != nil:
-			// A write on a read-only hold. The server's own lock keeps
-			// reads out while a write runs, so no request is in it.
+			// A write on a read-only hold: the reads in it end, the
+			// next wait, and it is opened again writable.
 			h.yield = yieldUpgrade
 			for h.users > 0 {
 				h.cond.Wait()
@@ -311,6 +311,13 @@ func (h *hold) keep() {
 		}
 		h.mu.Unlock()
 	}
+}
+
+// isClosed reports whether close was called.
+func (h *hold) isClosed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
 }
 
 // close gives the hold back for good, once the requests in it end.

@@ -129,7 +129,7 @@ func (s *Server) opPut(ctx context.Context, a recordArgs) (string, error) {
 	r := a.Content.Record()
 	r.NS = ns
 	var res store.PutResult
-	if err := s.write(ctx, func(l *lore.Lore) (err error) {
+	if err := s.writeOne(ctx, func(l *lore.Lore) (err error) {
 		if a.Supersedes != "" {
 			res, err = l.Supersede(ctx, r, a.Supersedes)
 		} else {
@@ -234,7 +234,7 @@ func (s *Server) opLink(ctx context.Context, a linkArgs) (string, error) {
 		return "", err
 	}
 	var changed bool
-	err = s.write(ctx, func(l *lore.Lore) (err error) {
+	err = s.writeOne(ctx, func(l *lore.Lore) (err error) {
 		changed, err = l.Link(ctx, store.Link{NS: ns, From: a.From, Rel: a.Rel, To: a.To, Weight: a.Weight})
 		return err
 	})
@@ -249,7 +249,7 @@ func (s *Server) opUnlink(ctx context.Context, a linkArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := s.write(ctx, func(l *lore.Lore) error { return l.Unlink(ctx, ns, a.From, a.Rel, a.To) }); err != nil {
+	if err := s.writeOne(ctx, func(l *lore.Lore) error { return l.Unlink(ctx, ns, a.From, a.Rel, a.To) }); err != nil {
 		return "", err
 	}
 	return marshal(map[string]any{"ns": ns, "from": a.From, "rel": a.Rel, "to": a.To, "removed": true})
@@ -339,7 +339,7 @@ func (s *Server) opForget(ctx context.Context, a forgetArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := s.write(ctx, func(l *lore.Lore) error { return l.Delete(ctx, ns, a.ID, !a.KeepLinks) }); err != nil {
+	if err := s.writeOne(ctx, func(l *lore.Lore) error { return l.Delete(ctx, ns, a.ID, !a.KeepLinks) }); err != nil {
 		return "", err
 	}
 	return marshal(map[string]any{"ns": ns, "id": a.ID, "forgotten": true, "links_removed": !a.KeepLinks})

@@ -101,7 +101,10 @@ type Server struct {
 	dir     string
 	opts    Options
 	counter budget.Counter
-	mu      sync.RWMutex
+	// mu orders requests: reads and writeOne share it, write takes it
+	// alone; wmu orders writeOne among themselves.
+	mu  sync.RWMutex
+	wmu sync.Mutex
 	// shared is the one open of an etcd store, kept for the server's
 	// life: etcd has no file lock to give back between requests, and the
 	// open's watch keeps the local index current.
@@ -220,6 +223,25 @@ func (s *Server) read(ctx context.Context, fn func(*lore.Lore) error) error {
 // or an open of its own).
 func (s *Server) write(ctx context.Context, fn func(*lore.Lore) error) error {
 	return s.with(ctx, false, fn)
+}
+
+// writeOne is write for a request whose writes are one transaction (a
+// put, a link, an unlink, a forget): with the store kept open, reads run
+// beside it, since none can see half of it; writes still run one at a
+// time, so a read-then-write (a supersede) sees no other write between.
+func (s *Server) writeOne(ctx context.Context, fn func(*lore.Lore) error) error {
+	if s.hold == nil || s.shared != nil || s.hold.isClosed() {
+		// Opens of its own: a writable one must not meet the reads'.
+		return s.write(ctx, fn)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.hold.with(ctx, true, fn)
 }
 
 func (s *Server) with(ctx context.Context, readOnly bool, fn func(*lore.Lore) error) (err error) {
