@@ -83,12 +83,10 @@ func (g *gatherer) flagTextContradictions(cands []*candidate) error {
 	return nil
 }
 
-// shortClaim keeps a heading's flag short: "never" and the predicate's
-// first four words.
+// shortClaim keeps a heading's flag short, as a heading's words cost
+// the budget: "never" and the predicate's first three words ("never met
+// Raymond at"); --explain and lore check --contradictions say the rest.
 func shortClaim(attribute string) string {
 	f := strings.Fields(strings.TrimSuffix(attribute, " …"))
-	if len(f) > 5 {
-		f = append(f[:5], "…")
-	}
-	return strings.Join(f, " ")
+	return strings.Join(f[:min(len(f), 4)], " ")
 }
