@@ -6,11 +6,14 @@ import (
 	"github.com/lorekeep/lore/server"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -168,4 +171,87 @@ func BenchmarkServeHTTPPacket(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkServeOpenParts splits what a request that opens the store for
+// itself pays, on the store in $LORE_BENCH_STORE: lore.json, the bbolt
+// open and close, the index's, the whole lore.Open and Close, and an
+// agent packet at 8k right after an open against one on an open kept
+// warm (the caches an open keeps: bleve's, the names by store identity).
+func BenchmarkServeOpenParts(b *testing.B) {
+	dir := os.Getenv("LORE_BENCH_STORE")
+	if dir == "" {
+		b.Skip("set LORE_BENCH_STORE to a lore-bench store (its lore folder)")
+	}
+	b.Run("config", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := lore.LoadConfig(filepath.Join(dir, lore.ConfigFile)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("bbolt-open-close-readonly", func(b *testing.B) {
+		for b.Loop() {
+			st, err := store.Open(filepath.Join(dir, lore.BoltFile), &store.Options{ReadOnly: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			st.Close()
+		}
+	})
+	b.Run("index-open-close-readonly", func(b *testing.B) {
+		for b.Loop() {
+			ix, err := index.Open(filepath.Join(dir, lore.IndexDir), &index.Options{ReadOnly: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ix.Close()
+		}
+	})
+	for _, ro := range []bool{true, false} {
+		b.Run(fmt.Sprintf("lore-open-close-readonly=%v", ro), func(b *testing.B) {
+			for b.Loop() {
+				l, err := lore.Open(dir, &lore.Options{ReadOnly: ro})
+				if err != nil {
+					b.Fatal(err)
+				}
+				l.Close()
+			}
+		})
+	}
+	words := []string{"harbour light", "river stone", "winter market", "old letter", "silver key"}
+	ctx := context.Background()
+	packetOf := func(b *testing.B, l *lore.Lore, i int) {
+		if _, err := l.Packet(ctx, packet.Request{NS: "assistant", Query: words[i%len(words)], Budget: 8000, Profile: "agent"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("packet-after-open", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			l, err := lore.Open(dir, &lore.Options{ReadOnly: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			packetOf(b, l, i)
+			i++
+			b.StopTimer()
+			l.Close()
+			b.StartTimer()
+		}
+	})
+	b.Run("packet-warm", func(b *testing.B) {
+		l, err := lore.Open(dir, &lore.Options{ReadOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		i := 0
+		for b.Loop() {
+			packetOf(b, l, i)
+			i++
+		}
+	})
 }
