@@ -78,10 +78,16 @@ func (a *app) runImport(c *cobra.Command, paths []string, ns string, skipBad boo
 		return err
 	}
 	defer l.Close()
+	if !a.streams.write.begin() {
+		// run gave up on the command after a signal and said so.
+		return fmt.Errorf("nothing imported: %w", context.Cause(c.Context()))
+	}
 	a.note("writing %s and %s in one transaction\n", plural(len(in.recs), "record"), plural(len(in.links), "link"))
-	a.streams.writing.Add(1)
 	sum, err := l.Import(withProgress(c.Context(), bar), in.recs, in.links)
-	a.streams.writing.Add(-1)
+	// Committed (err nil): from here run waits for this command to
+	// report, even past a signal's grace, so as not to exit 130 over a
+	// store that holds the import.
+	a.streams.write.end(err == nil)
 	bar.end()
 	if err != nil {
 		return err

@@ -90,9 +90,11 @@ func run(args []string) int {
 			case code := <-done:
 				return code
 			case <-time.After(cmp.Or(time.Duration(s.grace.Load()), interruptGrace)):
-				if s.writing.Load() > 0 {
+				if !s.write.stop() {
 					// A write in flight ends soon, committed or
-					// rolled back: wait for it, to say which.
+					// rolled back: wait for it, to say which. One
+					// committed: the command is saying so (exit 0),
+					// and is not to be called stopped.
 					continue
 				}
 				return reporter(args)(s.err, &exitStatus{code: in.code(), err: in.stopped()})

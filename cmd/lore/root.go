@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,11 +21,56 @@ type streams struct {
 	// grace is how long run waits, in nanoseconds, for the command to
 	// stop after a signal; 0 means interruptGrace. A server sets it.
 	grace atomic.Int64
-	// writing is set while a command is in its write to the store: a
-	// signal then waits for the write to end, committed or not, so that
-	// the exit code and message can say which (a second signal still
-	// ends the process at once).
-	writing atomic.Int32
+	// write is where the command's write to the store stands: after a
+	// signal, run gives up on the command (exit 130 or 143, "stopped")
+	// only if write.stop allows it (a second signal still ends the
+	// process at once).
+	write writeState
+}
+
+// writeState tells run, once a signal's grace is over, whether it may
+// give up on the command and say that its write was not made: not while
+// a write is in flight (it ends soon, committed or rolled back: run waits
+// to say which), nor once one has committed (the command is saying so
+// itself, closing the store and printing what it wrote: exit 0), and
+// once run has given up, no write may begin.
+type writeState struct {
+	mu        sync.Mutex
+	inFlight  int
+	committed bool
+	stopped   bool
+}
+
+// begin marks a write as begun; false when run has given up on the
+// command, which must then write nothing.
+func (w *writeState) begin() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return false
+	}
+	w.inFlight++
+	return true
+}
+
+// end marks a write begun as ended: committed, or not made at all.
+func (w *writeState) end(committed bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.inFlight--
+	w.committed = w.committed || committed
+}
+
+// stop is run's question after the grace: true, and no write may begin
+// from now on, when no write is in flight and none has committed.
+func (w *writeState) stop() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.inFlight > 0 || w.committed {
+		return false
+	}
+	w.stopped = true
+	return true
 }
 
 // app holds the global flags and what every command needs from them. A

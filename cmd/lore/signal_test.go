@@ -2,15 +2,20 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lorekeep/lore/store"
 )
 
 // runBinary runs bin (from loreBinary) on the store dir as a fresh
@@ -163,4 +168,108 @@ func TestImportInterruptedAtManyDelays(t *testing.T) {
 		}
 	}
 	t.Logf("exit codes over the delays: %v", outcomes)
+}
+
+// importWithSignal runs the import command in this process on s, with
+// onPhase told each phase of the store's write (store.Progress): it may
+// send the signal, as cancel(&interrupted{...}) does in run; signalFirst
+// sends it before the command starts. It returns the exit code run would
+// report and stderr.
+func importWithSignal(t *testing.T, s *streams, dir, in string, signalFirst bool, onPhase func(phase string, cancel context.CancelCauseFunc)) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	if signalFirst {
+		cancel(&interrupted{sig: syscall.SIGINT})
+	}
+	ctx = store.WithProgress(ctx, func(phase string, _, _ int) { onPhase(phase, cancel) })
+	var errb strings.Builder
+	s.in, s.out, s.err = strings.NewReader(""), io.Discard, &errb
+	root := newRootCommand(s)
+	root.SetArgs([]string{"--store", dir, "import", in})
+	err := root.ExecuteContext(ctx)
+	code := reportExit(&errb, withCause(ctx, err))
+	return code, errb.String()
+}
+
+// The phase of the failure seen on a loaded machine: SIGINT during the
+// index update after an import's commit, and run's grace running out
+// after the write had ended but before the command had closed the store
+// and said what it wrote. run then gave up on the command, exiting 130
+// with "stopped" over a store holding every record (and the command's
+// "all of it was written" note could come after it). A committed write
+// must keep run waiting for the command's own report: exit 0 and a note.
+func TestImportSignalAfterCommitIsNotStopped(t *testing.T) {
+	dir, in := newStore(t), bigImport(t, 300)
+	var s streams
+	var phases []string
+	code, errs := importWithSignal(t, &s, dir, in, false, func(phase string, cancel context.CancelCauseFunc) {
+		phases = append(phases, phase)
+		if phase == "indexing" { // after the commit
+			cancel(&interrupted{sig: syscall.SIGINT})
+		}
+	})
+	if !slices.Contains(phases, "indexing") {
+		t.Fatalf("phases %q: no index update to send the signal in", phases)
+	}
+	if code != 0 || !strings.Contains(errs, "all of it was written") {
+		t.Errorf("SIGINT during the index update: exit %d, stderr %q; want exit 0 and the note that all was written", code, errs)
+	}
+	// The command has ended its write and not yet returned to run: the
+	// grace running out now must not let run call it stopped.
+	if s.write.stop() {
+		t.Errorf("run may give up on an import that committed: it would exit 130 over a store that holds the records")
+	}
+	if out, _, _ := runCLI(t, "", "--store", dir, "--json", "stats"); !strings.Contains(out, `"records": 300`) {
+		t.Errorf("stats: %s; want the 300 records", out)
+	}
+}
+
+// Before the commit, run may give up on an import after the grace, and
+// then the import writes nothing: a signal before the write begins (run
+// has already said "stopped"), or one during it (rolled back).
+func TestImportSignalBeforeCommitWritesNothing(t *testing.T) {
+	in := bigImport(t, 300)
+	t.Run("run gave up before the write", func(t *testing.T) {
+		dir := newStore(t)
+		var s streams
+		if !s.write.stop() {
+			t.Fatal("no write begun: run may not give up")
+		}
+		code, errs := importWithSignal(t, &s, dir, in, true, func(string, context.CancelCauseFunc) {
+			t.Error("the store was told to write after run gave up")
+		})
+		if code != 130 || !strings.Contains(lastLine(errs), "nothing imported") {
+			t.Errorf("exit %d, stderr %q; want 130 and a last line saying nothing was imported", code, errs)
+		}
+		if out, _, _ := runCLI(t, "", "--store", dir, "--json", "stats"); !strings.Contains(out, `"records": 0`) {
+			t.Errorf("stats: %s; want 0 records", out)
+		}
+		if s.write.begin() {
+			t.Error("a write may begin after run gave up on the command")
+		}
+	})
+	t.Run("signal in the write", func(t *testing.T) {
+		dir := newStore(t)
+		var s streams
+		code, errs := importWithSignal(t, &s, dir, in, false, func(phase string, cancel context.CancelCauseFunc) {
+			if phase == "writing" {
+				cancel(&interrupted{sig: syscall.SIGINT})
+			}
+		})
+		if code != 130 || !strings.Contains(lastLine(errs), "nothing") {
+			t.Errorf("exit %d, stderr %q; want 130 and a last line saying nothing was written", code, errs)
+		}
+		if !s.write.stop() {
+			t.Errorf("a write rolled back keeps run from giving up")
+		}
+		if out, _, _ := runCLI(t, "", "--store", dir, "--json", "stats"); !strings.Contains(out, `"records": 0`) {
+			t.Errorf("stats: %s; want 0 records", out)
+		}
+	})
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
 }
