@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/server"
 	"github.com/lorekeep/lore/store"
+	bolt "go.etcd.io/bbolt"
 )
 
 // The tests of a server that keeps its store open across requests
@@ -336,5 +338,38 @@ func TestHoldMCPSeesOtherWrites(t *testing.T) {
 		if !strings.Contains(strings.Join(out, "\n"), "by the command line "+strconv.Itoa(i)) {
 			t.Errorf("get_record %s after the CLI's put: %v", id, out)
 		}
+	}
+}
+
+// A process that waits for the store without announcing itself (an older
+// lore, a bbolt tool: bbolt's own wait, a try every 50 ms) gets in at a
+// lease's end, while the server is read from in a loop.
+func TestHoldLeaseLetsUnannouncedIn(t *testing.T) {
+	dir := srvStore(t)
+	seedHarbour(t, dir)
+	s, err := server.New(dir, &server.Options{Lease: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := serveHTTP(t, s)
+	stop := make(chan struct{})
+	var reads atomic.Int64
+	wg := hammer(t, url, 4, stop, &reads)
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	for reads.Load() < 10 {
+		time.Sleep(time.Millisecond)
+	}
+	for i := range 3 {
+		db, err := bolt.Open(filepath.Join(dir, lore.BoltFile), 0o600, &bolt.Options{Timeout: 2 * time.Second})
+		if err != nil {
+			t.Fatalf("bbolt open %d, unannounced, beside a busy server: %v (%+v)", i, err, s.HoldStats())
+		}
+		db.Close()
+	}
+	if st := s.HoldStats(); st.Leases == 0 {
+		t.Errorf("no lease ended: %+v", st)
 	}
 }
