@@ -8,6 +8,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/lorekeep/lore/internal/rusage"
+	"github.com/lorekeep/lore/store"
 )
 
 // The bleve baseline: bleve used directly, with its default mapping, on
@@ -18,35 +19,25 @@ import (
 // same records (as documents, the way a user of bleve would) in batches.
 func ingestBleve(c corpus, a phaseArgs) (phaseResult, error) {
 	var res phaseResult
-	var spent time.Duration
 	start := time.Now()
 	bi, err := bleve.New(bleveDir(a.Dir), bleve.NewIndexMapping())
 	if err != nil {
 		return res, err
 	}
-	spent += time.Since(start)
-	for ahead := range c.ahead(a.Batch) {
-		g := rusage.CPU()
-		batches := ahead()
-		res.GenCPUSeconds += (rusage.CPU() - g).Seconds()
-		for _, pb := range batches {
-			t := time.Now()
-			b := bi.NewBatch()
-			for i := range pb.recs {
-				r := &pb.recs[i]
-				res.Bytes += int64(textBytes(r))
-				if err := b.Index(r.NS+"/"+r.ID, r); err != nil {
-					bi.Close()
-					return res, err
-				}
+	spent := time.Since(start)
+	loaded, err := ingestBatches(c, a, &res, func(recs []store.Record) error {
+		b := bi.NewBatch()
+		for i := range recs {
+			if err := b.Index(recs[i].NS+"/"+recs[i].ID, &recs[i]); err != nil {
+				return err
 			}
-			if err := bi.Batch(b); err != nil {
-				bi.Close()
-				return res, err
-			}
-			spent += time.Since(t)
-			res.Records += len(pb.recs)
 		}
+		return bi.Batch(b)
+	})
+	spent += loaded
+	if err != nil {
+		bi.Close()
+		return res, err
 	}
 	t := time.Now()
 	if err := bi.Close(); err != nil {
@@ -55,6 +46,32 @@ func ingestBleve(c corpus, a phaseArgs) (phaseResult, error) {
 	spent += time.Since(t)
 	res.Seconds = spent.Seconds()
 	return res, nil
+}
+
+// ingestBatches feeds a baseline the corpus in batches of a.Batch: put
+// stores one batch. It counts the records and their text bytes in res,
+// and the CPU spent generating the corpus (ahead of the timing), and
+// returns the time spent in put.
+func ingestBatches(c corpus, a phaseArgs, res *phaseResult, put func([]store.Record) error) (time.Duration, error) {
+	var spent time.Duration
+	for ahead := range c.ahead(a.Batch) {
+		g := rusage.CPU()
+		batches := ahead()
+		res.GenCPUSeconds += (rusage.CPU() - g).Seconds()
+		for _, pb := range batches {
+			for i := range pb.recs {
+				res.Bytes += int64(textBytes(&pb.recs[i]))
+			}
+			t := time.Now()
+			err := put(pb.recs)
+			spent += time.Since(t)
+			if err != nil {
+				return spent, err
+			}
+			res.Records += len(pb.recs)
+		}
+	}
+	return spent, nil
 }
 
 // baselineQuery is the bleve query a user of bleve alone would write for

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/lorekeep/lore/internal/rusage"
+	"github.com/lorekeep/lore/store"
 	_ "github.com/mattn/go-sqlite3" // SQLite with FTS5 (the fts5 build tag), through cgo
 )
 
@@ -57,37 +57,29 @@ func ingestFTS5(c corpus, a phaseArgs) (phaseResult, error) {
 		return res, fmt.Errorf("fts5: create table: %w", err)
 	}
 	spent += time.Since(start)
-	for ahead := range c.ahead(a.Batch) {
-		g := rusage.CPU()
-		batches := ahead()
-		res.GenCPUSeconds += (rusage.CPU() - g).Seconds()
-		for _, pb := range batches {
-			t := time.Now()
-			tx, err := db.Begin()
-			if err != nil {
-				return res, err
-			}
-			st, err := tx.Prepare(`INSERT INTO docs (ns, id, kind, title, summary, body) VALUES (?, ?, ?, ?, ?, ?)`)
-			if err != nil {
-				tx.Rollback()
-				return res, err
-			}
-			for i := range pb.recs {
-				r := &pb.recs[i]
-				res.Bytes += int64(textBytes(r))
-				if _, err := st.Exec(r.NS, r.ID, r.Kind, r.Title, r.Summary, r.Body); err != nil {
-					st.Close()
-					tx.Rollback()
-					return res, err
-				}
-			}
-			st.Close()
-			if err := tx.Commit(); err != nil {
-				return res, err
-			}
-			spent += time.Since(t)
-			res.Records += len(pb.recs)
+	loaded, err := ingestBatches(c, a, &res, func(recs []store.Record) error {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
 		}
+		st, err := tx.Prepare(`INSERT INTO docs (ns, id, kind, title, summary, body) VALUES (?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			tx.Rollback()
+			return err
+		}
+		defer st.Close()
+		for i := range recs {
+			r := &recs[i]
+			if _, err := st.Exec(r.NS, r.ID, r.Kind, r.Title, r.Summary, r.Body); err != nil {
+				tx.Rollback()
+				return err
+			}
+		}
+		return tx.Commit()
+	})
+	spent += loaded
+	if err != nil {
+		return res, err
 	}
 	t := time.Now()
 	// What a user's memory does once loaded: fold the WAL into the
