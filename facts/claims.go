@@ -186,7 +186,7 @@ func affirms(clause string, c Claim) bool {
 
 // orAlternatives cuts a predicate at " or " and " nor ".
 func orAlternatives(pred string) []string {
-	lower := strings.ToLower(pred)
+	lower := asciiLower(pred) // offsets into lower are offsets into pred
 	var out []string
 	for {
 		i, n := strings.Index(lower, " or "), len(" or ")
@@ -437,7 +437,7 @@ func clauseAfter(s string, at int) string {
 // splitAtConjunctions cuts s before each conjunction that starts another
 // clause.
 func splitAtConjunctions(s string) []string {
-	lower := strings.ToLower(s)
+	lower := asciiLower(s) // offsets into lower are offsets into s
 	cuts := []int{0}
 	for _, conj := range clauseBreaks {
 		for from := 0; ; {
@@ -546,3 +546,17 @@ var (
 	notDone       = []string{"want to", "wants to", "wanted to", "trying to", "try to", "tried to", "going to", "gonna", "plan to", "planning to", "planned to", "hope to", "hoping to", "how to", "need to", "needs to", "would like", "'d like", "’d like", "wish", "if ", "whether", "unless", "help me", "learn", "considering", "thinking about", "thinking of", "might", "maybe", "perhaps", "could ", "would ", "should ", "will ", "'ll ", "’ll ", "supposed to", "prefer", " can ", "love to", "plan is", "goal is", "aim is", "pretend", "imagine", "dream", "about to", "ready to", "intend", "expect", "eager to", "able to"}
 	irregularPast = map[string]string{"met": "meet", "saw": "see", "seen": "see", "went": "go", "gone": "go", "did": "do", "done": "do", "ate": "eat", "eaten": "eat", "wrote": "write", "written": "write", "ran": "run", "came": "come", "took": "take", "taken": "take", "gave": "give", "given": "give", "found": "find", "told": "tell", "thought": "think", "bought": "buy", "brought": "bring", "won": "win", "lost": "lose", "felt": "feel", "kept": "keep", "paid": "pay", "sold": "sell", "spoke": "speak", "spoken": "speak", "wore": "wear", "worn": "wear", "heard": "hear", "held": "hold", "flew": "fly", "flown": "fly", "drove": "drive", "driven": "drive", "rode": "ride", "ridden": "ride", "swam": "swim", "swum": "swim", "sang": "sing", "sung": "sing", "began": "begin", "begun": "begin", "taught": "teach", "caught": "catch", "fought": "fight", "built": "build", "sent": "send", "spent": "spend", "made": "make", "said": "say", "knew": "know", "known": "know", "grew": "grow", "grown": "grow", "threw": "throw", "thrown": "throw", "became": "become", "forgot": "forget", "forgotten": "forget", "chose": "choose", "chosen": "choose", "broke": "break", "broken": "break", "fell": "fall", "fallen": "fall", "stood": "stand", "understood": "understand", "slept": "sleep", "drank": "drink", "drunk": "drink", "hid": "hide", "hidden": "hide", "stole": "steal", "stolen": "steal", "shot": "shoot", "led": "lead", "fed": "feed", "dug": "dig", "struck": "strike", "sat": "sit", "lit": "light", "woke": "wake", "woken": "wake", "froze": "freeze", "frozen": "freeze", "bitten": "bite", "beat": "beat", "beaten": "beat", "got": "get", "gotten": "get"}
 )
+
+// asciiLower is s with A-Z in lower case and every other byte as it is:
+// the same length, so an offset found in it is an offset in s (a Unicode
+// lower-casing may change a text's length, and invalid UTF-8 grows into
+// replacement characters). The words it is searched for are ASCII.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
