@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -544,8 +545,18 @@ var (
 	generic       = set("any", "some", "my", "your", "his", "her", "our", "their", "its", "me", "him", "them", "us", "before", "again", "anything", "something", "anyone", "someone", "one", "ones", "other", "others", "all", "every", "single", "much", "many", "kind", "sort", "type", "also", "properly", "fully", "own", "really", "actually", "ever", "even", "very", "too", "quite", "much", "a", "an", "the", "at", "in", "on", "to", "of", "for", "with", "from", "by", "about", "into", "or", "and", "it", "this", "that", "these", "those", "such", "like", "there", "here", "now", "then", "so", "yet", "before", "since", "lot", "bit", "time", "times")
 	clauseBreaks  = []string{" but ", " so ", " because ", " though ", " although ", " while ", " which ", " whereas ", " and i ", " and we ", " and now ", " yet ", " however ", " unless ", " until ", " except ", "->"}
 	notDone       = []string{"want to", "wants to", "wanted to", "trying to", "try to", "tried to", "going to", "gonna", "plan to", "planning to", "planned to", "hope to", "hoping to", "how to", "need to", "needs to", "would like", "'d like", "’d like", "wish", "if ", "whether", "unless", "help me", "learn", "considering", "thinking about", "thinking of", "might", "maybe", "perhaps", "could ", "would ", "should ", "will ", "'ll ", "’ll ", "supposed to", "prefer", " can ", "love to", "plan is", "goal is", "aim is", "pretend", "imagine", "dream", "about to", "ready to", "intend", "expect", "eager to", "able to"}
-	irregularPast = map[string]string{"met": "meet", "saw": "see", "seen": "see", "went": "go", "gone": "go", "did": "do", "done": "do", "ate": "eat", "eaten": "eat", "wrote": "write", "written": "write", "ran": "run", "came": "come", "took": "take", "taken": "take", "gave": "give", "given": "give", "found": "find", "told": "tell", "thought": "think", "bought": "buy", "brought": "bring", "won": "win", "lost": "lose", "felt": "feel", "kept": "keep", "paid": "pay", "sold": "sell", "spoke": "speak", "spoken": "speak", "wore": "wear", "worn": "wear", "heard": "hear", "held": "hold", "flew": "fly", "flown": "fly", "drove": "drive", "driven": "drive", "rode": "ride", "ridden": "ride", "swam": "swim", "swum": "swim", "sang": "sing", "sung": "sing", "began": "begin", "begun": "begin", "taught": "teach", "caught": "catch", "fought": "fight", "built": "build", "sent": "send", "spent": "spend", "made": "make", "said": "say", "knew": "know", "known": "know", "grew": "grow", "grown": "grow", "threw": "throw", "thrown": "throw", "became": "become", "forgot": "forget", "forgotten": "forget", "chose": "choose", "chosen": "choose", "broke": "break", "broken": "break", "fell": "fall", "fallen": "fall", "stood": "stand", "understood": "understand", "slept": "sleep", "drank": "drink", "drunk": "drink", "hid": "hide", "hidden": "hide", "stole": "steal", "stolen": "steal", "shot": "shoot", "led": "lead", "fed": "feed", "dug": "dig", "struck": "strike", "sat": "sit", "lit": "light", "woke": "wake", "woken": "wake", "froze": "freeze", "frozen": "freeze", "bitten": "bite", "beat": "beat", "beaten": "beat", "got": "get", "gotten": "get"}
+	// irregularPast: the index's irregular verbs (index.IrregularVerbs), and
+	// the past of do, whose forms the index leaves out as stop words.
+	irregularPast = pastForms(index.IrregularVerbs(), map[string]string{"did": "do", "done": "do", "beat": "beat"})
 )
+
+// pastForms is a new map of verbs' past forms and more's.
+func pastForms(verbs, more map[string]string) map[string]string {
+	out := make(map[string]string, len(verbs)+len(more))
+	maps.Copy(out, verbs)
+	maps.Copy(out, more)
+	return out
+}
 
 // asciiLower is s with A-Z in lower case and every other byte as it is:
 // the same length, so an offset found in it is an offset in s (a Unicode

@@ -19,7 +19,7 @@ type Term struct {
 var textAnalyzer = sync.OnceValue(func() analysis.Analyzer {
 	a := newMapping().AnalyzerNamed(en.AnalyzerName)
 	if d, ok := a.(*analysis.DefaultAnalyzer); ok {
-		return fastAnalyzer(d)
+		return fastAnalyzer(withIrregular(d))
 	}
 	return a
 })

@@ -167,7 +167,7 @@ func openExisting(dir string, o Options) (_ *Index, err error) {
 		bi.Close()
 		return nil, corrupt(dir, err)
 	}
-	if f := string(format); f != formatVersion && f != formatBareTerm {
+	if !knownIndexFormat(string(format)) {
 		bi.Close()
 		return nil, corrupt(dir, fmt.Errorf("format %q, want %q", format, formatVersion))
 	}
@@ -244,9 +244,10 @@ func (ix *Index) Dir() string { return ix.dir }
 
 // Outdated reports whether the index is of an older format that this
 // version still reads and keeps current (format 1, whose terms are not
-// filed by namespace: a search walks every namespace's postings). A
-// writable open rebuilds such an index (Rebuild) to the current format.
-func (ix *Index) Outdated() bool { return !ix.b.byNS }
+// filed by namespace: a search walks every namespace's postings; format
+// 2, whose irregular verbs are filed as written). A writable open
+// rebuilds such an index (Rebuild) to the current format.
+func (ix *Index) Outdated() bool { return ix.b.format != formatVersion }
 
 // acquire read-locks the index against Close; the caller must call the
 // returned release.

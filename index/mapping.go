@@ -31,13 +31,21 @@ const (
 // formatVersion names the layout of documents and the mapping that new
 // indexes get. Bump it when either changes: Open refuses an index of a
 // format it does not know (ErrCorrupt), and `lore reindex` rebuilds it.
-// Format 2 files text terms by namespace (nsterms.go). An index of format
-// 1 (bare terms) is still read and kept current, so a read-only open
-// works before a writable one rebuilds it (Index.Outdated).
+// Format 2 files text terms by namespace (nsterms.go); format 3 files
+// irregular verbs under their base (irregular.go). An index of format 1
+// (bare terms) or 2 is still read, with the analysis it was built with,
+// and kept current, so a read-only open works before a writable one
+// rebuilds it (Index.Outdated).
 const (
-	formatVersion  = "lore-index-2"
+	formatVersion  = "lore-index-3"
+	formatNSTerm   = "lore-index-2"
 	formatBareTerm = "lore-index-1"
 )
+
+// knownIndexFormat reports whether this version reads index format f.
+func knownIndexFormat(f string) bool {
+	return f == formatVersion || f == formatNSTerm || f == formatBareTerm
+}
 
 // Internal (non-document) keys kept in the index's own key-value space.
 var (
@@ -135,18 +143,25 @@ func newMapping() *mapping.IndexMappingImpl {
 // Its analyzers come from the mapping, so queries and documents agree.
 type builder struct {
 	text, kw analysis.Analyzer
-	// byNS files text terms by namespace (format 2); false for an index
-	// of format 1, whose terms are bare.
+	// byNS files text terms by namespace (format 2 and up); false for an
+	// index of format 1, whose terms are bare.
 	byNS bool
+	// format is the index's format (formatVersion and the older ones).
+	format string
 }
 
 func newBuilder(m mapping.IndexMapping, format string) (*builder, error) {
-	b := &builder{text: m.AnalyzerNamed(en.AnalyzerName), kw: m.AnalyzerNamed(keyword.Name), byNS: format != formatBareTerm}
+	b := &builder{text: m.AnalyzerNamed(en.AnalyzerName), kw: m.AnalyzerNamed(keyword.Name), byNS: format != formatBareTerm, format: format}
 	if b.text == nil || b.kw == nil {
 		return nil, fmt.Errorf("index mapping lacks the %q or %q analyzer", en.AnalyzerName, keyword.Name)
 	}
 	if a, ok := b.text.(*analysis.DefaultAnalyzer); ok {
+		if format == formatVersion {
+			a = withIrregular(a)
+		}
 		b.text = fastAnalyzer(a)
+	} else if format == formatVersion {
+		return nil, fmt.Errorf("index mapping's %q analyzer is a %T, want a chain of filters", en.AnalyzerName, b.text)
 	}
 	return b, nil
 }

@@ -58,7 +58,7 @@ const (
 func newTermCache(filters []analysis.TokenFilter) *termCache {
 	for _, f := range filters {
 		switch f.(type) {
-		case *en.PossessiveFilter, *lowercase.LowerCaseFilter, *stop.StopTokensFilter, *porter.PorterStemmer:
+		case *en.PossessiveFilter, *lowercase.LowerCaseFilter, *stop.StopTokensFilter, *porter.PorterStemmer, *irregularFilter:
 		default:
 			return nil
 		}

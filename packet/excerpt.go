@@ -295,9 +295,11 @@ func scoreUnits(body string, units []textUnit, q map[string]bool) {
 	df := map[string]int{}
 	lowerASCII := asciiLower(body) // "" when the body is not ASCII
 	// What the prefilter looks for: each term less its last letter where
-	// the stemmer may have rewritten it ("happy" is filed as "happi").
+	// the stemmer may have rewritten it ("happy" is filed as "happi"),
+	// and the irregular forms filed under it ("met" under "meet").
 	stems := make([]string, 0, len(q))
 	for t := range q {
+		stems = append(stems, index.IrregularWords(t)...)
 		if len(t) > 4 {
 			t = t[:len(t)-1]
 		}

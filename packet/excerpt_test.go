@@ -190,6 +190,18 @@ func TestExcerptScoresStemmedWords(t *testing.T) {
 	}
 }
 
+// A unit scores for the irregular form of a query's verb ("met" for
+// "meet"), which holds none of the verb's letters that the prefilter
+// otherwise looks for.
+func TestExcerptScoresIrregularForms(t *testing.T) {
+	body := "The road was long and grey.\nWe met at the mill.\nThe river ran on."
+	units := splitUnits(body)
+	scoreUnits(body, units, queryTerms("Where did we meet?"))
+	if len(units) != 3 || units[1].score <= 0 || units[0].score != 0 || units[2].score != 0 {
+		t.Errorf("scores %+v; want the second line alone scored", units)
+	}
+}
+
 // Prose wrapped at a width is cut into its sentences, across the lines
 // they run over, so an excerpt starts and ends at a sentence; a list
 // keeps its lines.
