@@ -59,7 +59,7 @@ type Lore struct {
 	// goroutine at a time, and every read of the index takes mu.
 	mu sync.Mutex
 	ix *index.Index
-	// upd runs the index updates behind writes (background.go).
+	// upd runs the index updates behind writes (index_behind.go).
 	upd updater
 	// stale is set when a read-only open found the index behind the store;
 	// search results are then checked against the store.
@@ -68,7 +68,7 @@ type Lore struct {
 	// shared is set for an etcd store: other processes write too.
 	shared    bool
 	ownDir    string             // a private index folder to remove on Close
-	lag       *lagIndex          // a lagging read-only index's stand-in for search (lag.go)
+	lag       *lagIndex          // a lagging read-only index's stand-in for search (index_lag.go)
 	stopWatch context.CancelFunc // ends the watch that keeps the index current
 	watchDone chan struct{}
 	// now replaces time.Now for the times Lore sets (Options.Now).
@@ -295,7 +295,7 @@ func (l *Lore) Store() store.Backend { return l.st }
 func (l *Lore) Name() string { return l.name }
 
 // Close closes the index and the store, once the index holds every
-// write (background.go).
+// write (index_behind.go).
 func (l *Lore) Close() error {
 	if l.stopWatch != nil {
 		l.stopWatch()
@@ -407,7 +407,7 @@ func (l *Lore) Put(ctx context.Context, r store.Record) (store.PutResult, error)
 // PutMany stores records and links in one transaction: all or nothing.
 // On a bbolt store it returns once the transaction is committed, and the
 // index takes the records in behind it; every search and packet that
-// starts after PutMany returns sees them (background.go). Flush waits for
+// starts after PutMany returns sees them (index_behind.go). Flush waits for
 // the index.
 func (l *Lore) PutMany(ctx context.Context, recs []store.Record, links []store.Link) ([]store.PutResult, error) {
 	res, err := l.st.PutManyContext(ctx, recs, links)
@@ -418,7 +418,7 @@ func (l *Lore) PutMany(ctx context.Context, recs []store.Record, links []store.L
 }
 
 // written has the index take in the write just committed: behind the
-// write on a bbolt store (background.go), before returning on etcd.
+// write on a bbolt store (index_behind.go), before returning on etcd.
 func (l *Lore) written(ctx context.Context) error {
 	if l.shared {
 		return l.afterWrite(ctx)

@@ -112,7 +112,7 @@ func TestCrashBetweenCommitAndIndexWrite(t *testing.T) {
 	if _, err := l.Put(ctx, store.Record{NS: "n", ID: "gone", Body: "lantern oil"}); err != nil {
 		t.Fatal(err)
 	}
-	// The put is indexed behind it (background.go), from the change log:
+	// The put is indexed behind it (index_behind.go), from the change log:
 	// an update step that started after the two writes below would index
 	// them too, and the index would not lag (85 runs in 300 on a busy
 	// machine). Flush waits until that update is done.

@@ -73,7 +73,7 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 
 // searcher is what searches run on: the index (in a writable open, one
 // that heals: see healing), or for a lagging read-only open its stand-in
-// (lag.go); nil without an index.
+// (index_lag.go); nil without an index.
 func (l *Lore) searcher() packet.Searcher {
 	l.mu.Lock()
 	defer l.mu.Unlock()

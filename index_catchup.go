@@ -11,7 +11,7 @@ import (
 )
 
 // The index catches up with the store by applying the change log past its
-// watermark: after writes (background.go), on open, and before reads.
+// watermark: after writes (index_behind.go), on open, and before reads.
 
 // syncIndex applies the change log past the index's watermark. Each batch
 // carries its watermark, so the index never claims a change it lacks.
