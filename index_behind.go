@@ -179,3 +179,22 @@ func (u *updater) lock() {
 		u.stepped.L = &u.mu
 	}
 }
+
+// written has the index take in the write just committed: behind the
+// write on a bbolt store (index_behind.go), before returning on etcd.
+func (l *Lore) written(ctx context.Context) error {
+	if l.shared {
+		return l.afterWrite(ctx)
+	}
+	return l.indexBehind()
+}
+
+// afterWrite brings the index up to the write just committed. The write is
+// already durable in bbolt: an index failure here is repaired on the next
+// open, so it is reported but the write stands.
+func (l *Lore) afterWrite(ctx context.Context) error {
+	if err := l.syncIndexContext(ctx); err != nil {
+		return indexLags(err)
+	}
+	return nil
+}

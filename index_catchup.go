@@ -33,17 +33,6 @@ func (l *Lore) syncIndexLocked(ctx context.Context) error {
 	return l.healLocked(ctx, l.applyChanges(ctx))
 }
 
-// healLocked rebuilds the index from the store when err says it can no
-// longer be read (a damaged segment) and the store is writable: the index
-// is derived, and the store holds every write. Other errors pass through;
-// l.mu is held.
-func (l *Lore) healLocked(ctx context.Context, err error) error {
-	if errors.Is(err, index.ErrCorrupt) && !l.st.ReadOnly() {
-		return l.rebuildIndexContext(ctx)
-	}
-	return err
-}
-
 // indexLags says that a write was saved but the index could not take it
 // in: err is why. The change log brings the index up later.
 func indexLags(err error) error {
@@ -198,4 +187,17 @@ func (l *Lore) readTouched(keys []index.Key) (puts []store.Record, dels []index.
 		}
 	}
 	return puts, dels, nil
+}
+
+// catchUp brings a shared store's index up to the cluster before a read
+// that uses it, so a packet or search on any node sees every write
+// committed before it began; the watch makes this usually a no-op.
+func (l *Lore) catchUp() error {
+	if !l.shared {
+		return nil
+	}
+	if err := l.syncIndex(); err != nil {
+		return fmt.Errorf("index of %s lags the cluster: %w", l.name, err)
+	}
+	return nil
 }

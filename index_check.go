@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"hash/maphash"
+	"path/filepath"
 	"slices"
 
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -116,4 +118,76 @@ func keyProblems(keys []index.Key, what string) []store.Problem {
 		probs = append(probs, store.Problem{What: fmt.Sprintf("and %d more records like those above%s", n, repair)})
 	}
 	return probs
+}
+
+// Check verifies the store (bbolt's own consistency, link directions, the
+// change log, dangling links, cached token counts) and the index (its
+// watermark, and then that it holds exactly the store's records), and
+// says in words what is wrong.
+//
+// On an etcd store, where other hosts write meanwhile, the check is at
+// one revision: the store's last when the check starts. The store is
+// checked as it was then, and the index, caught up first, must hold at
+// least that revision.
+func (l *Lore) Check() ([]store.Problem, error) {
+	last, err := l.st.LastSeq()
+	if err != nil {
+		return nil, err
+	}
+	var src store.Backend = l.st
+	if st, ok := l.st.(*store.Store); ok && l.shared {
+		if err := l.catchUp(); err != nil {
+			return nil, err
+		}
+		src = st.At(last)
+	}
+	probs, err := src.Check()
+	if err != nil {
+		return nil, err
+	}
+	if l.dir != "" {
+		left, err := index.Leftovers(filepath.Join(l.dir, IndexDir))
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range left {
+			probs = append(probs, store.Problem{Severity: store.SeverityWarning, What: fmt.Sprintf(
+				"%s (%s bytes) is left by an index build that was stopped (or is running now); the next `lore reindex` removes it",
+				d.Path, numfmt.Thousands(d.Bytes))})
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.catchUpLocked()
+	if l.ix == nil {
+		probs = append(probs, store.Problem{What: "the search index is missing or unreadable; `lore reindex` rebuilds it"})
+		return probs, nil
+	}
+	wm, err := l.ix.Watermark()
+	if err != nil {
+		probs = append(probs, store.Problem{What: fmt.Sprintf("the index watermark cannot be read (%v); `lore reindex` rebuilds the index", err)})
+	} else if wm != last && !(l.shared && wm > last) {
+		probs = append(probs, store.Problem{What: fmt.Sprintf("the index holds changes up to %d but the store is at %d; a writable open (any write, or `lore reindex`) catches it up", wm, last)})
+	} else if wm == last {
+		// Only an index at the store's revision can be compared with it
+		// record by record.
+		keyProbs, err := indexKeyProblems(l.ix, src)
+		if err != nil {
+			return nil, err
+		}
+		probs = append(probs, keyProbs...)
+	}
+	return probs, nil
+}
+
+// IndexWatermark is the last change-log sequence number the index holds
+// (on etcd, a revision); ErrNoIndex when there is no index.
+func (l *Lore) IndexWatermark() (uint64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.catchUpLocked()
+	if l.ix == nil {
+		return 0, ErrNoIndex
+	}
+	return l.ix.Watermark()
 }

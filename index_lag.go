@@ -3,10 +3,12 @@ package lore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/store"
@@ -100,3 +102,50 @@ func (x *lagIndex) close() error {
 	}
 	return err
 }
+
+// catchUpReadOnly brings a read-only open's lagging index up to the store
+// when it can take the index's write lock at once: the index is derived,
+// so a reader may write it, while the bbolt file stays read-only. Then it
+// reopens the index read-only, so other readers are not locked out. When
+// another process holds the index, the results are flagged as unchecked.
+func (l *Lore) catchUpReadOnly(dir string, last uint64) error {
+	l.ix.Close()
+	l.ix = nil
+	if wix, err := index.Open(dir, &index.Options{LockTimeout: time.Millisecond}); err == nil {
+		l.ix = wix
+		serr := l.syncIndex()
+		l.ix = nil
+		if cerr := wix.Close(); serr == nil {
+			serr = cerr
+		}
+		if serr != nil {
+			return fmt.Errorf("index %s lags the store and could not catch up: %w", dir, serr)
+		}
+	}
+	ix, err := index.Open(dir, &index.Options{ReadOnly: true, LockTimeout: l.lockTimeout})
+	if errors.Is(err, index.ErrCorrupt) || errors.Is(err, index.ErrNotFound) {
+		// As when the first open fails: reads work without an index, and
+		// search and queries say so.
+		l.stale = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	l.ix = ix
+	wm, err := ix.Watermark()
+	if err != nil {
+		return err
+	}
+	l.stale = wm != last
+	if wm < last {
+		// Failing that, search sees the missing records through a
+		// private index of them; without one, results stay flagged.
+		l.lag, _ = l.newLagIndex(ix, wm)
+	}
+	return nil
+}
+
+// Stale reports whether the index lags the store (possible only in a
+// read-only open after a crash; a writable open catches up first).
+func (l *Lore) Stale() bool { return l.stale }

@@ -172,111 +172,6 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	return l, nil
 }
 
-// openIndex opens the derived index and catches it up with the store. A
-// missing or unreadable index is rebuilt from the store (writable opens),
-// and so is one of an older format, once, telling progress; a read-only
-// open works without an index, flagging results as unchecked, also when
-// the index turns unreadable as it is caught up, and searches an index of
-// an older format as it is.
-func (l *Lore) openIndex(readOnly bool, progress store.Progress) error {
-	dir := filepath.Join(l.dir, IndexDir)
-	rebuild := func() error {
-		return l.rebuildIndexContext(store.WithProgress(context.Background(), progress))
-	}
-	ix, err := index.Open(dir, &index.Options{ReadOnly: readOnly, LockTimeout: l.lockTimeout})
-	switch {
-	case err == nil && !readOnly && ix.Outdated():
-		l.ix = ix
-		if rerr := rebuild(); rerr != nil {
-			return fmt.Errorf("index %s is of an older format and could not be rebuilt: %w", dir, rerr)
-		}
-		return nil
-	case err == nil:
-	case errors.Is(err, index.ErrLocked):
-		return err
-	case readOnly:
-		// Reads work without an index; search and queries say so.
-		l.stale = true
-		return nil
-	case errors.Is(err, index.ErrNotFound), errors.Is(err, index.ErrCorrupt):
-		if rerr := rebuild(); rerr != nil {
-			return fmt.Errorf("index %s could not be opened (%v) nor rebuilt: %w", dir, err, rerr)
-		}
-		return nil
-	default:
-		return err
-	}
-	l.ix = ix
-	wm, err := ix.Watermark()
-	if err != nil {
-		return err
-	}
-	last, err := l.st.LastSeq()
-	if err != nil {
-		return err
-	}
-	if wm > last {
-		// The index is ahead of the store: the store was restored from an
-		// older backup. The index may hold records the store lacks.
-		if readOnly {
-			l.stale = true
-			return nil
-		}
-		return rebuild()
-	}
-	if readOnly {
-		if wm < last {
-			// A writer died between its commit and its index update.
-			return l.catchUpReadOnly(dir, last)
-		}
-		return nil
-	}
-	return l.syncIndex()
-}
-
-// catchUpReadOnly brings a read-only open's lagging index up to the store
-// when it can take the index's write lock at once: the index is derived,
-// so a reader may write it, while the bbolt file stays read-only. Then it
-// reopens the index read-only, so other readers are not locked out. When
-// another process holds the index, the results are flagged as unchecked.
-func (l *Lore) catchUpReadOnly(dir string, last uint64) error {
-	l.ix.Close()
-	l.ix = nil
-	if wix, err := index.Open(dir, &index.Options{LockTimeout: time.Millisecond}); err == nil {
-		l.ix = wix
-		serr := l.syncIndex()
-		l.ix = nil
-		if cerr := wix.Close(); serr == nil {
-			serr = cerr
-		}
-		if serr != nil {
-			return fmt.Errorf("index %s lags the store and could not catch up: %w", dir, serr)
-		}
-	}
-	ix, err := index.Open(dir, &index.Options{ReadOnly: true, LockTimeout: l.lockTimeout})
-	if errors.Is(err, index.ErrCorrupt) || errors.Is(err, index.ErrNotFound) {
-		// As when the first open fails: reads work without an index, and
-		// search and queries say so.
-		l.stale = true
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	l.ix = ix
-	wm, err := ix.Watermark()
-	if err != nil {
-		return err
-	}
-	l.stale = wm != last
-	if wm < last {
-		// Failing that, search sees the missing records through a
-		// private index of them; without one, results stay flagged.
-		l.lag, _ = l.newLagIndex(ix, wm)
-	}
-	return nil
-}
-
 // Dir is the store directory.
 func (l *Lore) Dir() string { return l.dir }
 
@@ -333,68 +228,6 @@ func (l *Lore) Close() error {
 	return errors.Join(errs...)
 }
 
-// rebuildIndexContext builds the index in a temporary folder and swaps it
-// in; once ctx is done it stops before the swap, so the old index folder
-// stays as it was (the next open uses it or rebuilds it).
-func (l *Lore) rebuildIndexContext(ctx context.Context) error {
-	dir := filepath.Join(l.dir, IndexDir)
-	if l.ix != nil {
-		// A close that fails (a damaged index can) does not stop the
-		// rebuild: the new index replaces the old one's folder whole.
-		_ = l.ix.Close()
-		l.ix = nil
-	}
-	seq, err := l.st.LastSeq()
-	if err != nil {
-		return err
-	}
-	progress := store.ProgressFrom(ctx)
-	total := 0
-	if st, err := l.st.Stats(""); err == nil {
-		total = st.Records
-	}
-	src := func(fn func(store.Record) error) error {
-		done := 0
-		err := l.st.ForEach("", func(r store.Record) error {
-			if ctx.Err() != nil {
-				return fmt.Errorf("reindex cancelled, the old index is kept: %w", context.Cause(ctx))
-			}
-			if done++; done%256 == 0 {
-				progress("reindexing", done, max(total, done))
-			}
-			return fn(r)
-		})
-		progress("reindexing", done, max(total, done))
-		return err
-	}
-	if err := index.Rebuild(dir, src, seq); err != nil {
-		if ix, oerr := index.Open(dir, nil); oerr == nil {
-			l.ix = ix // the old index, untouched by the failed build
-		}
-		return err
-	}
-	ix, err := index.Open(dir, nil)
-	if err != nil {
-		return err
-	}
-	l.ix = ix
-	return nil
-}
-
-// Reindex rebuilds the index from the store alone (`lore reindex`).
-func (l *Lore) Reindex() error { return l.ReindexContext(context.Background()) }
-
-// ReindexContext is Reindex that stops once ctx is done, keeping the old
-// index (the new one is built aside and swapped in only when complete).
-func (l *Lore) ReindexContext(ctx context.Context) error {
-	if l.st.ReadOnly() {
-		return fmt.Errorf("reindex: %w", store.ErrReadOnly)
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.rebuildIndexContext(ctx)
-}
-
 // Put stores one record and indexes it.
 func (l *Lore) Put(ctx context.Context, r store.Record) (store.PutResult, error) {
 	res, err := l.st.PutContext(ctx, r)
@@ -415,25 +248,6 @@ func (l *Lore) PutMany(ctx context.Context, recs []store.Record, links []store.L
 		return res, err
 	}
 	return res, l.written(ctx)
-}
-
-// written has the index take in the write just committed: behind the
-// write on a bbolt store (index_behind.go), before returning on etcd.
-func (l *Lore) written(ctx context.Context) error {
-	if l.shared {
-		return l.afterWrite(ctx)
-	}
-	return l.indexBehind()
-}
-
-// afterWrite brings the index up to the write just committed. The write is
-// already durable in bbolt: an index failure here is repaired on the next
-// open, so it is reported but the write stands.
-func (l *Lore) afterWrite(ctx context.Context) error {
-	if err := l.syncIndexContext(ctx); err != nil {
-		return indexLags(err)
-	}
-	return nil
 }
 
 // Get returns a record with its body.

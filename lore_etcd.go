@@ -107,19 +107,6 @@ func openEtcd(url string, opts *Options, create bool) (*Lore, error) {
 	return l, nil
 }
 
-// catchUp brings a shared store's index up to the cluster before a read
-// that uses it, so a packet or search on any node sees every write
-// committed before it began; the watch makes this usually a no-op.
-func (l *Lore) catchUp() error {
-	if !l.shared {
-		return nil
-	}
-	if err := l.syncIndex(); err != nil {
-		return fmt.Errorf("index of %s lags the cluster: %w", l.name, err)
-	}
-	return nil
-}
-
 // source is what a packet reads: on etcd, the store pinned at its last
 // write's revision, so every read of one packet sees one revision while
 // other hosts write (the index was caught up to at least that revision

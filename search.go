@@ -2,12 +2,10 @@ package lore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
 	"github.com/lorekeep/lore/index"
-	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
 	"github.com/lorekeep/lore/vector"
@@ -87,112 +85,6 @@ func (l *Lore) searcher() packet.Searcher {
 		return l.ix
 	}
 	return nil
-}
-
-// healing searches ix and, when ix turns out damaged (ErrCorrupt: a
-// segment bleve cannot read), rebuilds the index from the store and
-// searches again, once. A writable open holds the store's lock, so a
-// server could not otherwise get its index back: `lore reindex` would
-// wait for that lock.
-type healing struct {
-	l  *Lore
-	ix *index.Index
-}
-
-func (h healing) Search(ctx context.Context, q index.Query) ([]index.Hit, error) {
-	hits, err := h.ix.Search(ctx, q)
-	if !errors.Is(err, index.ErrCorrupt) {
-		return hits, err
-	}
-	h.l.mu.Lock()
-	if h.l.ix == h.ix { // not rebuilt meanwhile by another search
-		if rerr := h.l.rebuildIndexContext(ctx); rerr != nil {
-			h.l.mu.Unlock()
-			return nil, fmt.Errorf("%w; rebuilding it from the store failed: %v", err, rerr)
-		}
-	}
-	ix := h.l.ix
-	h.l.mu.Unlock()
-	if ix == nil {
-		return nil, err
-	}
-	return ix.Search(ctx, q)
-}
-
-// Stale reports whether the index lags the store (possible only in a
-// read-only open after a crash; a writable open catches up first).
-func (l *Lore) Stale() bool { return l.stale }
-
-// Check verifies the store (bbolt's own consistency, link directions, the
-// change log, dangling links, cached token counts) and the index (its
-// watermark, and then that it holds exactly the store's records), and
-// says in words what is wrong.
-//
-// On an etcd store, where other hosts write meanwhile, the check is at
-// one revision: the store's last when the check starts. The store is
-// checked as it was then, and the index, caught up first, must hold at
-// least that revision.
-func (l *Lore) Check() ([]store.Problem, error) {
-	last, err := l.st.LastSeq()
-	if err != nil {
-		return nil, err
-	}
-	var src store.Backend = l.st
-	if st, ok := l.st.(*store.Store); ok && l.shared {
-		if err := l.catchUp(); err != nil {
-			return nil, err
-		}
-		src = st.At(last)
-	}
-	probs, err := src.Check()
-	if err != nil {
-		return nil, err
-	}
-	if l.dir != "" {
-		left, err := index.Leftovers(filepath.Join(l.dir, IndexDir))
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range left {
-			probs = append(probs, store.Problem{Severity: store.SeverityWarning, What: fmt.Sprintf(
-				"%s (%s bytes) is left by an index build that was stopped (or is running now); the next `lore reindex` removes it",
-				d.Path, numfmt.Thousands(d.Bytes))})
-		}
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.catchUpLocked()
-	if l.ix == nil {
-		probs = append(probs, store.Problem{What: "the search index is missing or unreadable; `lore reindex` rebuilds it"})
-		return probs, nil
-	}
-	wm, err := l.ix.Watermark()
-	if err != nil {
-		probs = append(probs, store.Problem{What: fmt.Sprintf("the index watermark cannot be read (%v); `lore reindex` rebuilds the index", err)})
-	} else if wm != last && !(l.shared && wm > last) {
-		probs = append(probs, store.Problem{What: fmt.Sprintf("the index holds changes up to %d but the store is at %d; a writable open (any write, or `lore reindex`) catches it up", wm, last)})
-	} else if wm == last {
-		// Only an index at the store's revision can be compared with it
-		// record by record.
-		keyProbs, err := indexKeyProblems(l.ix, src)
-		if err != nil {
-			return nil, err
-		}
-		probs = append(probs, keyProbs...)
-	}
-	return probs, nil
-}
-
-// IndexWatermark is the last change-log sequence number the index holds
-// (on etcd, a revision); ErrNoIndex when there is no index.
-func (l *Lore) IndexWatermark() (uint64, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.catchUpLocked()
-	if l.ix == nil {
-		return 0, ErrNoIndex
-	}
-	return l.ix.Watermark()
 }
 
 // noSearch stands in for a missing index when a packet has no query.
