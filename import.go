@@ -48,7 +48,7 @@ func (l *Lore) Import(ctx context.Context, recs []store.Record, links []store.Li
 		res, sum.Batches, err = l.importBatches(ctx, recs, links)
 	}
 	if err == nil {
-		if ierr := l.afterWrite(ctx); ierr != nil {
+		if ierr := l.catchUpNow(ctx); ierr != nil {
 			if ctx.Err() == nil {
 				err = ierr
 			} else {

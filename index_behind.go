@@ -8,7 +8,7 @@ import (
 // Index updates behind writes.
 //
 // A write to a bbolt store returns once bbolt has committed it; an
-// updater goroutine then takes it into the index, up to applyRecords
+// updater goroutine then takes it into the index, up to stepRecords
 // records a step. A writer that calls again meanwhile commits its next
 // write beside that step, on the other core. Up to writesAhead writes may
 // wait for the index: so a loader that writes faster than the index takes
@@ -19,17 +19,17 @@ import (
 //
 // Reads never see the index behind a write that has returned: every
 // search, packet and check takes l.mu to reach the index and, under it,
-// first applies what the updater has not (catchUpLocked). The updater
-// takes l.mu for each step, so a read waits for the step under way, then
-// applies what is left: at most writesAhead writes.
+// first applies what the updater has not (catchUpWaitingLocked). The
+// updater takes l.mu for each step, so a read waits for the step under
+// way, then applies what is left: at most writesAhead writes.
 //
 // An update that fails leaves the write saved (bbolt holds it, and the
 // change log brings the index up on the next update or open). Its error
 // is returned by the next write, Flush or Close.
 //
 // Imports (all or nothing, with progress) and etcd stores (whose writes
-// other hosts index from the log too) update the index before returning,
-// as before.
+// other hosts index from the log too) update the index before returning
+// (catchUpNow).
 const writesAhead = 3
 
 // updater is the state of the updates behind writes.
@@ -44,11 +44,31 @@ type updater struct {
 	err     error // the first error since the last report
 }
 
-// indexBehind has the index take in the write just committed, on the
+// afterWrite has the index take in the write just committed: behind the
+// write on a bbolt store, before returning on etcd.
+func (l *Lore) afterWrite(ctx context.Context) error {
+	if l.shared {
+		return l.catchUpNow(ctx)
+	}
+	return l.catchUpBehind()
+}
+
+// catchUpNow brings the index up to the write just committed, before
+// returning. The write is already durable in the store: an index failure
+// here is repaired on the next write or open, so it is reported but the
+// write stands.
+func (l *Lore) catchUpNow(ctx context.Context) error {
+	if err := l.catchUpContext(ctx); err != nil {
+		return indexLags(err)
+	}
+	return nil
+}
+
+// catchUpBehind has the index take in the write just committed, on the
 // updater goroutine, starting it if none runs. It waits while more than
 // writesAhead writes are not yet in the index, and returns the error of
 // an earlier update that failed.
-func (l *Lore) indexBehind() error {
+func (l *Lore) catchUpBehind() error {
 	seq, err := l.st.LastSeq()
 	if err != nil {
 		return indexLags(err)
@@ -59,7 +79,7 @@ func (l *Lore) indexBehind() error {
 	u.waiting = append(u.waiting, seq)
 	if !u.running {
 		u.running = true
-		go l.runUpdates()
+		go l.runUpdater()
 	}
 	for u.running && len(u.waiting) > writesAhead {
 		u.stepped.Wait()
@@ -78,12 +98,12 @@ func (u *updater) takeErr() error {
 	return nil
 }
 
-// runUpdates is the updater goroutine: it steps until the index holds
+// runUpdater is the updater goroutine: it steps until the index holds
 // every write that was waiting, or a step fails.
-func (l *Lore) runUpdates() {
+func (l *Lore) runUpdater() {
 	u := &l.upd
 	for {
-		wm, err := l.updateStep()
+		wm, err := l.updaterStep()
 		u.mu.Lock()
 		if err != nil && u.err == nil {
 			u.err = err
@@ -107,9 +127,9 @@ func (l *Lore) runUpdates() {
 	}
 }
 
-// updateStep applies the change log past the watermark, one Apply of at
-// most applyRecords records, and returns the watermark after it.
-func (l *Lore) updateStep() (uint64, error) {
+// updaterStep applies the change log past the watermark, one Apply of at
+// most stepRecords records, and returns the watermark after it.
+func (l *Lore) updaterStep() (uint64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.ix == nil { // closed, or a rebuild failed: nothing to update
@@ -117,7 +137,7 @@ func (l *Lore) updateStep() (uint64, error) {
 	}
 	wm, err := l.ix.Watermark()
 	if err == nil {
-		if wm, err = l.applyStep(wm); err == nil {
+		if wm, err = l.catchUpStep(wm); err == nil {
 			return wm, nil
 		}
 	}
@@ -127,11 +147,11 @@ func (l *Lore) updateStep() (uint64, error) {
 	return l.ix.Watermark() // rebuilt from the store
 }
 
-// catchUpLocked brings the index up to every write that has returned,
-// before a read; l.mu is held. A failure is kept for the next write,
-// Flush or Close to report, and the read goes on with the index as it
-// is.
-func (l *Lore) catchUpLocked() {
+// catchUpWaitingLocked brings the index up to every write that has
+// returned, before a read; l.mu is held. A failure is kept for the next
+// write, Flush or Close to report, and the read goes on with the index as
+// it is.
+func (l *Lore) catchUpWaitingLocked() {
 	u := &l.upd
 	u.mu.Lock()
 	behind := len(u.waiting) > 0
@@ -139,7 +159,7 @@ func (l *Lore) catchUpLocked() {
 	if !behind {
 		return
 	}
-	if err := l.syncIndexLocked(context.Background()); err != nil {
+	if err := l.catchUpLocked(context.Background()); err != nil {
 		u.mu.Lock()
 		if u.err == nil {
 			u.err = err
@@ -155,14 +175,14 @@ func (l *Lore) catchUpLocked() {
 // current, or to time a load.
 func (l *Lore) Flush() error {
 	l.mu.Lock()
-	l.catchUpLocked()
+	l.catchUpWaitingLocked()
 	l.mu.Unlock()
-	return l.waitUpdates()
+	return l.waitUpdater()
 }
 
-// waitUpdates waits for the updater goroutine to stop and returns the
+// waitUpdater waits for the updater goroutine to stop and returns the
 // error of an update that failed since the last report.
-func (l *Lore) waitUpdates() error {
+func (l *Lore) waitUpdater() error {
 	u := &l.upd
 	u.lock()
 	defer u.mu.Unlock()
@@ -178,23 +198,4 @@ func (u *updater) lock() {
 	if u.stepped.L == nil {
 		u.stepped.L = &u.mu
 	}
-}
-
-// written has the index take in the write just committed: behind the
-// write on a bbolt store (index_behind.go), before returning on etcd.
-func (l *Lore) written(ctx context.Context) error {
-	if l.shared {
-		return l.afterWrite(ctx)
-	}
-	return l.indexBehind()
-}
-
-// afterWrite brings the index up to the write just committed. The write is
-// already durable in bbolt: an index failure here is repaired on the next
-// open, so it is reported but the write stands.
-func (l *Lore) afterWrite(ctx context.Context) error {
-	if err := l.syncIndexContext(ctx); err != nil {
-		return indexLags(err)
-	}
-	return nil
 }

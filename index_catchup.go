@@ -13,35 +13,29 @@ import (
 // The index catches up with the store by applying the change log past its
 // watermark: after writes (index_behind.go), on open, and before reads.
 
-// syncIndex applies the change log past the index's watermark. Each batch
+// catchUp applies the change log past the index's watermark. Each batch
 // carries its watermark, so the index never claims a change it lacks.
-func (l *Lore) syncIndex() error { return l.syncIndexContext(context.Background()) }
+func (l *Lore) catchUp() error { return l.catchUpContext(context.Background()) }
 
-// syncIndexContext is syncIndex that tells ctx's store.Progress how many
+// catchUpContext is catchUp that tells ctx's store.Progress how many
 // changes of the log it has applied ("indexing").
-func (l *Lore) syncIndexContext(ctx context.Context) error {
+func (l *Lore) catchUpContext(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.syncIndexLocked(ctx)
+	return l.catchUpLocked(ctx)
 }
 
-// syncIndexLocked is syncIndexContext with l.mu held.
-func (l *Lore) syncIndexLocked(ctx context.Context) error {
+// catchUpLocked is catchUpContext with l.mu held.
+func (l *Lore) catchUpLocked(ctx context.Context) error {
 	if l.ix == nil {
 		return nil
 	}
-	return l.healLocked(ctx, l.applyChanges(ctx))
+	return l.healLocked(ctx, l.catchUpSteps(ctx))
 }
 
-// indexLags says that a write was saved but the index could not take it
-// in: err is why. The change log brings the index up later.
-func indexLags(err error) error {
-	return fmt.Errorf("saved, but the index lags (it catches up on the next write or open): %w", err)
-}
-
-// applyChanges applies the change log past the index's watermark to the
-// index, in steps of at most applyRecords records; l.mu is held.
-func (l *Lore) applyChanges(ctx context.Context) error {
+// catchUpSteps applies the change log past the index's watermark to the
+// index, in steps of at most stepRecords records; l.mu is held.
+func (l *Lore) catchUpSteps(ctx context.Context) error {
 	progress := store.ProgressFrom(ctx)
 	wm, err := l.ix.Watermark()
 	if err != nil {
@@ -56,7 +50,7 @@ func (l *Lore) applyChanges(ctx context.Context) error {
 		if wm < last {
 			progress("indexing", int(wm-from), int(last-from))
 		}
-		next, err := l.applyStep(wm)
+		next, err := l.catchUpStep(wm)
 		if err != nil {
 			return err
 		}
@@ -70,15 +64,15 @@ func (l *Lore) applyChanges(ctx context.Context) error {
 	}
 }
 
-// applyStep applies the change log past seq wm, the index's watermark,
-// at most applyRecords records, and returns the watermark after it: wm
+// catchUpStep applies the change log past seq wm, the index's watermark,
+// at most stepRecords records, and returns the watermark after it: wm
 // when there was nothing left to apply. l.mu is held.
-func (l *Lore) applyStep(wm uint64) (uint64, error) {
+func (l *Lore) catchUpStep(wm uint64) (uint64, error) {
 	keys, seq, err := l.touchedAfter(wm)
 	if errors.Is(err, store.ErrCompacted) {
 		// etcd compacted its history past the watermark: the log cannot
 		// say what changed, so rebuild from the records.
-		if err := l.rebuildIndexContext(context.Background()); err != nil {
+		if err := l.rebuildIndex(context.Background()); err != nil {
 			return wm, err
 		}
 		return l.ix.Watermark()
@@ -96,12 +90,12 @@ func (l *Lore) applyStep(wm uint64) (uint64, error) {
 	return seq, nil
 }
 
-// applyRecords bounds the records one Apply reads and indexes (their
+// stepRecords bounds the records one Apply reads and indexes (their
 // bodies are in memory together).
-const applyRecords = 2000
+const stepRecords = 2000
 
 // touchedAfter reads the change log past seq wm until it names
-// applyRecords records (more when one etcd write holds more) or ends. It
+// stepRecords records (more when one etcd write holds more) or ends. It
 // returns those records' keys, in the order first changed, and the seq of
 // the last change read (wm when there is none). Links are not indexed, so
 // their changes only move the seq: a PutMany of 1,000 records and 4,000
@@ -122,7 +116,7 @@ func (l *Lore) touchedAfter(wm uint64) (keys []index.Key, seq uint64, err error)
 		for _, c := range changes {
 			// Stop between seqs only: on etcd one write's changes share
 			// its revision, and the next read starts past it.
-			if len(keys) >= applyRecords && c.Seq != seq {
+			if len(keys) >= stepRecords && c.Seq != seq {
 				return keys, seq, nil
 			}
 			seq = c.Seq
@@ -189,14 +183,14 @@ func (l *Lore) readTouched(keys []index.Key) (puts []store.Record, dels []index.
 	return puts, dels, nil
 }
 
-// catchUp brings a shared store's index up to the cluster before a read
-// that uses it, so a packet or search on any node sees every write
+// catchUpShared brings a shared store's index up to the cluster before a
+// read that uses it, so a packet or search on any node sees every write
 // committed before it began; the watch makes this usually a no-op.
-func (l *Lore) catchUp() error {
+func (l *Lore) catchUpShared() error {
 	if !l.shared {
 		return nil
 	}
-	if err := l.syncIndex(); err != nil {
+	if err := l.catchUp(); err != nil {
 		return fmt.Errorf("index of %s lags the cluster: %w", l.name, err)
 	}
 	return nil

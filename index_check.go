@@ -136,7 +136,7 @@ func (l *Lore) Check() ([]store.Problem, error) {
 	}
 	var src store.Backend = l.st
 	if st, ok := l.st.(*store.Store); ok && l.shared {
-		if err := l.catchUp(); err != nil {
+		if err := l.catchUpShared(); err != nil {
 			return nil, err
 		}
 		src = st.At(last)
@@ -158,7 +158,7 @@ func (l *Lore) Check() ([]store.Problem, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.catchUpLocked()
+	l.catchUpWaitingLocked()
 	if l.ix == nil {
 		probs = append(probs, store.Problem{What: "the search index is missing or unreadable; `lore reindex` rebuilds it"})
 		return probs, nil
@@ -185,7 +185,7 @@ func (l *Lore) Check() ([]store.Problem, error) {
 func (l *Lore) IndexWatermark() (uint64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.catchUpLocked()
+	l.catchUpWaitingLocked()
 	if l.ix == nil {
 		return 0, ErrNoIndex
 	}

@@ -14,6 +14,59 @@ import (
 	"github.com/lorekeep/lore/store"
 )
 
+// openLagging brings a read-only open's lagging index up to the store
+// when it can take the index's write lock at once: the index is derived,
+// so a reader may write it, while the bbolt file stays read-only. Then it
+// reopens the index read-only, so other readers are not locked out. When
+// another process holds the index, the results are flagged as unchecked.
+func (l *Lore) openLagging(dir string, last uint64) error {
+	l.ix.Close()
+	l.ix = nil
+	if wix, err := index.Open(dir, &index.Options{LockTimeout: time.Millisecond}); err == nil {
+		l.ix = wix
+		serr := l.catchUp()
+		l.ix = nil
+		if cerr := wix.Close(); serr == nil {
+			serr = cerr
+		}
+		if serr != nil {
+			return fmt.Errorf("index %s lags the store and could not catch up: %w", dir, serr)
+		}
+	}
+	ix, err := index.Open(dir, &index.Options{ReadOnly: true, LockTimeout: l.lockTimeout})
+	if errors.Is(err, index.ErrCorrupt) || errors.Is(err, index.ErrNotFound) {
+		// As when the first open fails: reads work without an index, and
+		// search and queries say so.
+		l.stale = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	l.ix = ix
+	wm, err := ix.Watermark()
+	if err != nil {
+		return err
+	}
+	l.stale = wm != last
+	if wm < last {
+		// Failing that, search sees the missing records through a
+		// private index of them; without one, results stay flagged.
+		l.lag, _ = l.newLagIndex(ix, wm)
+	}
+	return nil
+}
+
+// Stale reports whether the index lags the store (possible only in a
+// read-only open after a crash; a writable open catches up first).
+func (l *Lore) Stale() bool { return l.stale }
+
+// indexLags says that a write was saved but the index could not take it
+// in: err is why. The change log brings the index up later.
+func indexLags(err error) error {
+	return fmt.Errorf("saved, but the index lags (it catches up on the next write or open): %w", err)
+}
+
 // lagIndex answers searches of a read-only open whose index lags the store
 // and could not be caught up (another reader held it): the records the
 // change log touched past the index's watermark are indexed afresh in a
@@ -102,50 +155,3 @@ func (x *lagIndex) close() error {
 	}
 	return err
 }
-
-// catchUpReadOnly brings a read-only open's lagging index up to the store
-// when it can take the index's write lock at once: the index is derived,
-// so a reader may write it, while the bbolt file stays read-only. Then it
-// reopens the index read-only, so other readers are not locked out. When
-// another process holds the index, the results are flagged as unchecked.
-func (l *Lore) catchUpReadOnly(dir string, last uint64) error {
-	l.ix.Close()
-	l.ix = nil
-	if wix, err := index.Open(dir, &index.Options{LockTimeout: time.Millisecond}); err == nil {
-		l.ix = wix
-		serr := l.syncIndex()
-		l.ix = nil
-		if cerr := wix.Close(); serr == nil {
-			serr = cerr
-		}
-		if serr != nil {
-			return fmt.Errorf("index %s lags the store and could not catch up: %w", dir, serr)
-		}
-	}
-	ix, err := index.Open(dir, &index.Options{ReadOnly: true, LockTimeout: l.lockTimeout})
-	if errors.Is(err, index.ErrCorrupt) || errors.Is(err, index.ErrNotFound) {
-		// As when the first open fails: reads work without an index, and
-		// search and queries say so.
-		l.stale = true
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	l.ix = ix
-	wm, err := ix.Watermark()
-	if err != nil {
-		return err
-	}
-	l.stale = wm != last
-	if wm < last {
-		// Failing that, search sees the missing records through a
-		// private index of them; without one, results stay flagged.
-		l.lag, _ = l.newLagIndex(ix, wm)
-	}
-	return nil
-}
-
-// Stale reports whether the index lags the store (possible only in a
-// read-only open after a crash; a writable open catches up first).
-func (l *Lore) Stale() bool { return l.stale }

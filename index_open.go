@@ -10,6 +10,58 @@ import (
 	"github.com/lorekeep/lore/store"
 )
 
+// The index's lifecycle, in one vocabulary.
+//
+// The bleve index (package index) is derived from the store: it holds the
+// store's records as of its watermark, the last change-log seq it was
+// given. The store is the truth; these operations keep the index up with
+// it, each named by one word and kept in one index_ file:
+//
+//   - open (index_open.go: openIndex): Open opens the index beside the
+//     store. A writable open rebuilds an index that is missing, damaged,
+//     of an older format, or ahead of the store (a store restored from an
+//     older backup), and catches up one that is behind (a writer died
+//     between its commit and its index update). A read-only open works
+//     without an index it cannot read, and Stale says so. An etcd store's
+//     index is always writable; when another process on the host holds
+//     it, the open builds a private one (lore_etcd.go).
+//   - rebuild (index_rebuild.go: rebuildIndex, ReindexContext): build the
+//     index whole from the store's records, aside, and swap it in. Heal
+//     (healLocked, healing) is the rebuild a writable open does by itself
+//     when a search or a catch-up finds the index damaged
+//     (index.ErrCorrupt), since it holds the store lock that `lore
+//     reindex` would wait for.
+//   - catch up (index_catchup.go: catchUp, catchUpLocked, catchUpStep):
+//     apply the change log past the watermark, in steps of at most
+//     stepRecords records, each one Apply that moves the watermark with
+//     the records it brings. A log compacted past the watermark (etcd)
+//     rebuilds instead.
+//   - behind (index_behind.go): after a write (afterWrite), a bbolt store
+//     returns at the commit and the updater goroutine catches up behind it
+//     (catchUpBehind, runUpdater); every read of the index first catches
+//     up what the updater has not yet (catchUpWaitingLocked), so a read
+//     sees every write that returned, and Flush waits for the updater. An
+//     etcd store and Import catch up before returning (catchUpNow); an
+//     etcd store also catches up on its watch of the cluster and before
+//     each read (catchUpShared).
+//   - lag (index_lag.go): the index is behind and could not catch up. A
+//     write whose catch-up failed still stands: its error says the index
+//     lags (indexLags), and the next write or open catches up. A read-only
+//     open whose index is behind catches it up when it can take the
+//     index's write lock at once (openLagging); failing that, it indexes
+//     the missing records in a private index (lagIndex) that search
+//     merges in, and Stale reports true.
+//   - check (index_check.go: Check): compare the index with the store, its
+//     watermark first, then record by record.
+//
+// Locks. l.mu serialises all that touches l.ix: every read of the index,
+// every catch-up step, rebuild and heal, and Close. The updater's l.upd.mu
+// guards its queue of waiting writes; it is taken under l.mu
+// (catchUpWaitingLocked) or alone, never l.mu under it, and a writer waits
+// on it for room among writesAhead without holding l.mu. Across
+// processes, the index's own file lock (index.Options.LockTimeout) lets
+// in one writer or many readers.
+
 // openIndex opens the derived index and catches it up with the store. A
 // missing or unreadable index is rebuilt from the store (writable opens),
 // and so is one of an older format, once, telling progress; a read-only
@@ -19,7 +71,7 @@ import (
 func (l *Lore) openIndex(readOnly bool, progress store.Progress) error {
 	dir := filepath.Join(l.dir, IndexDir)
 	rebuild := func() error {
-		return l.rebuildIndexContext(store.WithProgress(context.Background(), progress))
+		return l.rebuildIndex(store.WithProgress(context.Background(), progress))
 	}
 	ix, err := index.Open(dir, &index.Options{ReadOnly: readOnly, LockTimeout: l.lockTimeout})
 	switch {
@@ -65,9 +117,9 @@ func (l *Lore) openIndex(readOnly bool, progress store.Progress) error {
 	if readOnly {
 		if wm < last {
 			// A writer died between its commit and its index update.
-			return l.catchUpReadOnly(dir, last)
+			return l.openLagging(dir, last)
 		}
 		return nil
 	}
-	return l.syncIndex()
+	return l.catchUp()
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/lorekeep/lore/store"
 )
 
-// rebuildIndexContext builds the index in a temporary folder and swaps it
+// rebuildIndex builds the index in a temporary folder and swaps it
 // in; once ctx is done it stops before the swap, so the old index folder
 // stays as it was (the next open uses it or rebuilds it).
-func (l *Lore) rebuildIndexContext(ctx context.Context) error {
+func (l *Lore) rebuildIndex(ctx context.Context) error {
 	dir := filepath.Join(l.dir, IndexDir)
 	if l.ix != nil {
 		// A close that fails (a damaged index can) does not stop the
@@ -69,7 +69,7 @@ func (l *Lore) ReindexContext(ctx context.Context) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.rebuildIndexContext(ctx)
+	return l.rebuildIndex(ctx)
 }
 
 // healLocked rebuilds the index from the store when err says it can no
@@ -78,7 +78,7 @@ func (l *Lore) ReindexContext(ctx context.Context) error {
 // l.mu is held.
 func (l *Lore) healLocked(ctx context.Context, err error) error {
 	if errors.Is(err, index.ErrCorrupt) && !l.st.ReadOnly() {
-		return l.rebuildIndexContext(ctx)
+		return l.rebuildIndex(ctx)
 	}
 	return err
 }
@@ -100,7 +100,7 @@ func (h healing) Search(ctx context.Context, q index.Query) ([]index.Hit, error)
 	}
 	h.l.mu.Lock()
 	if h.l.ix == h.ix { // not rebuilt meanwhile by another search
-		if rerr := h.l.rebuildIndexContext(ctx); rerr != nil {
+		if rerr := h.l.rebuildIndex(ctx); rerr != nil {
 			h.l.mu.Unlock()
 			return nil, fmt.Errorf("%w; rebuilding it from the store failed: %v", err, rerr)
 		}

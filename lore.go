@@ -197,7 +197,7 @@ func (l *Lore) Close() error {
 		<-l.watchDone
 		l.stopWatch = nil
 	}
-	errs := []error{l.waitUpdates()}
+	errs := []error{l.waitUpdater()}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.lag != nil {
@@ -234,7 +234,7 @@ func (l *Lore) Put(ctx context.Context, r store.Record) (store.PutResult, error)
 	if err != nil {
 		return res, err
 	}
-	return res, l.written(ctx)
+	return res, l.afterWrite(ctx)
 }
 
 // PutMany stores records and links in one transaction: all or nothing.
@@ -247,7 +247,7 @@ func (l *Lore) PutMany(ctx context.Context, recs []store.Record, links []store.L
 	if err != nil {
 		return res, err
 	}
-	return res, l.written(ctx)
+	return res, l.afterWrite(ctx)
 }
 
 // Get returns a record with its body.
@@ -269,7 +269,7 @@ func (l *Lore) Delete(ctx context.Context, ns, id string, cascade bool) error {
 	if err := l.st.Delete(ns, id, cascade); err != nil {
 		return err
 	}
-	return l.written(ctx)
+	return l.afterWrite(ctx)
 }
 
 // Link adds (or re-weights) a link. It reports whether anything changed.
@@ -278,7 +278,7 @@ func (l *Lore) Link(ctx context.Context, lk store.Link) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return changed, l.written(ctx)
+	return changed, l.afterWrite(ctx)
 }
 
 // Unlink removes a link.
@@ -286,7 +286,7 @@ func (l *Lore) Unlink(ctx context.Context, ns, from, rel, to string) error {
 	if err := l.st.Unlink(ns, from, rel, to); err != nil {
 		return err
 	}
-	return l.written(ctx)
+	return l.afterWrite(ctx)
 }
 
 // Links returns the links of a record in the given direction.

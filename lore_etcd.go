@@ -100,7 +100,7 @@ func openEtcd(url string, opts *Options, create bool) (*Lore, error) {
 		go func() {
 			defer close(l.watchDone)
 			for range ch {
-				l.syncIndex() // an error here is met again, and reported, by the next read
+				l.catchUp() // an error here is met again, and reported, by the next read
 			}
 		}()
 	}

@@ -169,7 +169,7 @@ func (l *Lore) packetInputs(req packet.Request) (packet.Request, packet.Searcher
 			req.Counter = c
 		}
 	}
-	if err := l.catchUp(); err != nil {
+	if err := l.catchUpShared(); err != nil {
 		return req, nil, err
 	}
 	var words packet.Searcher = noSearch{}

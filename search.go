@@ -27,7 +27,7 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 	if err := store.ValidNamespace(q.NS); err != nil {
 		return nil, err
 	}
-	if err := l.catchUp(); err != nil {
+	if err := l.catchUpShared(); err != nil {
 		return nil, err
 	}
 	ix := l.searcher()
@@ -75,7 +75,7 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 func (l *Lore) searcher() packet.Searcher {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.catchUpLocked()
+	l.catchUpWaitingLocked()
 	switch {
 	case l.lag != nil:
 		return l.lag
