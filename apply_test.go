@@ -2,11 +2,11 @@ package lore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -134,7 +134,7 @@ func TestFailedUpdateIsReported(t *testing.T) {
 		t.Logf("put: %v", err) // the update may already have failed
 	}
 	err := l.Flush()
-	if err == nil || !strings.Contains(err.Error(), "index lags") {
+	if !errors.Is(err, lore.ErrIndexLags) {
 		t.Fatalf("flush after a failed update: %v; want an error saying the index lags", err)
 	}
 	if _, err := l.Get("n", "second"); err != nil {

@@ -17,3 +17,8 @@ var (
 // ErrNoIndex: the search index is missing or unreadable (read-only opens
 // cannot rebuild it; `lore reindex` does).
 var ErrNoIndex = errors.New("no search index")
+
+// ErrIndexLags: a write was saved, but the index could not take it in
+// (the error wraps why). The write stands; the next write or open brings
+// the index up to it from the change log.
+var ErrIndexLags = errors.New("the index lags the store")

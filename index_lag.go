@@ -63,9 +63,17 @@ func (l *Lore) Stale() bool { return l.stale }
 
 // indexLags says that a write was saved but the index could not take it
 // in: err is why. The change log brings the index up later.
-func indexLags(err error) error {
-	return fmt.Errorf("saved, but the index lags (it catches up on the next write or open): %w", err)
+func indexLags(err error) error { return &lagsError{err: err} }
+
+// lagsError is indexLags's error: it matches ErrIndexLags, so a caller
+// can tell that the write stands, and err, so it can tell why.
+type lagsError struct{ err error }
+
+func (e *lagsError) Error() string {
+	return "saved, but the index lags (it catches up on the next write or open): " + e.err.Error()
 }
+
+func (e *lagsError) Unwrap() []error { return []error{ErrIndexLags, e.err} }
 
 // lagIndex answers searches of a read-only open whose index lags the store
 // and could not be caught up (another reader held it): the records the

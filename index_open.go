@@ -45,8 +45,8 @@ import (
 //     etcd store also catches up on its watch of the cluster and before
 //     each read (catchUpShared).
 //   - lag (index_lag.go): the index is behind and could not catch up. A
-//     write whose catch-up failed still stands: its error says the index
-//     lags (indexLags), and the next write or open catches up. A read-only
+//     write whose catch-up failed still stands: its error (indexLags)
+//     matches ErrIndexLags, and the next write or open catches up. A read-only
 //     open whose index is behind catches it up when it can take the
 //     index's write lock at once (openLagging); failing that, it indexes
 //     the missing records in a private index (lagIndex) that search
