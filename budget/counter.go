@@ -44,7 +44,7 @@ func NewCounter(name string) (Counter, error) {
 		if e.name == name {
 			v, err := e.load()
 			if err != nil {
-				return nil, fmt.Errorf("load encoding %q: %w", name, err)
+				return nil, &valueError{value: name, err: fmt.Errorf("load encoding %q: %w", name, err)}
 			}
 			return &bpeCounter{name: name, v: v, split: e.split}, nil
 		}
@@ -60,6 +60,9 @@ func (e *unknownEncodingError) Error() string {
 	return fmt.Sprintf("unknown encoding %q: want one of %s (or empty for %s)",
 		e.name, strings.Join(Encodings(), ", "), DefaultEncoding)
 }
+
+// BadValue is the encoding name that is not known.
+func (e *unknownEncodingError) BadValue() string { return e.name }
 
 func (e *unknownEncodingError) Unwrap() []error {
 	return []error{ErrUnknownEncoding, ErrInvalid}

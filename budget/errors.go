@@ -14,7 +14,9 @@ var ErrOverBudget = errors.New("over budget")
 
 // ErrInvalid is the error behind bad input: an unparsable or negative budget
 // string, a nonsensical reserve or model window, a malformed Fit request.
-// The wrapping error quotes the bad value and says what would be right.
+// The wrapping error quotes the bad value and says what would be right;
+// where it quotes one, its method BadValue() string gives the value (find
+// it with errors.As on an interface{ BadValue() string }).
 var ErrInvalid = errors.New("invalid budget input")
 
 // invalidError carries a full message and unwraps to ErrInvalid, so the text
@@ -26,6 +28,26 @@ func (e *invalidError) Unwrap() error { return ErrInvalid }
 
 func invalidf(format string, args ...any) error {
 	return &invalidError{msg: fmt.Sprintf(format, args...)}
+}
+
+// valueError is an error about one value the caller gave (a budget
+// string, a scope, model or encoding name, an item id), which its message
+// quotes first; BadValue gives the value apart from the message, for
+// cmd/lore's --json error body.
+type valueError struct {
+	value string
+	err   error
+}
+
+func (e *valueError) Error() string { return e.err.Error() }
+func (e *valueError) Unwrap() error { return e.err }
+
+// BadValue is the value the error is about.
+func (e *valueError) BadValue() string { return e.value }
+
+// invalidValuef is invalidf about value, which the message quotes first.
+func invalidValuef(value, format string, args ...any) error {
+	return &valueError{value: value, err: invalidf(format, args...)}
 }
 
 // The causes an OverflowError names.

@@ -558,18 +558,18 @@ func validate(req Request) error {
 	seen := make(map[string]int, len(req.Items))
 	for i, it := range req.Items {
 		if it.Tokens < 0 || it.Tokens > MaxBudget {
-			return invalidf("item %q has %d tokens: want 0 to %d", it.ID, it.Tokens, MaxBudget)
+			return invalidValuef(it.ID, "item %q has %d tokens: want 0 to %d", it.ID, it.Tokens, MaxBudget)
 		}
 		if it.MinTokens < 0 {
-			return invalidf("item %q has minimum %d tokens: want 0 or more", it.ID, it.MinTokens)
+			return invalidValuef(it.ID, "item %q has minimum %d tokens: want 0 or more", it.ID, it.MinTokens)
 		}
 		switch it.Action {
 		case "", Drop, Truncate, Fail:
 		default:
-			return invalidf("item %q has overflow action %q: want %q, %q or %q", it.ID, it.Action, Drop, Truncate, Fail)
+			return invalidValuef(it.ID, "item %q has overflow action %q: want %q, %q or %q", it.ID, it.Action, Drop, Truncate, Fail)
 		}
 		if j, dup := seen[it.ID]; dup {
-			return invalidf("item id %q appears twice (items %d and %d): ids must be unique", it.ID, j, i)
+			return invalidValuef(it.ID, "item id %q appears twice (items %d and %d): ids must be unique", it.ID, j, i)
 		}
 		seen[it.ID] = i
 	}
@@ -578,14 +578,14 @@ func validate(req Request) error {
 			continue
 		}
 		if !req.Grow {
-			return invalidf("item %q extends %q, and only a growing fill (Grow) keeps an item beside the one it extends", it.ID, it.Extends)
+			return invalidValuef(it.ID, "item %q extends %q, and only a growing fill (Grow) keeps an item beside the one it extends", it.ID, it.Extends)
 		}
 		j, ok := seen[it.Extends]
 		if !ok || it.Extends == it.ID {
-			return invalidf("item %q extends %q, which is not another item of the request", it.ID, it.Extends)
+			return invalidValuef(it.ID, "item %q extends %q, which is not another item of the request", it.ID, it.Extends)
 		}
 		if req.Items[j].Extends != "" {
-			return invalidf("item %q extends %q, which extends %q in turn: an item may extend only a base item", it.ID, it.Extends, req.Items[j].Extends)
+			return invalidValuef(it.ID, "item %q extends %q, which extends %q in turn: an item may extend only a base item", it.ID, it.Extends, req.Items[j].Extends)
 		}
 	}
 	return nil

@@ -120,9 +120,9 @@ func Limit(given int, m Model, reserve int) (int, error) {
 	case reserve < 0:
 		return 0, invalidf("reserve %d is negative: want 0 or more tokens", reserve)
 	case m.Window <= 0:
-		return 0, invalidf("model %q has no context window (%d): want a model from the table or a window above 0", m.Name, m.Window)
+		return 0, invalidValuef(m.Name, "model %q has no context window (%d): want a model from the table or a window above 0", m.Name, m.Window)
 	case reserve >= m.Window:
-		return 0, invalidf("reserve %d leaves no room in the %d-token window of model %q: want a reserve below %d", reserve, m.Window, m.Name, m.Window)
+		return 0, invalidValuef(m.Name, "reserve %d leaves no room in the %d-token window of model %q: want a reserve below %d", reserve, m.Window, m.Name, m.Window)
 	}
 	limit := m.Window - reserve
 	if given != NoBudget && given < limit {

@@ -40,17 +40,17 @@ func DefaultScopes() map[string]int {
 func ParseBudget(s string, scopes map[string]int) (int, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
-		return 0, invalidf("budget %q is empty: %s", s, acceptedBudgets(scopes))
+		return 0, invalidValuef(s, "budget %q is empty: %s", s, acceptedBudgets(scopes))
 	}
 	if n, ok, err := lookupScope(t, scopes); ok || err != nil {
 		return n, err
 	}
 	if t[0] == '-' {
-		return 0, invalidf("budget %q is negative: %s", s, acceptedBudgets(scopes))
+		return 0, invalidValuef(s, "budget %q is negative: %s", s, acceptedBudgets(scopes))
 	}
 	n, msg := parseAmount(t)
 	if msg != "" {
-		return 0, invalidf("budget %q %s: %s", s, msg, acceptedBudgets(scopes))
+		return 0, invalidValuef(s, "budget %q %s: %s", s, msg, acceptedBudgets(scopes))
 	}
 	return n, nil
 }
@@ -81,7 +81,7 @@ func lookupScope(name string, scopes map[string]int) (int, bool, error) {
 		return 0, false, nil
 	}
 	if n < 0 || n > MaxBudget {
-		return 0, true, invalidf("scope %q has budget %d: want 0 to %d tokens", name, n, MaxBudget)
+		return 0, true, invalidValuef(name, "scope %q has budget %d: want 0 to %d tokens", name, n, MaxBudget)
 	}
 	return n, true, nil
 }

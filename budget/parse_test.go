@@ -101,6 +101,12 @@ func TestParseBudgetErrors(t *testing.T) {
 		if msg != strings.ToLower(msg[:1])+msg[1:] {
 			t.Errorf("error %q starts with a capital", msg)
 		}
+		// The value is named apart from the message too (cmd/lore's
+		// --json error body carries it).
+		var bv interface{ BadValue() string }
+		if !errors.As(err, &bv) || bv.BadValue() != tt.in {
+			t.Errorf("ParseBudget(%q) error %q: want it to name the input by BadValue", tt.in, msg)
+		}
 	}
 	// Custom scopes are listed among the accepted values.
 	_, err := ParseBudget("sagas", map[string]int{"saga": 300000})

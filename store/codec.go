@@ -365,7 +365,7 @@ func decodeHeadWith(ns, id string, b []byte, in interner) (Record, error) {
 		r.Keys = d.strs("keys", "key")
 	}
 	if err := d.end("record"); err != nil {
-		return Record{}, fmt.Errorf("record %q in namespace %q: %w", id, ns, err)
+		return Record{}, valuef(id, "record %q in namespace %q: %w", id, ns, err)
 	}
 	return r, nil
 }
@@ -449,7 +449,7 @@ func decodeVersion(ns, id string, b []byte) (Record, error) {
 		vec = d.bytes("version vector")
 	}
 	if d.err != nil {
-		return Record{}, fmt.Errorf("record %q in namespace %q: %w", id, ns, d.err)
+		return Record{}, valuef(id, "record %q in namespace %q: %w", id, ns, d.err)
 	}
 	r, err := decodeHead(ns, id, head)
 	if err != nil {

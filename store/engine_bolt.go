@@ -26,14 +26,14 @@ func (e *boltEngine) init() error {
 	check := func(tx kvTx) error {
 		for _, name := range allBuckets {
 			if tx.Bucket(name) == nil {
-				return fmt.Errorf("open store %q: bucket %q is missing, this is not a lore store: %w", e.path, name, ErrCorrupt)
+				return valuef(e.path, "open store %q: bucket %q is missing, this is not a lore store: %w", e.path, name, ErrCorrupt)
 			}
 		}
 		if _, err := parseFormat(tx.Bucket(bucketMeta).Get(keyFormat)); err != nil {
-			return fmt.Errorf("open store %q: %w", e.path, err)
+			return valuef(e.path, "open store %q: %w", e.path, err)
 		}
 		if seq := tx.Bucket(bucketMeta).Get(keySeq); seq != nil && len(seq) != 8 {
-			return fmt.Errorf("open store %q: sequence number is %d bytes, want 8: %w", e.path, len(seq), ErrCorrupt)
+			return valuef(e.path, "open store %q: sequence number is %d bytes, want 8: %w", e.path, len(seq), ErrCorrupt)
 		}
 		return nil
 	}
@@ -44,7 +44,7 @@ func (e *boltEngine) init() error {
 		return e.db.Update(func(tx *bolt.Tx) error {
 			if tx.Bucket(bucketMeta) == nil {
 				if k, _ := tx.Cursor().First(); k != nil {
-					return fmt.Errorf("open store %q: the file holds other data, this is not a lore store: %w", e.path, ErrCorrupt)
+					return valuef(e.path, "open store %q: the file holds other data, this is not a lore store: %w", e.path, ErrCorrupt)
 				}
 				for _, name := range allBuckets {
 					if _, err := tx.CreateBucket(name); err != nil {

@@ -1,10 +1,16 @@
 package store
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors. Every error the store returns for one of these reasons
 // wraps the sentinel with the bad value or the file named, so callers test
-// with errors.Is and users read the message.
+// with errors.Is and users read the message. An error that quotes the
+// value it is about (a namespace, an id, a store file) also gives it by
+// a method BadValue() string: find it with errors.As on an
+// interface{ BadValue() string }.
 var (
 	// ErrNotFound: the record, version, link or store file does not exist.
 	ErrNotFound = errors.New("not found")
@@ -33,3 +39,22 @@ var (
 	// names the limit. Nothing was written.
 	ErrTooLarge = errors.New("write too large for one transaction")
 )
+
+// valueError is an error about one value (a namespace, an id, a store
+// file), which its message quotes first; BadValue gives the value apart
+// from the message, for cmd/lore's --json error body.
+type valueError struct {
+	value string
+	err   error
+}
+
+func (e *valueError) Error() string { return e.err.Error() }
+func (e *valueError) Unwrap() error { return e.err }
+
+// BadValue is the value the error is about.
+func (e *valueError) BadValue() string { return e.value }
+
+// valuef is fmt.Errorf about value, which the message quotes first.
+func valuef(value, format string, args ...any) error {
+	return &valueError{value: value, err: fmt.Errorf(format, args...)}
+}

@@ -71,19 +71,19 @@ type etcdEngine struct {
 func ParseEtcdURL(u string) (endpoints []string, prefix string, err error) {
 	rest, ok := strings.CutPrefix(u, "etcd://")
 	if !ok {
-		return nil, "", fmt.Errorf("%w: store URL %q does not start with etcd://", ErrInvalid, u)
+		return nil, "", valuef(u, "%w: store URL %q does not start with etcd://", ErrInvalid, u)
 	}
 	hosts, path, _ := strings.Cut(rest, "/")
 	for _, h := range strings.Split(hosts, ",") {
 		if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
-			return nil, "", fmt.Errorf("%w: store URL %q: endpoint %q is not host:port (want etcd://host:port,host:port/prefix)", ErrInvalid, u, h)
+			return nil, "", valuef(u, "%w: store URL %q: endpoint %q is not host:port (want etcd://host:port,host:port/prefix)", ErrInvalid, u, h)
 		}
 		endpoints = append(endpoints, h)
 	}
 	path = strings.Trim(path, "/")
 	for _, seg := range strings.Split(path, "/") {
 		if path != "" && (seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\x00 ")) {
-			return nil, "", fmt.Errorf("%w: store URL %q: key prefix %q has an empty, dot or space segment", ErrInvalid, u, path)
+			return nil, "", valuef(u, "%w: store URL %q: key prefix %q has an empty, dot or space segment", ErrInvalid, u, path)
 		}
 	}
 	prefix = "/" + path + "/"

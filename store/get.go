@@ -8,7 +8,7 @@ import (
 )
 
 func notFound(ns, id string) error {
-	return fmt.Errorf("record %q in namespace %q: %w", id, ns, ErrNotFound)
+	return valuef(id, "record %q in namespace %q: %w", id, ns, ErrNotFound)
 }
 
 func validKey(ns, id string) error {
@@ -40,7 +40,7 @@ func bodyOf(ns, id string, b []byte) (string, error) {
 	}
 	body, err := decodeBody(b)
 	if err != nil {
-		return "", fmt.Errorf("record %q in namespace %q: %w", id, ns, err)
+		return "", valuef(id, "record %q in namespace %q: %w", id, ns, err)
 	}
 	return body, nil
 }
@@ -171,7 +171,7 @@ func (s *Store) GetVersion(ns, id string, version int) (Record, error) {
 		b := tx.Bucket(bucketHistory).Get(append(prefix(ns, id), u64(uint64(version))...))
 		if b == nil {
 			kept := versionsTx(tx, ns, id)
-			return fmt.Errorf("version %d of record %q in namespace %q (current %d, kept in history: %v): %w",
+			return valuef(id, "version %d of record %q in namespace %q (current %d, kept in history: %v): %w",
 				version, id, ns, cur.Version, kept, ErrNotFound)
 		}
 		r, err = decodeVersion(ns, id, b)

@@ -75,7 +75,7 @@ func linkTx(tx kvTx, l Link, now time.Time, keepMade bool) (bool, error) {
 	if old := out.Get(ko); old != nil {
 		w, m, err := decodeLinkValue(old)
 		if err != nil {
-			return false, fmt.Errorf("link %q -%s-> %q: %w", l.From, l.Rel, l.To, err)
+			return false, valuef(l.From, "link %q -%s-> %q: %w", l.From, l.Rel, l.To, err)
 		}
 		if w == l.Weight {
 			return false, nil
@@ -106,7 +106,7 @@ func (s *Store) Unlink(ns, from, rel, to string) error {
 	return s.update(func(tx kvTx) error {
 		ok, err := unlinkTx(tx, ns, from, rel, to)
 		if err == nil && !ok {
-			err = fmt.Errorf("link %q -%s-> %q in namespace %q: %w", from, rel, to, ns, ErrNotFound)
+			err = valuef(from, "link %q -%s-> %q in namespace %q: %w", from, rel, to, ns, ErrNotFound)
 		}
 		return err
 	})

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"fmt"
 )
 
 // NamedHeads returns, sorted by id, the records of ns that go by a name:
@@ -51,7 +50,7 @@ func decodeNames(ns, id string, b []byte) (Record, error) {
 		if _, err := decodeHead(ns, id, b); err != nil {
 			return Record{}, err
 		}
-		return Record{}, fmt.Errorf("record %q in namespace %q: %w: head not readable for its names", id, ns, ErrCorrupt)
+		return Record{}, valuef(id, "record %q in namespace %q: %w: head not readable for its names", id, ns, ErrCorrupt)
 	}
 	if len(b) == 0 || b[0] != formatV1 && b[0] != formatV2 {
 		return fail()

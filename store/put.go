@@ -146,7 +146,7 @@ func keyOrder(ps []pending) []int {
 
 func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restore bool) ([]PutResult, error) {
 	if s.opts.ReadOnly {
-		return nil, fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
+		return nil, valuef(s.path, "write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
 	ps, err := preparePending(recs, links, restore, s.opts.MaxBodyBytes)
 	if err != nil {
@@ -187,15 +187,16 @@ func (s *Store) putMany(ctx context.Context, recs []Record, links []Link, restor
 func preparePending(recs []Record, links []Link, restore bool, maxBody int) ([]pending, error) {
 	ps := make([]pending, len(recs))
 	var errs, raw []error
-	bad := func(what string, err error) {
-		errs = append(errs, fmt.Errorf("%s: %w", what, err))
+	// bad names a bad input by what, which quotes its namespace ns first.
+	bad := func(what, ns string, err error) {
+		errs = append(errs, valuef(ns, "%s: %w", what, err))
 		raw = append(raw, err)
 	}
 	for i := range recs {
 		r := normalize(recs[i])
 		what := fmt.Sprintf("record %d (ns %q, id %q)", i, r.NS, r.ID)
 		if err := validRecord(&r, maxBody); err != nil {
-			bad(what, err)
+			bad(what, r.NS, err)
 			continue
 		}
 		r.SHA256 = contentHash(&r)
@@ -203,7 +204,7 @@ func preparePending(recs []Record, links []Link, restore bool, maxBody int) ([]p
 		if restore {
 			given := recs[i]
 			if given.Version < 0 {
-				bad(what, fmt.Errorf("%w: version %d of record %q; versions start at 1", ErrInvalid, given.Version, r.ID))
+				bad(what, r.NS, valuef(r.ID, "%w: version %d of record %q; versions start at 1", ErrInvalid, given.Version, r.ID))
 			}
 			ps[i].given = &given
 		}
@@ -213,7 +214,7 @@ func preparePending(recs []Record, links []Link, restore bool, maxBody int) ([]p
 	}
 	for i, l := range links {
 		if err := validLink(l); err != nil {
-			bad(fmt.Sprintf("link %d (ns %q: %q -%s-> %q)", i, l.NS, l.From, l.Rel, l.To), err)
+			bad(fmt.Sprintf("link %d (ns %q: %q -%s-> %q)", i, l.NS, l.From, l.Rel, l.To), l.NS, err)
 		}
 	}
 	if len(errs) > 0 {
@@ -325,7 +326,7 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string
 	}
 	keep = keep || restored != nil && old == nil
 	if keep && p.given.Version != 0 && p.given.Version <= prevVersion {
-		return res, fmt.Errorf("%w: version %d of record %q comes after version %d: a record's versions must increase, oldest first",
+		return res, valuef(r.ID, "%w: version %d of record %q comes after version %d: a record's versions must increase, oldest first",
 			ErrInvalid, p.given.Version, r.ID, prevVersion)
 	}
 	if old != nil {
@@ -388,7 +389,7 @@ func (s *Store) retire(tx kvTx, prev *Record, body []byte) error {
 	if body != nil {
 		var err error
 		if prev.Body, err = decodeBody(body); err != nil {
-			return fmt.Errorf("record %q in namespace %q: %w", prev.ID, prev.NS, err)
+			return valuef(prev.ID, "record %q in namespace %q: %w", prev.ID, prev.NS, err)
 		}
 	}
 	if err := withVector(tx, prev, prev.hasVector); err != nil {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -197,7 +196,7 @@ func eachHeadTx(tx kvTx, ns string, ids []string, fn func(id string, v []byte) e
 	for _, id := range ids {
 		v := heads.Get(key(ns, id))
 		if v == nil {
-			return fmt.Errorf("%w: secondary key names record %q of namespace %q, which has no head (run lore check)", ErrCorrupt, id, ns)
+			return valuef(id, "%w: secondary key names record %q of namespace %q, which has no head (run lore check)", ErrCorrupt, id, ns)
 		}
 		if err := fn(id, v); err != nil {
 			return err

@@ -110,11 +110,11 @@ func Open(path string, opts *Options) (*Store, error) {
 	_, err = os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && o.ReadOnly:
-		return nil, fmt.Errorf("open store %q read-only: the file does not exist: %w", path, ErrNotFound)
+		return nil, valuef(path, "open store %q read-only: the file does not exist: %w", path, ErrNotFound)
 	case errors.Is(err, fs.ErrNotExist):
 		// A new store: bbolt creates and initialises the file.
 	case err != nil:
-		return nil, fmt.Errorf("open store %q: %w", path, err)
+		return nil, valuef(path, "open store %q: %w", path, err)
 	default:
 		// An existing file is never re-initialised, and never trusted
 		// before its meta pages and size are checked.
@@ -133,11 +133,11 @@ func Open(path string, opts *Options) (*Store, error) {
 	case errors.As(err, &damage):
 		return nil, err
 	case errors.Is(err, berrors.ErrTimeout):
-		return nil, fmt.Errorf("open store %q: another process holds it (%s): %w", path, waited(o.LockTimeout), ErrLocked)
+		return nil, valuef(path, "open store %q: another process holds it (%s): %w", path, waited(o.LockTimeout), ErrLocked)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
-		return nil, fmt.Errorf("open store %q: not a bbolt file or damaged (%v): %w", path, err, ErrCorrupt)
+		return nil, valuef(path, "open store %q: not a bbolt file or damaged (%v): %w", path, err, ErrCorrupt)
 	case err != nil:
-		return nil, fmt.Errorf("open store %q: %w", path, err)
+		return nil, valuef(path, "open store %q: %w", path, err)
 	}
 	eng := &boltEngine{db: db, path: path, readOnly: o.ReadOnly, lockTimeout: o.LockTimeout}
 	s := &Store{eng: eng, path: path, opts: o}
@@ -147,7 +147,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	}
 	if err := s.buildIndex(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %q: %w", path, err)
+		return nil, valuef(path, "open store %q: %w", path, err)
 	}
 	return s, nil
 }
@@ -193,7 +193,7 @@ func withDefaults(opts *Options) (Options, error) {
 			return o, fmt.Errorf("%w: counter %d is nil", ErrInvalid, i)
 		}
 		if seen[c.Name()] {
-			return o, fmt.Errorf("%w: counter %q is given twice", ErrInvalid, c.Name())
+			return o, valuef(c.Name(), "%w: counter %q is given twice", ErrInvalid, c.Name())
 		}
 		seen[c.Name()] = true
 	}
@@ -223,7 +223,7 @@ func (s *Store) update(fn func(tx kvTx) error) error {
 // transaction); bbolt numbers each change inside fn and returns 0.
 func (s *Store) updateRev(fn func(tx kvTx) error) (uint64, error) {
 	if s.opts.ReadOnly {
-		return 0, fmt.Errorf("write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
+		return 0, valuef(s.path, "write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
 	return s.eng.update(fn)
 }

@@ -30,7 +30,7 @@ const DefaultMaxBodyBytes = 64 << 20
 // The error wraps ErrInvalid and quotes ns.
 func ValidNamespace(ns string) error {
 	bad := func(why string) error {
-		return fmt.Errorf("%w: namespace %q %s; want segments of [a-z0-9][a-z0-9._-]* joined by \"/\", at most %d bytes, no \"..\"",
+		return valuef(ns, "%w: namespace %q %s; want segments of [a-z0-9][a-z0-9._-]* joined by \"/\", at most %d bytes, no \"..\"",
 			ErrInvalid, ns, why, maxNamespaceBytes)
 	}
 	switch {
@@ -92,7 +92,7 @@ func Invisible(r rune) bool {
 func visibleID(what, id string) error {
 	for i, r := range id {
 		if Invisible(r) {
-			return fmt.Errorf("%w: %s %q has invisible character %U at byte %d (a bidi control, zero-width space or BOM, which makes ids that look alike differ); remove it",
+			return valuef(id, "%w: %s %q has invisible character %U at byte %d (a bidi control, zero-width space or BOM, which makes ids that look alike differ); remove it",
 				ErrInvalid, what, id, r, i)
 		}
 	}
@@ -103,7 +103,7 @@ func visibleID(what, id string) error {
 // without control characters (so 0x00 never occurs in a key part).
 func validName(what, s string, max int) error {
 	bad := func(why string) error {
-		return fmt.Errorf("%w: %s %q %s; want 1-%d bytes of printable UTF-8 without control characters",
+		return valuef(s, "%w: %s %q %s; want 1-%d bytes of printable UTF-8 without control characters",
 			ErrInvalid, what, s, why, max)
 	}
 	switch {
@@ -139,7 +139,7 @@ func validText(what, s string) error {
 		i += size
 	}
 	lo, hi := max(0, i-20), min(len(s), i+20)
-	return fmt.Errorf("%w: %s is not valid UTF-8: bad byte 0x%02x at offset %d in %q", ErrInvalid, what, s[i], i, s[lo:hi])
+	return valuef(s[lo:hi], "%w: %s is not valid UTF-8: bad byte 0x%02x at offset %d in %q", ErrInvalid, what, s[i], i, s[lo:hi])
 }
 
 // ValidKind checks a kind by the rule Put applies: 1-128 bytes of
@@ -198,10 +198,10 @@ func validRecord(r *Record, maxBody int) error {
 		if k == "" {
 			errs = append(errs, fmt.Errorf("%w: meta has an empty key", ErrInvalid))
 		} else if err := validText(fmt.Sprintf("meta key %q", k), k); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &valueError{value: k, err: err}) // the message quotes k first
 		}
 		if err := validText(fmt.Sprintf("meta[%q]", k), v); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &valueError{value: k, err: err})
 		}
 	}
 	return sortedJoin(errs)
@@ -224,11 +224,11 @@ func validNames(id, what string, names []string) []error {
 	var errs []error
 	for _, a := range names {
 		if a == "" {
-			errs = append(errs, fmt.Errorf("%w: record %q has an empty %s: give a name, or leave it out", ErrInvalid, id, what))
+			errs = append(errs, valuef(id, "%w: record %q has an empty %s: give a name, or leave it out", ErrInvalid, id, what))
 			continue
 		}
 		if err := validName(what, a, maxNameBytes); err != nil {
-			errs = append(errs, fmt.Errorf("record %q: %w", id, err))
+			errs = append(errs, valuef(id, "record %q: %w", id, err))
 		}
 	}
 	return errs
@@ -240,7 +240,7 @@ func validLink(l Link) error {
 		return err
 	}
 	if l.ToNS != "" && l.ToNS != l.NS {
-		return fmt.Errorf("%w: link %q -%s-> %q points from namespace %q into namespace %q; links stay within one namespace",
+		return valuef(l.From, "%w: link %q -%s-> %q points from namespace %q into namespace %q; links stay within one namespace",
 			ErrInvalid, l.From, l.Rel, l.To, l.NS, l.ToNS)
 	}
 	for _, end := range [][2]string{{"link source id", l.From}, {"link target id", l.To}} {
@@ -255,7 +255,7 @@ func validLink(l Link) error {
 		return err
 	}
 	if math.IsNaN(l.Weight) || math.IsInf(l.Weight, 0) {
-		return fmt.Errorf("%w: link %q -%s-> %q has weight %v; want a finite number", ErrInvalid, l.From, l.Rel, l.To, l.Weight)
+		return valuef(l.From, "%w: link %q -%s-> %q has weight %v; want a finite number", ErrInvalid, l.From, l.Rel, l.To, l.Weight)
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ func encodeVector(v []float32) []byte {
 
 func decodeVector(ns, id string, b []byte) ([]float32, error) {
 	if len(b) < 5 || b[0] != formatV1 || (len(b)-1)%4 != 0 {
-		return nil, fmt.Errorf("record %q in namespace %q: %w: vector value of %d bytes, want format byte %d and 4 bytes a dimension", id, ns, ErrCorrupt, len(b), formatV1)
+		return nil, valuef(id, "record %q in namespace %q: %w: vector value of %d bytes, want format byte %d and 4 bytes a dimension", id, ns, ErrCorrupt, len(b), formatV1)
 	}
 	v := make([]float32, (len(b)-1)/4)
 	for i := range v {
@@ -101,7 +101,7 @@ func withVector(tx kvTx, r *Record, flagged bool) error {
 		return err
 	}
 	if v == nil {
-		return fmt.Errorf("record %q in namespace %q: %w: its head says it has a vector, but none is stored", r.ID, r.NS, ErrCorrupt)
+		return valuef(r.ID, "record %q in namespace %q: %w: its head says it has a vector, but none is stored", r.ID, r.NS, ErrCorrupt)
 	}
 	r.Vector = v
 	return nil
@@ -122,7 +122,7 @@ func readVecDim(tx kvTx, ns string) (vecDim, error) {
 	d.format("vector dimension")
 	vd := vecDim{dim: d.uvarint("dimension"), count: d.uvarint("vector count")}
 	if err := d.end("vector dimension"); err != nil {
-		return vecDim{}, fmt.Errorf("namespace %q: %w", ns, err)
+		return vecDim{}, valuef(ns, "namespace %q: %w", ns, err)
 	}
 	return vd, nil
 }
@@ -166,7 +166,7 @@ func putVectorTx(tx kvTx, r *Record, had bool) error {
 	// namespace's first again.
 	alone := had && vd.count == 1
 	if vd.count > 0 && !alone && vd.dim != uint64(len(r.Vector)) {
-		return fmt.Errorf("%w: record %q has a vector of %d dimensions, but the vectors of namespace %q have %d (fixed by its first vector; remove them all to change models)",
+		return valuef(r.ID, "%w: record %q has a vector of %d dimensions, but the vectors of namespace %q have %d (fixed by its first vector; remove them all to change models)",
 			ErrInvalid, r.ID, len(r.Vector), r.NS, vd.dim)
 	}
 	if !had {
