@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/packet/pack"
 	"github.com/lorekeep/lore/store"
@@ -103,15 +104,15 @@ func LoadConfig(path string) (Config, error) {
 			}
 		}
 		if (e.CertFile == "") != (e.KeyFile == "") {
-			return cfg, fmt.Errorf("%s: etcd: cert_file and key_file go together (got %q and %q): %w", path, e.CertFile, e.KeyFile, ErrConfig)
+			return cfg, badvalue.Errorf(e.CertFile, "%s: etcd: cert_file and key_file go together (got %q and %q): %w", path, e.CertFile, e.KeyFile, ErrConfig)
 		}
 		if (e.Username == "") != (e.PasswordEnv == "") {
-			return cfg, fmt.Errorf("%s: etcd: username and password_env go together (got %q and %q): %w", path, e.Username, e.PasswordEnv, ErrConfig)
+			return cfg, badvalue.Errorf(e.Username, "%s: etcd: username and password_env go together (got %q and %q): %w", path, e.Username, e.PasswordEnv, ErrConfig)
 		}
 	}
 	for name, n := range cfg.Scopes {
 		if n <= 0 {
-			return cfg, fmt.Errorf("%s: scope %q = %d: %w (must be a positive token count)", path, name, n, ErrConfig)
+			return cfg, badvalue.Errorf(name, "%s: scope %q = %d: %w (must be a positive token count)", path, name, n, ErrConfig)
 		}
 	}
 	return cfg.withDefaults(), nil

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/vector"
 )
@@ -182,7 +183,7 @@ func (f *fused) search(ctx context.Context, q index.Query) ([]index.Hit, error) 
 		return nil, werr
 	}
 	if verr != nil {
-		return nil, fmt.Errorf("search ns %q by vector: %w", q.NS, verr)
+		return nil, badvalue.Errorf(q.NS, "search ns %q by vector: %w", q.NS, verr)
 	}
 	return fuse(q.NS, whits, vhits, words, vectors, k), nil
 }

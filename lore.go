@@ -12,6 +12,7 @@ import (
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -124,9 +125,9 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	fi, err := os.Stat(dir)
 	switch {
 	case err == nil && !fi.IsDir():
-		return nil, fmt.Errorf("open store %q: that is a file, not a store folder (a store is the folder that holds %s, made by `lore init`): %w", dir, BoltFile, ErrNoStore)
+		return nil, badvalue.Errorf(dir, "open store %q: that is a file, not a store folder (a store is the folder that holds %s, made by `lore init`): %w", dir, BoltFile, ErrNoStore)
 	case err != nil:
-		return nil, fmt.Errorf("open store %q: no such directory (run `lore init` or pass --store): %w", dir, ErrNoStore)
+		return nil, badvalue.Errorf(dir, "open store %q: no such directory (run `lore init` or pass --store): %w", dir, ErrNoStore)
 	}
 	if url := etcdURLOf(dir); url != "" {
 		o := *opts
@@ -138,7 +139,7 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 		if _, err := os.Stat(filepath.Join(dir, DirName, BoltFile)); err == nil {
 			hint = "did you mean --store " + filepath.Join(dir, DirName) + "?"
 		}
-		return nil, fmt.Errorf("open store %q: no %s in it (%s): %w", dir, BoltFile, hint, ErrNoStore)
+		return nil, badvalue.Errorf(dir, "open store %q: no %s in it (%s): %w", dir, BoltFile, hint, ErrNoStore)
 	}
 	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
 	if err != nil {

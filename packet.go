@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/packet"
 )
 
@@ -49,7 +50,7 @@ func scopeTokens(name string, scopes map[string]int) (int, error) {
 		known[strings.ToLower(k)] = scopes[k]
 	}
 	if _, ok := known[strings.ToLower(strings.TrimSpace(name))]; !ok {
-		return 0, fmt.Errorf("scope %q is not a scope name: want one of %s (or give a token count with --budget): %w",
+		return 0, badvalue.Errorf(name, "scope %q is not a scope name: want one of %s (or give a token count with --budget): %w",
 			name, strings.Join(slices.Sorted(maps.Keys(known)), ", "), budget.ErrInvalid)
 	}
 	n, err := budget.ParseBudget(name, scopes)
@@ -107,7 +108,7 @@ func (l *Lore) ResolveBudget(spec BudgetSpec) (ResolvedBudget, error) {
 		for _, m := range budget.Models() {
 			names = append(names, m.Name)
 		}
-		return out, fmt.Errorf("model %q is not in the table; known: %s: %w", spec.Model, strings.Join(names, ", "), budget.ErrInvalid)
+		return out, badvalue.Errorf(spec.Model, "model %q is not in the table; known: %s: %w", spec.Model, strings.Join(names, ", "), budget.ErrInvalid)
 	}
 	n, err := budget.Limit(given, m, spec.Reserve)
 	if err != nil {

@@ -2,12 +2,12 @@ package lore
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"strconv"
 	"time"
 
 	"github.com/lorekeep/lore/facts"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -22,11 +22,11 @@ import (
 // it, and one after names it as superseded, with the handle to fetch it.
 func (l *Lore) Supersede(ctx context.Context, r store.Record, old string) (store.PutResult, error) {
 	if old == r.ID {
-		return store.PutResult{}, fmt.Errorf("record %q cannot supersede itself: %w", old, store.ErrInvalid)
+		return store.PutResult{}, badvalue.Errorf(old, "record %q cannot supersede itself: %w", old, store.ErrInvalid)
 	}
 	prev, err := l.st.Get(r.NS, old)
 	if err != nil {
-		return store.PutResult{}, fmt.Errorf("supersedes %q: %w", old, err)
+		return store.PutResult{}, badvalue.Errorf(old, "supersedes %q: %w", old, err)
 	}
 	from := r.Meta[facts.MetaValidFrom]
 	if from == "" {

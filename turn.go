@@ -2,12 +2,12 @@ package lore
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -83,7 +83,7 @@ func lockedError(path string, waited time.Duration) error {
 	if waited >= time.Millisecond {
 		wait = "waited " + waited.String() + "; a longer --lock-timeout waits longer"
 	}
-	return fmt.Errorf("open store %q: another process holds it (%s): %w", path, wait, store.ErrLocked)
+	return badvalue.Errorf(path, "open store %q: another process holds it (%s): %w", path, wait, store.ErrLocked)
 }
 
 // waitNote is a waiting open's announcement: a shared flock on WaitFile.

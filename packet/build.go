@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/badvalue"
 )
 
 // Packet is a built Context Packet: what is in it, what was left out and
@@ -85,7 +86,7 @@ func (p *Packet) Render(format string) ([]byte, error) {
 		format = "md"
 	}
 	if !slices.Contains(validFormats, format) {
-		return nil, fmt.Errorf("%w %q: want md, xml or json", ErrFormat, format)
+		return nil, badvalue.Errorf(format, "%w %q: want md, xml or json", ErrFormat, format)
 	}
 	if format == p.Request.Format {
 		return []byte(p.rendered), nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -111,7 +112,7 @@ func (g *gatherer) listWith(opts store.ListOptions) ([]store.Record, error) {
 		o.After, o.Limit = after, 1000
 		page, next, err := g.src.List(o)
 		if err != nil {
-			return nil, fmt.Errorf("list kind %q in ns %q: %w", opts.Kind, g.req.NS, err)
+			return nil, badvalue.Errorf(opts.Kind, "list kind %q in ns %q: %w", opts.Kind, g.req.NS, err)
 		}
 		for _, h := range page {
 			if h.NS != "" && h.NS != g.req.NS {
@@ -207,7 +208,7 @@ func (g *gatherer) focus() error {
 	if len(ids) > 0 {
 		heads, err := g.src.Heads(req.NS, ids)
 		if err != nil {
-			return fmt.Errorf("read focus records in ns %q: %w", req.NS, err)
+			return badvalue.Errorf(req.NS, "read focus records in ns %q: %w", req.NS, err)
 		}
 		for _, h := range heads {
 			g.heads[h.ID] = h
@@ -216,7 +217,7 @@ func (g *gatherer) focus() error {
 	for _, id := range req.Focus {
 		h, ok := g.heads[id]
 		if !ok {
-			return fmt.Errorf("%w: focus %q is not a record of ns %q", ErrFocusNotFound, id, req.NS)
+			return badvalue.Errorf(id, "%w: focus %q is not a record of ns %q", ErrFocusNotFound, id, req.NS)
 		}
 		g.add(id, relation{match: MatchFocus, from: id, why: "focus"})
 		if h.Order > 0 && (g.pos == 0 || h.Order < g.pos) {
@@ -247,7 +248,7 @@ func (g *gatherer) focusNeighbors(f string, isFocus func(string) bool) error {
 	req := g.req
 	ns, err := g.src.Neighbors(req.NS, f, req.Hops, nil)
 	if err != nil {
-		return fmt.Errorf("neighbours of %q: %w", f, err)
+		return badvalue.Errorf(f, "neighbours of %q: %w", f, err)
 	}
 	for _, n := range ns {
 		if isFocus(n.ID) {
@@ -267,7 +268,7 @@ func (g *gatherer) focusNeighbors(f string, isFocus func(string) bool) error {
 	}
 	povs, err := g.src.Neighbors(req.NS, f, 1, []string{"pov"})
 	if err != nil {
-		return fmt.Errorf("pov links of %q: %w", f, err)
+		return badvalue.Errorf(f, "pov links of %q: %w", f, err)
 	}
 	ids := make([]string, 0, len(povs))
 	for _, n := range povs {
@@ -330,7 +331,7 @@ func (g *gatherer) inPlay(isFocus func(string) bool) error {
 		}
 		ns, err := g.src.Neighbors(g.req.NS, id, 1, nil)
 		if err != nil {
-			return fmt.Errorf("neighbours of %q: %w", id, err)
+			return badvalue.Errorf(id, "neighbours of %q: %w", id, err)
 		}
 		for _, n := range ns {
 			if isFocus(n.ID) {
@@ -398,7 +399,7 @@ func (g *gatherer) obligationHeads(kind string, by int64, all bool) ([]store.Rec
 		return true
 	})
 	if err != nil {
-		return nil, fmt.Errorf("obligations of kind %q in ns %q: %w", kind, g.req.NS, err)
+		return nil, badvalue.Errorf(kind, "obligations of kind %q in ns %q: %w", kind, g.req.NS, err)
 	}
 	if !ok {
 		return g.list(kind)
@@ -430,7 +431,7 @@ func (g *gatherer) pinnedAndRecent(isFocus func(string) bool) error {
 	if r, ok := g.src.(Recenter); ok {
 		heads, err := r.Recent(g.req.NS, g.prof.Recent+len(g.req.Focus))
 		if err != nil {
-			return fmt.Errorf("recent records of ns %q: %w", g.req.NS, err)
+			return badvalue.Errorf(g.req.NS, "recent records of ns %q: %w", g.req.NS, err)
 		}
 		recent = heads
 	} else {
@@ -487,7 +488,7 @@ func (g *gatherer) readHeads() error {
 	if len(ids) > 0 {
 		heads, err := g.src.Heads(g.req.NS, ids)
 		if err != nil {
-			return fmt.Errorf("read candidate records in ns %q: %w", g.req.NS, err)
+			return badvalue.Errorf(g.req.NS, "read candidate records in ns %q: %w", g.req.NS, err)
 		}
 		for _, h := range heads {
 			g.heads[h.ID] = h

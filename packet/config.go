@@ -368,7 +368,7 @@ func (c Config) withDefaults() Config {
 func (c Config) Validate() error {
 	c = c.withDefaults()
 	if _, ok := c.Profiles[c.DefaultProfile]; !ok {
-		return configf("default_profile %q: want one of %s", c.DefaultProfile, strings.Join(profileNames(c), ", "))
+		return configValuef(c.DefaultProfile, "default_profile %q: want one of %s", c.DefaultProfile, strings.Join(profileNames(c), ", "))
 	}
 	for _, name := range profileNames(c) {
 		if err := validateProfile(name, c.Profiles[name]); err != nil {
@@ -388,37 +388,37 @@ func (c Config) Validate() error {
 // recent count.
 func validateProfile(name string, p Profile) error {
 	if len(p.Rules) == 0 {
-		return configf("profile %q has no rules: give at least one rank rule", name)
+		return configValuef(name, "profile %q has no rules: give at least one rank rule", name)
 	}
 	if p.Excerpt < 0 || p.Excerpt > 0 && p.Excerpt < minExcerpt {
-		return configf("profile %q excerpt %d: want 0 (bodies whole) or a size of at least %d tokens", name, p.Excerpt, minExcerpt)
+		return configValuef(name, "profile %q excerpt %d: want 0 (bodies whole) or a size of at least %d tokens", name, p.Excerpt, minExcerpt)
 	}
 	if p.NoteShare < -1 || p.NoteShare > 100 {
-		return configf("profile %q note_share %d: want a percentage from 1 to 100, -1 for none listed, or 0 for the packet's note_share", name, p.NoteShare)
+		return configValuef(name, "profile %q note_share %d: want a percentage from 1 to 100, -1 for none listed, or 0 for the packet's note_share", name, p.NoteShare)
 	}
 	for i, r := range p.Rules {
 		if r.Rank < 1 {
-			return configf("profile %q rule %d: rank %d: want 1 or more", name, i+1, r.Rank)
+			return configValuef(name, "profile %q rule %d: rank %d: want 1 or more", name, i+1, r.Rank)
 		}
 		if !slices.Contains(validMatches, r.Match) {
-			return configf("profile %q rule %d: match %q: want one of %s", name, i+1, r.Match, strings.Join(validMatches, ", "))
+			return configValuef(name, "profile %q rule %d: match %q: want one of %s", name, i+1, r.Match, strings.Join(validMatches, ", "))
 		}
 		for _, w := range splitWhen(r.When) {
 			if !slices.Contains(validConditions, w) {
-				return configf("profile %q rule %d: when %q: want %s, joined by |", name, i+1, r.When, strings.Join(validConditions, ", "))
+				return configValuef(name, "profile %q rule %d: when %q: want %s, joined by |", name, i+1, r.When, strings.Join(validConditions, ", "))
 			}
 		}
 		if r.Pull && len(r.Kinds) == 0 {
-			return configf("profile %q rule %d: pull needs kinds: list the kinds to pull", name, i+1)
+			return configValuef(name, "profile %q rule %d: pull needs kinds: list the kinds to pull", name, i+1)
 		}
 	}
 	for _, pr := range p.Protected {
 		if pr < 1 {
-			return configf("profile %q: protected rank %d: want 1 or more", name, pr)
+			return configValuef(name, "profile %q: protected rank %d: want 1 or more", name, pr)
 		}
 	}
 	if p.Recent < 0 {
-		return configf("profile %q: recent %d: want 0 or more", name, p.Recent)
+		return configValuef(name, "profile %q: recent %d: want 0 or more", name, p.Recent)
 	}
 	return nil
 }
@@ -432,10 +432,10 @@ func (c Config) validateUnfocused(name string) error {
 	}
 	target, ok := c.Profiles[u]
 	if !ok {
-		return configf("profile %q unfocused %q: want one of %s", name, u, strings.Join(profileNames(c), ", "))
+		return configValuef(name, "profile %q unfocused %q: want one of %s", name, u, strings.Join(profileNames(c), ", "))
 	}
 	if target.Unfocused != "" {
-		return configf("profile %q unfocused %q: that profile names an unfocused profile of its own (%q); name one that ranks its requests itself", name, u, target.Unfocused)
+		return configValuef(name, "profile %q unfocused %q: that profile names an unfocused profile of its own (%q); name one that ranks its requests itself", name, u, target.Unfocused)
 	}
 	return nil
 }
@@ -447,23 +447,23 @@ func (c Config) validateScopes() error {
 		switch a := c.Overflow[kind]; a {
 		case budget.Drop, budget.Truncate, budget.Fail, "":
 		default:
-			return configf("overflow action %q for kind %q: want drop, truncate or fail", a, kind)
+			return configValuef(string(a), "overflow action %q for kind %q: want drop, truncate or fail", a, kind)
 		}
 	}
 	for _, name := range sortedKeys(c.Scopes) {
 		if numericScope(name) {
-			return configf("scope name %q reads as a budget number: name scopes with a word, like %q", name, "act")
+			return configValuef(name, "scope name %q reads as a budget number: name scopes with a word, like %q", name, "act")
 		}
 		if n := c.Scopes[name]; n <= 0 || n > budget.MaxBudget {
-			return configf("scope %q budget %d: want 1 to %d tokens", name, n, budget.MaxBudget)
+			return configValuef(name, "scope %q budget %d: want 1 to %d tokens", name, n, budget.MaxBudget)
 		}
 	}
 	for _, name := range sortedKeys(c.ObligationHorizon) {
 		if strings.TrimSpace(name) == "" {
-			return configf("obligation_horizon: scope name %q is empty: name a scope, like %q", name, "scene")
+			return configValuef(name, "obligation_horizon: scope name %q is empty: name a scope, like %q", name, "scene")
 		}
 		if h := c.ObligationHorizon[name]; h < -1 {
-			return configf("obligation_horizon for scope %q: %d: want 0 or more story positions, or -1 for no limit", name, h)
+			return configValuef(name, "obligation_horizon for scope %q: %d: want 0 or more story positions, or -1 for no limit", name, h)
 		}
 	}
 	return nil

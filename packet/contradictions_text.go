@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore/facts"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -47,7 +48,7 @@ func (g *gatherer) flagTextContradictions(cands []*candidate) error {
 	}
 	bodies, err := g.src.Bodies(g.req.NS, slices.Sorted(slices.Values(ids)))
 	if err != nil {
-		return fmt.Errorf("read bodies in ns %q: %w", g.req.NS, err)
+		return badvalue.Errorf(g.req.NS, "read bodies in ns %q: %w", g.req.NS, err)
 	}
 	recs := make([]store.Record, 0, len(ids))
 	for _, id := range ids {

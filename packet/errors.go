@@ -7,10 +7,14 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/internal/numfmt"
 )
 
-// Sentinel errors of the packet package; test them with errors.Is.
+// Sentinel errors of the packet package; test them with errors.Is. An
+// error that quotes the value it is about (a namespace, an id, a profile
+// name) also gives it by a method BadValue() string: find it with
+// errors.As on an interface{ BadValue() string }.
 var (
 	// ErrInvalidRequest reports a Request value that cannot be used (and,
 	// through ErrInvalidConfig, a bad Config); the wrapping error quotes the value and says what would be
@@ -39,6 +43,12 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidRequest, fmt.Sprintf(format, args...))
 }
 
+// invalidValuef is invalidf about value, which the message quotes first:
+// the error gives it by its method BadValue (package internal/badvalue).
+func invalidValuef(value, format string, args ...any) error {
+	return badvalue.Wrap(value, invalidf(format, args...))
+}
+
 // configError is a Config validation error: its message names the
 // configuration, and it matches both ErrInvalidConfig and
 // ErrInvalidRequest.
@@ -50,6 +60,11 @@ func (e *configError) Unwrap() []error { return []error{ErrInvalidConfig, ErrInv
 // configf builds a configError.
 func configf(format string, args ...any) error {
 	return &configError{msg: fmt.Sprintf(format, args...)}
+}
+
+// configValuef is configf about value, which the message quotes first.
+func configValuef(value, format string, args ...any) error {
+	return badvalue.Wrap(value, configf(format, args...))
 }
 
 // Protected is one record the ladder may not trim, as listed by a SplitError.

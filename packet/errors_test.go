@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -18,6 +19,26 @@ func TestSplitReportCountsRecords(t *testing.T) {
 		}
 		if got := e.Report(); !strings.Contains(got, tc.want) {
 			t.Errorf("%d protected: report lacks %q:\n%s", tc.n, tc.want, got)
+		}
+	}
+}
+
+// A bad request names its value by BadValue, apart from the message
+// (cmd/lore's --json error body carries it), and still matches its
+// sentinels.
+func TestInvalidRequestNamesItsValue(t *testing.T) {
+	for _, c := range []struct {
+		req  Request
+		want string
+	}{
+		{Request{NS: "Bad NS", Budget: 1000}, "Bad NS"},
+		{Request{NS: "n", Budget: 1000, Task: "dance"}, "dance"},
+		{Request{NS: "n", Budget: 1000, Config: &Config{DefaultProfile: "nope"}}, "nope"},
+	} {
+		_, _, err := c.req.normalize()
+		var bv interface{ BadValue() string }
+		if !errors.Is(err, ErrInvalidRequest) || !errors.As(err, &bv) || bv.BadValue() != c.want {
+			t.Errorf("%+v: error %v; want ErrInvalidRequest naming %q by BadValue", c.req, err, c.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lorekeep/lore/index"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -14,7 +15,7 @@ import (
 // follow it, and along a sequence the record two after it (afterNext).
 func (g *gatherer) hits(isFocus func(string) bool) error {
 	if g.srch == nil {
-		return invalidf("query %q needs a search index, and none was given", g.req.Query)
+		return invalidValuef(g.req.Query, "query %q needs a search index, and none was given", g.req.Query)
 	}
 	hits, err := g.search()
 	if err != nil {
@@ -261,7 +262,7 @@ func (g *gatherer) neighboursOf(ids []string) (hitNeighbors, error) {
 	for _, id := range ids {
 		ns, err := g.src.Neighbors(g.req.NS, id, 1, nil)
 		if err != nil {
-			return nil, fmt.Errorf("record %q: %w", id, err)
+			return nil, badvalue.Errorf(id, "record %q: %w", id, err)
 		}
 		nbs[id] = ns
 	}
@@ -287,7 +288,7 @@ func (g *gatherer) search() ([]index.Hit, error) {
 		}
 		g.ahead = nil
 		if err != nil {
-			return nil, fmt.Errorf("search %q in ns %q: %w", g.req.Query, g.req.NS, err)
+			return nil, badvalue.Errorf(g.req.Query, "search %q in ns %q: %w", g.req.Query, g.req.NS, err)
 		}
 		limit := q.Limit
 		if len(hits) < limit || limit >= ceiling {
@@ -384,7 +385,7 @@ func (g *gatherer) readHitHeads(hits []index.Hit) error {
 	}
 	heads, err := g.src.Heads(g.req.NS, ids)
 	if err != nil {
-		return fmt.Errorf("read hit records in ns %q: %w", g.req.NS, err)
+		return badvalue.Errorf(g.req.NS, "read hit records in ns %q: %w", g.req.NS, err)
 	}
 	for _, h := range heads {
 		g.heads[h.ID] = h

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/internal/numfmt"
 	"github.com/lorekeep/lore/store"
 )
@@ -81,7 +82,7 @@ func (b *builder) countMissing() error {
 	slices.Sort(missing)
 	bodies, err := b.src.Bodies(b.req.NS, missing)
 	if err != nil {
-		return fmt.Errorf("read bodies in ns %q to count them: %w", b.req.NS, err)
+		return badvalue.Errorf(b.req.NS, "read bodies in ns %q to count them: %w", b.req.NS, err)
 	}
 	b.counted = bodies
 	setter, _ := b.src.(TokenSetter)
@@ -338,7 +339,7 @@ func (b *builder) readBodies(ids []string) (map[string]string, error) {
 	slices.Sort(need)
 	m, err := b.src.Bodies(b.req.NS, need)
 	if err != nil {
-		return nil, fmt.Errorf("read bodies in ns %q: %w", b.req.NS, err)
+		return nil, badvalue.Errorf(b.req.NS, "read bodies in ns %q: %w", b.req.NS, err)
 	}
 	for _, id := range need {
 		out[id] = m[id]

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/mention"
 	"github.com/lorekeep/lore/store"
 )
@@ -95,7 +96,7 @@ func (g *gatherer) prepareMentions(isFocus func(string) bool) *mentionScan {
 	}
 	bodies, err := g.src.Bodies(g.req.NS, append(slices.Clone(g.req.Focus), previous...))
 	if err != nil {
-		ms.err = fmt.Errorf("read focus records in ns %q: %w", g.req.NS, err)
+		ms.err = badvalue.Errorf(g.req.NS, "read focus records in ns %q: %w", g.req.NS, err)
 		return ms
 	}
 	ms.texts, ms.previous = map[string][]string{}, map[string][]string{}
@@ -142,7 +143,7 @@ func (g *gatherer) namedHeads() ([]store.Record, error) {
 	if n, ok := g.src.(Namer); ok {
 		heads, err := n.NamedHeads(g.req.NS, g.namingKinds())
 		if err != nil {
-			return nil, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
+			return nil, badvalue.Errorf(g.req.NS, "names of ns %q: %w", g.req.NS, err)
 		}
 		return g.ownNS(heads), nil
 	}
@@ -229,7 +230,7 @@ func someIDs(ids []string, sep string) string {
 func (g *gatherer) mentionsDeeper(isFocus func(string) bool, ids []string, first map[string]bool) error {
 	bodies, err := g.src.Bodies(g.req.NS, ids)
 	if err != nil {
-		return fmt.Errorf("read mentioned records in ns %q: %w", g.req.NS, err)
+		return badvalue.Errorf(g.req.NS, "read mentioned records in ns %q: %w", g.req.NS, err)
 	}
 	var all []string
 	for _, id := range ids {

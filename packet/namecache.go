@@ -1,13 +1,13 @@
 package packet
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/mention"
 	"github.com/lorekeep/lore/store"
 )
@@ -197,7 +197,7 @@ func (g *gatherer) namesFor(texts []string) (*nameSet, error) {
 	key := nameKey{v.Identity(), g.req.NS, strings.Join(kinds, "\x00")}
 	seq, err := v.LastSeq()
 	if err != nil {
-		return nil, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
+		return nil, badvalue.Errorf(g.req.NS, "names of ns %q: %w", g.req.NS, err)
 	}
 	if s := lookupNames(key, seq); s != nil {
 		nameSets.hits.Add(1)
@@ -314,7 +314,7 @@ func (g *gatherer) wordNames(words []string) (*nameSet, bool, error) {
 	}
 	heads, ok, err := wn.NamesByWord(g.req.NS, g.namingKinds(), words)
 	if err != nil {
-		return nil, false, fmt.Errorf("names of ns %q: %w", g.req.NS, err)
+		return nil, false, badvalue.Errorf(g.req.NS, "names of ns %q: %w", g.req.NS, err)
 	}
 	if !ok {
 		return nil, false, nil

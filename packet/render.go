@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/internal/numfmt"
 )
 
@@ -247,7 +248,7 @@ func ContentHash(format string, rendered []byte) (string, error) {
 		format = "md"
 	}
 	if !slices.Contains(validFormats, format) {
-		return "", fmt.Errorf("%w %q: want md, xml or json", ErrFormat, format)
+		return "", badvalue.Errorf(format, "%w %q: want md, xml or json", ErrFormat, format)
 	}
 	content, ok := withoutTotal(format, string(rendered))
 	if !ok {

@@ -146,7 +146,7 @@ func (r *Request) normalizeTarget(Config) error {
 	}
 	r.VectorDims = len(r.QueryVector)
 	if err := store.ValidNamespace(r.NS); err != nil {
-		return invalidf("namespace %q: %v", r.NS, err)
+		return invalidValuef(r.NS, "namespace %q: %v", r.NS, err)
 	}
 	if r.Budget <= 0 || r.Budget > budget.MaxBudget {
 		return invalidf("budget %d: want 1 to %d tokens (give a budget or a scope)", r.Budget, budget.MaxBudget)
@@ -154,7 +154,7 @@ func (r *Request) normalizeTarget(Config) error {
 	focus := make([]string, 0, len(r.Focus))
 	for _, id := range r.Focus {
 		if err := store.ValidID(id); err != nil {
-			return invalidf("focus id %q: %v", id, err)
+			return invalidValuef(id, "focus id %q: %v", id, err)
 		}
 		if !slices.Contains(focus, id) {
 			focus = append(focus, id)
@@ -166,7 +166,7 @@ func (r *Request) normalizeTarget(Config) error {
 	// packet stays valid UTF-8 in every format.
 	r.Query = strings.ToValidUTF8(r.Query, "\uFFFD")
 	if r.Task != "" && !slices.Contains(validTasks, r.Task) {
-		return invalidf("task %q: want one of %s", r.Task, strings.Join(validTasks, ", "))
+		return invalidValuef(r.Task, "task %q: want one of %s", r.Task, strings.Join(validTasks, ", "))
 	}
 	return nil
 }
@@ -181,7 +181,7 @@ func (r *Request) normalizeWhen(Config) error {
 				continue
 			}
 			if !slices.Contains(validWhen, part) {
-				return invalidf("condition %q: want one of %s", part, strings.Join(validWhen, ", "))
+				return invalidValuef(part, "condition %q: want one of %s", part, strings.Join(validWhen, ", "))
 			}
 			when = append(when, part)
 		}
@@ -217,7 +217,7 @@ func (r *Request) normalizeDepths(Config) error {
 			r.at = time.Now().UTC()
 		}
 	case !ok:
-		return invalidf("at %q: want a date (2026-03-01) or an RFC 3339 time (2026-03-01T09:30:00Z)", r.At)
+		return invalidValuef(r.At, "at %q: want a date (2026-03-01) or an RFC 3339 time (2026-03-01T09:30:00Z)", r.At)
 	default:
 		r.at = t
 	}
@@ -230,10 +230,10 @@ func (r *Request) normalizeProfile(cfg Config) error {
 		r.Profile = cfg.DefaultProfile
 	}
 	if _, ok := cfg.Profiles[r.Profile]; !ok && r.Profile == "files" {
-		return invalidf("profile %q packs a directory, not a store: use lore pack DIR (pack.Dir)", r.Profile)
+		return invalidValuef(r.Profile, "profile %q packs a directory, not a store: use lore pack DIR (pack.Dir)", r.Profile)
 	}
 	if _, ok := cfg.Profiles[r.Profile]; !ok {
-		return invalidf("profile %q: want one of %s", r.Profile, strings.Join(profileNames(cfg), ", "))
+		return invalidValuef(r.Profile, "profile %q: want one of %s", r.Profile, strings.Join(profileNames(cfg), ", "))
 	}
 	r.ranking = r.Profile
 	if u := cfg.Profiles[r.Profile].Unfocused; u != "" && len(r.Focus) == 0 {
@@ -251,10 +251,10 @@ func (r *Request) normalizeOutput(Config) error {
 		r.Format = "md"
 	}
 	if !slices.Contains(validFormats, r.Format) {
-		return invalidf("format %q: want one of %s", r.Format, strings.Join(validFormats, ", "))
+		return invalidValuef(r.Format, "format %q: want one of %s", r.Format, strings.Join(validFormats, ", "))
 	}
 	if r.Counter != nil && r.Encoding != "" && r.Counter.Name() != r.Encoding {
-		return invalidf("encoding %q but counter %q: give one or make them agree", r.Encoding, r.Counter.Name())
+		return invalidValuef(r.Encoding, "encoding %q but counter %q: give one or make them agree", r.Encoding, r.Counter.Name())
 	}
 	if r.Encoding == "" {
 		if r.Counter != nil {
@@ -266,7 +266,7 @@ func (r *Request) normalizeOutput(Config) error {
 	if r.Counter == nil {
 		c, err := budget.NewCounter(r.Encoding)
 		if err != nil {
-			return invalidf("encoding %q: %v", r.Encoding, err)
+			return invalidValuef(r.Encoding, "encoding %q: %v", r.Encoding, err)
 		}
 		r.Counter = c
 	}

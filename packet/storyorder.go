@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -99,7 +100,7 @@ func (g *gatherer) nearestSeek(kinds []string, back, ahead int64) (before, after
 				return found == nil
 			})
 			if err != nil {
-				return nil, nil, false, fmt.Errorf("records of kind %q in story order in ns %q: %w", kind, g.req.NS, err)
+				return nil, nil, false, badvalue.Errorf(kind, "records of kind %q in story order in ns %q: %w", kind, g.req.NS, err)
 			}
 			if !ok {
 				return nil, nil, false, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore/facts"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -75,7 +76,7 @@ func (g *gatherer) dropHiddenBridges() error {
 func (g *gatherer) secondHops(focus string) (map[string]relation, error) {
 	first, err := g.src.Neighbors(g.req.NS, focus, 1, nil)
 	if err != nil {
-		return nil, fmt.Errorf("neighbours of %q: %w", focus, err)
+		return nil, badvalue.Errorf(focus, "neighbours of %q: %w", focus, err)
 	}
 	ids := make([]string, 0, len(first))
 	for _, n := range first {
@@ -93,7 +94,7 @@ func (g *gatherer) secondHops(focus string) (map[string]relation, error) {
 		}
 		next, err := g.src.Neighbors(g.req.NS, mid, 1, nil)
 		if err != nil {
-			return nil, fmt.Errorf("neighbours of %q: %w", mid, err)
+			return nil, badvalue.Errorf(mid, "neighbours of %q: %w", mid, err)
 		}
 		for _, n := range next {
 			if _, ok := out[n.ID]; ok || n.ID == focus {

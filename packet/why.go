@@ -103,7 +103,7 @@ func WhyUpTo(ctx context.Context, src Source, srch Searcher, req Request, id str
 		return nil, invalidf("no source: give the store to read from")
 	}
 	if err := store.ValidID(id); err != nil {
-		return nil, invalidf("record id %q: %v", id, err)
+		return nil, invalidValuef(id, "record id %q: %v", id, err)
 	}
 	req, cfg, err := req.normalize()
 	if err != nil {

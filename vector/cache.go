@@ -1,10 +1,10 @@
 package vector
 
 import (
-	"fmt"
 	"os"
 	"sync"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -110,7 +110,7 @@ func (c *Cache) current(st StoreRef, ns string) (*cached, error) {
 		if err := refresh(st.Src, ns, e, last); err != nil {
 			e.set = nil // read it whole next time
 			e.mu.Unlock()
-			return nil, fmt.Errorf("vectors of namespace %q: %w", ns, err)
+			return nil, badvalue.Errorf(ns, "vectors of namespace %q: %w", ns, err)
 		}
 	}
 	e.mu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -73,7 +74,7 @@ func (s *Set) put(e store.VectorEntry) error {
 		s.dim = len(e.Vector)
 	}
 	if len(e.Vector) != s.dim {
-		return fmt.Errorf("record %q: vector of %d dimensions in a namespace of %d", e.ID, len(e.Vector), s.dim)
+		return badvalue.Errorf(e.ID, "record %q: vector of %d dimensions in a namespace of %d", e.ID, len(e.Vector), s.dim)
 	}
 	unit := normalized(e.Vector)
 	i, ok := s.row[e.ID]

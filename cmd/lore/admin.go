@@ -2,13 +2,13 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 	"github.com/spf13/cobra"
 )
@@ -170,7 +170,7 @@ Load it:
 			case "powershell":
 				return root.GenPowerShellCompletionWithDesc(out)
 			}
-			return usageError(c, fmt.Errorf("unknown shell %q: want bash, zsh, fish or powershell", args[0]))
+			return usageError(c, badvalue.Errorf(args[0], "unknown shell %q: want bash, zsh, fish or powershell", args[0]))
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 	"github.com/spf13/cobra"
 )
@@ -101,7 +102,7 @@ links between them, e.g. lore neighbors --hops 2 --format dot ID | dot -Tsvg.`,
 				return usageError(c, fmt.Errorf("--hops %d: must be 1 or 2", hops))
 			}
 			if !slices.Contains(graphFormats, format) {
-				return usageError(c, fmt.Errorf("--format %q: want %s", format, strings.Join(graphFormats, ", ")))
+				return usageError(c, badvalue.Errorf(format, "--format %q: want %s", format, strings.Join(graphFormats, ", ")))
 			}
 			l, err := a.open(true)
 			if err != nil {

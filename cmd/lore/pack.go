@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/packet/pack"
 	"github.com/spf13/cobra"
 )
@@ -126,12 +127,12 @@ func (a *app) packOptions(c *cobra.Command, pf *packFlags) error {
 			return usageError(c, err)
 		}
 		if n == 0 {
-			return usageError(c, fmt.Errorf("--budget %q: a pack needs at least one token (leave --budget out for no budget)", pf.budgetText))
+			return usageError(c, badvalue.Errorf(pf.budgetText, "--budget %q: a pack needs at least one token (leave --budget out for no budget)", pf.budgetText))
 		}
 		opts.Budget = n
 	}
 	if pf.report != "summary" && pf.report != "full" {
-		return usageError(c, fmt.Errorf("--report %q: want summary (the dropped files by category past %d of them) or full (every dropped file)", pf.report, pack.ReportListMax))
+		return usageError(c, badvalue.Errorf(pf.report, "--report %q: want summary (the dropped files by category past %d of them) or full (every dropped file)", pf.report, pack.ReportListMax))
 	}
 	counter, err := budget.NewCounter(pf.encoding)
 	if err != nil {
@@ -163,7 +164,7 @@ func parseCategories(kvs []string) ([]pack.Category, error) {
 	for _, kv := range kvs {
 		pat, cat, ok := strings.Cut(kv, "=")
 		if !ok || pat == "" || cat == "" {
-			return nil, fmt.Errorf("--category %q: want PATTERN=CATEGORY", kv)
+			return nil, badvalue.Errorf(kv, "--category %q: want PATTERN=CATEGORY", kv)
 		}
 		cats = append(cats, pack.Category{Pattern: pat, Category: cat})
 	}

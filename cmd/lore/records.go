@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -113,7 +114,7 @@ func parseMeta(kvs []string) (map[string]string, error) {
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--meta %q: want KEY=VALUE", kv)
+			return nil, badvalue.Errorf(kv, "--meta %q: want KEY=VALUE", kv)
 		}
 		m[k] = v
 	}

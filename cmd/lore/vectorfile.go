@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/internal/clip"
 	"github.com/lorekeep/lore/store"
 )
@@ -52,7 +53,7 @@ func readVectorFile(stdin io.Reader, path string) ([]float32, error) {
 	for i, f := range fields {
 		x, err := strconv.ParseFloat(f, 32)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%w: vector file %s: element %d is %q, not a finite float32", store.ErrInvalid, what, i, clip.String(f, 40))
+			return nil, badvalue.Errorf(clip.String(f, 40), "%w: vector file %s: element %d is %q, not a finite float32", store.ErrInvalid, what, i, clip.String(f, 40))
 		}
 		v[i] = float32(x)
 	}

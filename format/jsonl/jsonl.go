@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lorekeep/lore/format"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/internal/clip"
 	"github.com/lorekeep/lore/store"
 )
@@ -102,7 +103,7 @@ func Read(r io.Reader, name string, defaultNS string) (recs []store.Record, link
 				if first, dup := seen[key]; dup {
 					if prev := lastVersion[key]; prev == 0 || rec.Version <= prev {
 						errs = append(errs, format.InputError{File: name, Line: lineNo,
-							Err: fmt.Errorf("duplicate record %q in namespace %q: first defined on line %d (a record's earlier versions, as export --history writes them, come first, each with a higher \"version\")", rec.ID, rec.NS, first)})
+							Err: badvalue.Errorf(rec.ID, "duplicate record %q in namespace %q: first defined on line %d (a record's earlier versions, as export --history writes them, come first, each with a higher \"version\")", rec.ID, rec.NS, first)})
 						continue
 					}
 				}
@@ -141,7 +142,7 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 		return rec, nil, false, jsonLineError(err)
 	}
 	if rest := bytes.TrimSpace(line[dec.InputOffset():]); len(rest) > 0 {
-		return rec, nil, false, fmt.Errorf("malformed JSON: extra text %q after the object: one object a line", clip.String(string(rest), 40))
+		return rec, nil, false, badvalue.Errorf(clip.String(string(rest), 40), "malformed JSON: extra text %q after the object: one object a line", clip.String(string(rest), 40))
 	}
 	if l.Link != nil {
 		return parseBareLink(&l, defaultNS)
@@ -163,10 +164,10 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 		return rec, nil, false, err
 	}
 	if l.Binary && l.Body != "" {
-		return rec, nil, false, fmt.Errorf("record %q is binary and has a body: a binary record is kept without body", l.ID)
+		return rec, nil, false, badvalue.Errorf(l.ID, "record %q is binary and has a body: a binary record is kept without body", l.ID)
 	}
 	if err := store.ValidFields(l.Kind, l.Tags, l.Meta); err != nil {
-		return rec, nil, false, fmt.Errorf("record %q: %w", l.ID, err)
+		return rec, nil, false, badvalue.Errorf(l.ID, "record %q: %w", l.ID, err)
 	}
 	if err := store.ValidNames(l.ID, l.Aliases, l.Keys); err != nil {
 		return rec, nil, false, err
@@ -174,18 +175,18 @@ func parseJSONLLine(line []byte, defaultNS string) (rec store.Record, links []st
 	rec = l.Content.Record()
 	rec.NS = ns
 	if err := parseStamps(&l, &rec); err != nil {
-		return rec, nil, false, fmt.Errorf("record %q: %w", l.ID, err)
+		return rec, nil, false, badvalue.Errorf(l.ID, "record %q: %w", l.ID, err)
 	}
 	for i, el := range l.Links {
 		if el.NS != nil && *el.NS != ns {
-			return rec, nil, false, fmt.Errorf("links[%d] of %q names namespace %q: links cannot cross namespaces (the record is in %q)", i, l.ID, *el.NS, ns)
+			return rec, nil, false, badvalue.Errorf(l.ID, "links[%d] of %q names namespace %q: links cannot cross namespaces (the record is in %q)", i, l.ID, *el.NS, ns)
 		}
 		if el.ToNS != "" && el.ToNS != ns {
-			return rec, nil, false, fmt.Errorf("links[%d] of %q points into namespace %q: links cannot cross namespaces (the record is in %q)", i, l.ID, el.ToNS, ns)
+			return rec, nil, false, badvalue.Errorf(l.ID, "links[%d] of %q points into namespace %q: links cannot cross namespaces (the record is in %q)", i, l.ID, el.ToNS, ns)
 		}
 		lk := store.Link{NS: ns, From: l.ID, Rel: el.Rel, To: el.To, Weight: el.Weight, Made: el.Made}
 		if err := validLink(lk); err != nil {
-			return rec, nil, false, fmt.Errorf("links[%d] of %q: %w", i, l.ID, err)
+			return rec, nil, false, badvalue.Errorf(l.ID, "links[%d] of %q: %w", i, l.ID, err)
 		}
 		links = append(links, lk)
 	}
@@ -204,7 +205,7 @@ func parseStamps(l *jsonlLine, rec *store.Record) error {
 			continue
 		}
 		if err := json.Unmarshal(f.raw, f.t); err != nil {
-			return fmt.Errorf("field %q: %s is not a time: want RFC 3339, such as \"2026-03-01T09:30:00Z\"", f.name, clip.String(string(f.raw), 40))
+			return badvalue.Errorf(f.name, "field %q: %s is not a time: want RFC 3339, such as \"2026-03-01T09:30:00Z\"", f.name, clip.String(string(f.raw), 40))
 		}
 	}
 	if len(l.Version) > 0 && string(l.Version) != "null" {
@@ -233,7 +234,7 @@ func parseBareLink(l *jsonlLine, defaultNS string) (store.Record, []store.Link, 
 		return store.Record{}, nil, false, fmt.Errorf("link: %w", err)
 	}
 	if b.ToNS != "" && b.ToNS != lk.NS {
-		return store.Record{}, nil, false, fmt.Errorf("link from %q points from namespace %q into namespace %q: links cannot cross namespaces", b.From, lk.NS, b.ToNS)
+		return store.Record{}, nil, false, badvalue.Errorf(b.From, "link from %q points from namespace %q into namespace %q: links cannot cross namespaces", b.From, lk.NS, b.ToNS)
 	}
 	if lk.From == "" {
 		return store.Record{}, nil, false, errors.New(`link: missing "from"`)
@@ -242,7 +243,7 @@ func parseBareLink(l *jsonlLine, defaultNS string) (store.Record, []store.Link, 
 		return store.Record{}, nil, false, fmt.Errorf("link from: %w", err)
 	}
 	if err := validLink(lk); err != nil {
-		return store.Record{}, nil, false, fmt.Errorf("link from %q: %w", lk.From, err)
+		return store.Record{}, nil, false, badvalue.Errorf(lk.From, "link from %q: %w", lk.From, err)
 	}
 	return store.Record{}, []store.Link{lk}, false, nil
 }
@@ -276,7 +277,7 @@ func jsonLineError(err error) error {
 			return fmt.Errorf("malformed JSON: got a JSON %s, want an object", te.Value)
 		}
 		field := store.JSONField(te.Field)
-		return fmt.Errorf("field %q: got a JSON %s, want %s", field, te.Value, jsonTypeName(te.Type.String()))
+		return badvalue.Errorf(field, "field %q: got a JSON %s, want %s", field, te.Value, jsonTypeName(te.Type.String()))
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 	"go.yaml.in/yaml/v3"
 )
@@ -35,7 +36,7 @@ func (f *mdFile) applyFrontMatter(fm string, start int) (int, error) {
 		}
 		key := kn.Value
 		if top[key] {
-			return p.at(kn), fmt.Errorf("key %q is given twice", key)
+			return p.at(kn), badvalue.Errorf(key, "key %q is given twice", key)
 		}
 		top[key] = true
 		if isNull(vn) {
@@ -98,7 +99,7 @@ func (p *frontMatter) setMeta(k, v string, line int) error {
 		p.meta = map[string]string{}
 	}
 	if prev, dup := p.metaLine[k]; dup {
-		return fmt.Errorf("meta key %q is given twice (also on line %d)", k, prev)
+		return badvalue.Errorf(k, "meta key %q is given twice (also on line %d)", k, prev)
 	}
 	p.meta[k] = v
 	p.metaLine[k] = line
@@ -184,7 +185,7 @@ func setOrder(f *mdFile, key string, vn *yaml.Node) error {
 		return err
 	}
 	if f.rec.Order, err = strconv.ParseInt(s, 10, 64); err != nil {
-		return fmt.Errorf("order %q is not an integer: want a whole number position such as 3", s)
+		return badvalue.Errorf(s, "order %q is not an integer: want a whole number position such as 3", s)
 	}
 	return nil
 }
@@ -201,7 +202,7 @@ func setPinned(f *mdFile, key string, vn *yaml.Node) error {
 	case "false":
 		f.rec.Pinned = false
 	default:
-		return fmt.Errorf("pinned %q is not a boolean: want true or false", s)
+		return badvalue.Errorf(s, "pinned %q is not a boolean: want true or false", s)
 	}
 	return nil
 }

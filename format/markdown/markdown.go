@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lorekeep/lore/format"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/internal/clip"
 	"github.com/lorekeep/lore/store"
 )
@@ -126,7 +127,7 @@ func ReadDirWarn(fsys fs.FS, ns string) (recs []store.Record, links []store.Link
 	for _, f := range files {
 		if first, dup := byID[f.rec.ID]; dup {
 			errs = append(errs, format.InputError{File: f.path, Line: f.idLine,
-				Err: fmt.Errorf("id %q is already used by %s: ids must be unique in a namespace", f.rec.ID, first.path)})
+				Err: badvalue.Errorf(f.rec.ID, "id %q is already used by %s: ids must be unique in a namespace", f.rec.ID, first.path)})
 			continue
 		}
 		byID[f.rec.ID] = f

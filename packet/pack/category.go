@@ -1,11 +1,12 @@
 package pack
 
 import (
-	"fmt"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/lorekeep/lore/internal/badvalue"
 )
 
 // packDropOrder is the engine's total order: rank (least important first),
@@ -98,17 +99,17 @@ func packCompileCategories(cats []Category) ([]packCompiled, error) {
 	var out []packCompiled
 	for _, c := range cats {
 		if strings.TrimSpace(c.Category) == "" {
-			return nil, fmt.Errorf("pack category for pattern %q: the category name is empty: %w", c.Pattern, ErrInvalid)
+			return nil, badvalue.Errorf(c.Pattern, "pack category for pattern %q: the category name is empty: %w", c.Pattern, ErrInvalid)
 		}
 		if strings.HasPrefix(c.Pattern, "!") {
-			return nil, fmt.Errorf("pack category pattern %q: negation means nothing here; give the files the category should match: %w", c.Pattern, ErrInvalid)
+			return nil, badvalue.Errorf(c.Pattern, "pack category pattern %q: negation means nothing here; give the files the category should match: %w", c.Pattern, ErrInvalid)
 		}
 		if err := packCheckGlob(c.Pattern); err != nil {
 			return nil, err
 		}
 		pat, ok := gitignoreCompile("", c.Pattern)
 		if !ok {
-			return nil, fmt.Errorf("pack category pattern %q: not a pattern (want e.g. %q or %q): %w", c.Pattern, "docs/", "*.test.ts", ErrInvalid)
+			return nil, badvalue.Errorf(c.Pattern, "pack category pattern %q: not a pattern (want e.g. %q or %q): %w", c.Pattern, "docs/", "*.test.ts", ErrInvalid)
 		}
 		out = append(out, packCompiled{pat: pat, category: c.Category})
 	}
@@ -122,7 +123,7 @@ func packCompileCategories(cats []Category) ([]packCompiled, error) {
 func packCheckGlob(pattern string) error {
 	for _, seg := range strings.Split(strings.TrimSuffix(pattern, "/"), "/") {
 		if _, err := path.Match(seg, ""); err != nil {
-			return fmt.Errorf("pack category pattern %q: malformed glob %q (close every \"[\", escape a literal one as \"\\[\"): %w", pattern, seg, ErrInvalid)
+			return badvalue.Errorf(pattern, "pack category pattern %q: malformed glob %q (close every \"[\", escape a literal one as \"\\[\"): %w", pattern, seg, ErrInvalid)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/internal/numfmt"
 )
 
@@ -178,7 +179,7 @@ func (f *fitter) converge() (map[string]bool, bool, error) {
 			continue
 		}
 		if err != nil {
-			return nil, false, fmt.Errorf("pack %q: %w", f.p.Name, err)
+			return nil, false, badvalue.Errorf(f.p.Name, "pack %q: %w", f.p.Name, err)
 		}
 		if res.FrameOnly {
 			return nil, false, nil

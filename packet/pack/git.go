@@ -3,9 +3,10 @@ package pack
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os/exec"
 	"strings"
+
+	"github.com/lorekeep/lore/internal/badvalue"
 )
 
 // fileGitChanged returns the files under dir that differ from HEAD (staged
@@ -57,7 +58,7 @@ func fileGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, fmt.Errorf("git diff for %q (is it inside a git work tree?): git %s: %s: %w",
+		return nil, badvalue.Errorf(dir, "git diff for %q (is it inside a git work tree?): git %s: %s: %w",
 			dir, strings.Join(args, " "), msg, ErrGit)
 	}
 	return stdout.Bytes(), nil

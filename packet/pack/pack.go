@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/badvalue"
 )
 
 // Category gives every file whose path matches Pattern the category
@@ -353,7 +354,7 @@ func packFormat(f string) (string, error) {
 	case "json":
 		return "json", nil
 	}
-	return "", fmt.Errorf("pack format %q: want md, xml or json: %w", f, ErrInvalid)
+	return "", badvalue.Errorf(f, "pack format %q: want md, xml or json: %w", f, ErrInvalid)
 }
 
 // packHash hashes what the pack holds, independent of the format: each

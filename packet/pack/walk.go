@@ -3,13 +3,14 @@ package pack
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lorekeep/lore/internal/badvalue"
 )
 
 // fileEntry is one file met by the walk, packable or not.
@@ -51,18 +52,18 @@ func specialReason(t fs.FileMode) string {
 func fileWalk(ctx context.Context, root string, maxBytes int64, exclude []string) ([]fileEntry, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, fmt.Errorf("pack %q: %w", root, err)
+		return nil, badvalue.Errorf(root, "pack %q: %w", root, err)
 	}
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, fmt.Errorf("pack %q: %w", root, err)
+		return nil, badvalue.Errorf(root, "pack %q: %w", root, err)
 	}
 	fi, err := os.Stat(resolved)
 	if err != nil {
-		return nil, fmt.Errorf("pack %q: %w", root, err)
+		return nil, badvalue.Errorf(root, "pack %q: %w", root, err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("pack %q: not a directory (give the directory to pack): %w", root, ErrInvalid)
+		return nil, badvalue.Errorf(root, "pack %q: not a directory (give the directory to pack): %w", root, ErrInvalid)
 	}
 	w := fileWalker{ctx: ctx, root: resolved, maxBytes: maxBytes, exclude: fileExcludes(abs, resolved, exclude)}
 	w.ancestors()
@@ -174,7 +175,7 @@ func (w *fileWalker) dir(rel string) error {
 	}
 	entries, err := os.ReadDir(dir) // sorted by name
 	if err != nil {
-		return fmt.Errorf("pack: read directory %q: %w", dir, err)
+		return badvalue.Errorf(dir, "pack: read directory %q: %w", dir, err)
 	}
 	for _, e := range entries {
 		name := e.Name()
