@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/packet"
 )
 
@@ -107,8 +108,8 @@ type jsonError struct {
 type jsonErrorBody struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
-	// Value is the first value the message quotes, when it quotes one:
-	// the flag value, id or file that was wrong.
+	// Value is the value the error is about, which the message quotes
+	// first: the flag value, id or file that was wrong (badValue).
 	Value string `json:"value,omitempty"`
 	Usage string `json:"usage,omitempty"`
 }
@@ -120,7 +121,7 @@ func writeJSONError(w io.Writer, code int, err error) {
 	if errors.As(err, &st) && st.usage != "" && st.err != nil {
 		msg, usage = st.err.Error(), st.usage
 	}
-	body := jsonErrorBody{Code: code, Message: msg, Value: quotedValue(msg), Usage: usage}
+	body := jsonErrorBody{Code: code, Message: msg, Value: badValue(err, msg), Usage: usage}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if e := enc.Encode(jsonError{Error: body}); e != nil {
@@ -128,8 +129,19 @@ func writeJSONError(w io.Writer, code int, err error) {
 	}
 }
 
-// quotedValue is the first Go-quoted string in msg ("" if none): Lore's
-// messages quote the bad value with %q.
+// badValue is the value err is about: the one its outermost error with a
+// BadValue method names (Lore's own errors, see internal/badvalue), else
+// the first value msg quotes, for errors Lore did not make (pflag's
+// `invalid argument "x" for "--limit" flag`, say).
+func badValue(err error, msg string) string {
+	if v, ok := badvalue.Of(err); ok {
+		return v
+	}
+	return quotedValue(msg)
+}
+
+// quotedValue is the first Go-quoted string in msg ("" if none): messages
+// quote the bad value with %q.
 func quotedValue(msg string) string {
 	for i := strings.IndexByte(msg, '"'); i >= 0; {
 		if q, err := strconv.QuotedPrefix(msg[i:]); err == nil {
