@@ -292,3 +292,27 @@ func TestExcerptShownWholeWhereRoomIsLeft(t *testing.T) {
 		t.Error("no budget shows m05 whole beside m08's excerpt")
 	}
 }
+
+// The prefilter finds a stem only where a word starts, after any
+// character that is not a letter, digit or underscore, ASCII or not.
+func TestContainsAtWordStart(t *testing.T) {
+	for _, c := range []struct {
+		text, stem string
+		want       bool
+	}{
+		{"because it was late", "use", false},
+		{"because we use it", "use", true},
+		{"a re-use of it", "use", true},
+		{"“synchronized the clocks", "synchron", true},
+		{"—use it", "use", true},
+		{"my_use and misuse", "use", false},
+		{"café use", "use", true},
+		{"naïveuse", "use", false},
+		{"use", "use", true},
+		{"", "use", false},
+	} {
+		if got := containsAtWordStart(c.text, c.stem); got != c.want {
+			t.Errorf("containsAtWordStart(%q, %q) = %v, want %v", c.text, c.stem, got, c.want)
+		}
+	}
+}
