@@ -167,7 +167,8 @@ type Config struct {
 	// AfterNextShare is the percentage of a hit's score that the record
 	// two "next" links after it gets: in a conversation of two, the hit's
 	// speaker's next turn, which often says what the hit began while the
-	// reply between them asks or reacts. Default 80, measured on
+	// reply between them asks or reacts. Only a record whose meta
+	// "speaker" is the hit's gets it. Default 80, measured on
 	// question-answer data (docs/bench-history); -1 turns it off.
 	AfterNextShare int `json:"after_next_share,omitempty"`
 	// ContextShare and WindowShare raise a hit's score by the hits around

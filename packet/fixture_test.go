@@ -229,6 +229,7 @@ func fxTurns(ns, idFormat string, bodies []string, titles ...string) ([]store.Re
 		r := store.Record{NS: ns, ID: fmt.Sprintf(idFormat, i+1), Kind: "turn", Order: int64(i + 1), Body: body}
 		if len(titles) > 0 {
 			r.Title = titles[i%len(titles)]
+			r.Meta = map[string]string{"speaker": r.Title}
 		}
 		if i > 0 {
 			links = append(links, store.Link{NS: ns, From: recs[i-1].ID, Rel: "next", To: r.ID})

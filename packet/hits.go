@@ -2,6 +2,7 @@ package packet
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/internal/badvalue"
@@ -223,7 +224,55 @@ func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]af
 			}
 		}
 	}
-	return out, nil
+	return out, g.sameSpeaker(out)
+}
+
+// sameSpeaker keeps, of each hit's records two after it, those its own
+// speaker says (meta "speaker", the same on both): the share stands for
+// the hit's speaker going on, which only records that name their
+// speakers can show. Prose passages and notes have none, and there the
+// record two after a hit is no closer to it than any other; measured on
+// story passages, the share cost evidence and answers at every budget
+// (.822 -> .825 at 500 without it), while the chats, which name their
+// speakers, kept it.
+func (g *gatherer) sameSpeaker(out map[string][]afterNextRecord) error {
+	var ids []string // the heads not read yet
+	for h, recs := range out {
+		for _, id := range append([]string{h}, afterIDs(recs)...) {
+			if _, ok := g.heads[id]; !ok && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) > 0 {
+		slices.Sort(ids)
+		heads, err := g.src.Heads(g.req.NS, ids)
+		if err != nil {
+			return badvalue.Errorf(g.req.NS, "records two after the hits in ns %q: %w", g.req.NS, err)
+		}
+		for _, h := range heads {
+			g.heads[h.ID] = h
+		}
+	}
+	for h, recs := range out {
+		speaker := g.heads[h].Meta[speakerKey]
+		out[h] = slices.DeleteFunc(recs, func(a afterNextRecord) bool {
+			return speaker == "" || g.heads[a.id].Meta[speakerKey] != speaker
+		})
+	}
+	return nil
+}
+
+// speakerKey is the meta key that names who says a record (a turn of a
+// conversation).
+const speakerKey = "speaker"
+
+func afterIDs(recs []afterNextRecord) []string {
+	out := make([]string, len(recs))
+	for i, a := range recs {
+		out[i] = a.id
+	}
+	return out
 }
 
 // tieredHits lists the index hits of hits.

@@ -415,9 +415,9 @@ func TestAgentNotesGrouped(t *testing.T) {
 }
 
 // In a conversation of two, the turn two after a hit (its speaker's next
-// turn) often answers what the reply between them asked, with none of
-// the question's words: it comes in after the hit and its reply, and
-// after_next_share -1 leaves it out.
+// turn, by meta "speaker") often answers what the reply between them
+// asked, with none of the question's words: it comes in after the hit
+// and its reply, and after_next_share -1 leaves it out.
 func TestHitTwoAfter(t *testing.T) {
 	ns := "talk"
 	texts := []string{
@@ -460,5 +460,23 @@ func TestHitTwoAfter(t *testing.T) {
 	p, _ = fxBuild(t, env, req)
 	if _, ok := findEntry(p, "t3"); ok {
 		t.Errorf("after_next_share -1: t3 still in the packet: %v", entryIDs(p))
+	}
+
+	// The share stands for the hit's speaker going on: records that name
+	// no speaker (prose, notes), or a third record by someone else, get
+	// none of it.
+	for name, speakers := range map[string][]string{"no speaker": nil, "three speakers": {"Ana", "Ben", "Cy"}} {
+		recs, links := fxTurns(ns, "t%d", texts, speakers...)
+		if speakers == nil {
+			for i := range recs {
+				recs[i].Title = []string{"Ana", "Ben"}[i%2]
+			}
+		}
+		env := fxOpen(t, recs, links, true)
+		req := Request{NS: ns, Query: "What was baked for the harvest party?", Budget: 2000, Profile: "agent"}
+		p, _ := fxBuild(t, env, req)
+		if e, ok := findEntry(p, "t3"); ok && e.Why == "two after t1" {
+			t.Errorf("%s: t3 is in as two after t1, though its speaker is not t1's: %v", name, entryIDs(p))
+		}
 	}
 }
