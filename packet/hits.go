@@ -236,28 +236,34 @@ func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]af
 // (.822 -> .825 at 500 without it), while the chats, which name their
 // speakers, kept it.
 func (g *gatherer) sameSpeaker(out map[string][]afterNextRecord) error {
+	// The heads are read aside, not into g.heads: a head read there
+	// changes what later steps know of a record (its size, in
+	// shortness), and so the packet beyond this share.
+	heads := map[string]store.Record{}
 	var ids []string // the heads not read yet
 	for h, recs := range out {
 		for _, id := range append([]string{h}, afterIDs(recs)...) {
-			if _, ok := g.heads[id]; !ok && !slices.Contains(ids, id) {
+			if r, ok := g.heads[id]; ok {
+				heads[id] = r
+			} else if !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
 		}
 	}
 	if len(ids) > 0 {
 		slices.Sort(ids)
-		heads, err := g.src.Heads(g.req.NS, ids)
+		read, err := g.src.Heads(g.req.NS, ids)
 		if err != nil {
 			return badvalue.Errorf(g.req.NS, "records two after the hits in ns %q: %w", g.req.NS, err)
 		}
-		for _, h := range heads {
-			g.heads[h.ID] = h
+		for _, r := range read {
+			heads[r.ID] = r
 		}
 	}
 	for h, recs := range out {
-		speaker := g.heads[h].Meta[speakerKey]
+		speaker := heads[h].Meta[speakerKey]
 		out[h] = slices.DeleteFunc(recs, func(a afterNextRecord) bool {
-			return speaker == "" || g.heads[a.id].Meta[speakerKey] != speaker
+			return speaker == "" || heads[a.id].Meta[speakerKey] != speaker
 		})
 	}
 	return nil
