@@ -550,7 +550,7 @@ var (
 	irregularPast = pastForms(index.IrregularVerbs(), map[string]string{"did": "do", "done": "do", "beat": "beat"})
 )
 
-// pastForms is a new map of verbs' past forms and more's.
+// pastForms merges two maps of past forms to their verbs into a new one.
 func pastForms(verbs, more map[string]string) map[string]string {
 	out := make(map[string]string, len(verbs)+len(more))
 	maps.Copy(out, verbs)
