@@ -7,7 +7,8 @@
 // needs: title, summary and body analysed as English text (bleve's "en"
 // analyzer, with a tokenizer equal to its unicode one but faster on
 // ASCII, see wordTokenizer, and its filters' term for each word kept in
-// a cache, see termCache), and ns, kind
+// a cache, see termCache; from format 3 irregular verbs are filed under
+// their verb, see irregular.go), and ns, kind
 // and tags as exact keywords. Nothing is stored in the index (no field
 // values, no doc values, no _all field), so a hit is a key (ns, id) and a
 // score, and the caller reads the record from the store. Because the index
