@@ -70,10 +70,7 @@ func searchHas(t *testing.T, url, query, id string) bool {
 // packed by the next request of a server that keeps the store open.
 func TestHoldSeesOtherWrites(t *testing.T) {
 	dir := srvStore(t)
-	s, err := server.New(dir, &server.Options{Idle: time.Hour, Lease: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, dir, &server.Options{Idle: time.Hour, Lease: time.Hour})
 	url := serveHTTP(t, s)
 	for i := range 5 {
 		// A write and a read through the server: the store is held.
@@ -176,10 +173,7 @@ func seedHarbour(t *testing.T, dir string) {
 func TestHoldWriterGetsTurn(t *testing.T) {
 	dir := srvStore(t)
 	seedHarbour(t, dir)
-	s, err := server.New(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, dir, nil)
 	url := serveHTTP(t, s)
 	stop := make(chan struct{})
 	var reads atomic.Int64
@@ -238,14 +232,8 @@ func TestPutHelperProcess(t *testing.T) {
 // past its lock timeout (each would fail with ErrLocked).
 func TestHoldTwoServersAndCLI(t *testing.T) {
 	dir := srvStore(t)
-	a, err := server.New(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := server.New(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := newServer(t, dir, nil)
+	b := newServer(t, dir, nil)
 	urls := []string{serveHTTP(t, a), serveHTTP(t, b)}
 	var wg sync.WaitGroup
 	const clients, rounds = 4, 8
@@ -287,10 +275,7 @@ func TestHoldTwoServersAndCLI(t *testing.T) {
 // where before Close it found the store held.
 func TestHoldCloseReleases(t *testing.T) {
 	dir := srvStore(t)
-	s, err := server.New(dir, &server.Options{Idle: time.Hour, Lease: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, dir, &server.Options{Idle: time.Hour, Lease: time.Hour})
 	url := serveHTTP(t, s)
 	if status, body := do(t, "POST", url+"/v1/records", "", map[string]any{"id": "x", "body": "held"}); status != 200 {
 		t.Fatalf("put: %d %s", status, body)
@@ -347,10 +332,7 @@ func TestHoldMCPSeesOtherWrites(t *testing.T) {
 func TestHoldLeaseLetsUnannouncedIn(t *testing.T) {
 	dir := srvStore(t)
 	seedHarbour(t, dir)
-	s, err := server.New(dir, &server.Options{Lease: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, dir, &server.Options{Lease: 100 * time.Millisecond})
 	url := serveHTTP(t, s)
 	stop := make(chan struct{})
 	var reads atomic.Int64

@@ -31,10 +31,7 @@ import (
 // httpServer serves dir with opts through httptest and returns its URL.
 func httpServer(t *testing.T, dir string, opts *server.Options) string {
 	t.Helper()
-	s, err := server.New(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, dir, opts)
 	return httpServerOf(t, s)
 }
 
@@ -307,10 +304,7 @@ func TestHTTPPageAndList(t *testing.T) {
 
 func TestHTTPBindNeedsToken(t *testing.T) {
 	dir := srvStore(t)
-	s, err := server.New(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, dir, nil)
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
 		err := s.ListenHTTP(context.Background(), addr, nil)
 		if !errors.Is(err, server.ErrNeedToken) || !strings.Contains(err.Error(), addr) {
@@ -329,10 +323,7 @@ func TestHTTPBindNeedsToken(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("loopback listen: %v", err)
 	}
-	s2, err := server.New(dir, &server.Options{Token: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := newServer(t, dir, &server.Options{Token: "t"})
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	go func() { done <- s2.ListenHTTP(ctx2, "0.0.0.0:0", func(net.Addr) { cancel2() }) }()
 	if err := <-done; err != nil {
@@ -400,10 +391,7 @@ func TestHTTPNamespaceScope(t *testing.T) {
 // every write that was acknowledged must be in the store afterwards.
 func TestHTTPGracefulShutdown(t *testing.T) {
 	dir := srvStore(t)
-	s, err := server.New(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, dir, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	addrc := make(chan net.Addr, 1)

@@ -25,10 +25,7 @@ func limitedServer(t *testing.T, opts *server.Options) string {
 	if err := lore.Init(dir); err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, dir, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,24 @@ func srvStore(t *testing.T) string {
 	return dir
 }
 
+// newServer makes a server of dir that is closed when the test ends,
+// before the test's temporary folder is removed: a server keeps the store
+// open between requests, and a store still open (its index writing) when
+// the folder goes leaves the folder not empty. Close is safe to call again.
+func newServer(t *testing.T, dir string, opts *server.Options) *server.Server {
+	t.Helper()
+	s, err := server.New(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close the server: %v", err)
+		}
+	})
+	return s
+}
+
 // srvCheck opens the store and fails the test on any problem `lore check`
 // would report.
 func srvCheck(t *testing.T, dir string) {
@@ -51,10 +69,7 @@ func srvCheck(t *testing.T, dir string) {
 // a connected client session.
 func mcpClient(t *testing.T, dir string, opts *server.Options) *mcp.ClientSession {
 	t.Helper()
-	s, err := server.New(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, dir, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.MCP().Connect(ctx, st, nil)

@@ -98,10 +98,7 @@ func TestMCPMemoryFaithfulValues(t *testing.T) {
 // The knowledge-graph resource reads as read_graph, and a subscriber
 // hears of every write.
 func TestMCPMemoryResource(t *testing.T) {
-	s, err := server.New(srvStore(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, srvStore(t), nil)
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.MCP().Connect(ctx, st, nil)
@@ -142,10 +139,7 @@ func TestMCPMemoryResource(t *testing.T) {
 
 // A bad frame gets a JSON-RPC error and the server goes on serving.
 func TestMCPBadFrames(t *testing.T) {
-	s, err := server.New(srvStore(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, srvStore(t), nil)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
@@ -182,10 +176,7 @@ func TestMCPBadFrames(t *testing.T) {
 // `printf ... | lore serve --mcp` does) gets every reply, and then the
 // server ends by itself.
 func TestMCPAnswersEverythingBeforeEOF(t *testing.T) {
-	s, err := server.New(srvStore(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, srvStore(t), nil)
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_graph","arguments":{}}}
