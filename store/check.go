@@ -49,7 +49,22 @@ func (s *Store) Check() (probs []Problem, err error) {
 	return probs, err
 }
 
-func (s *Store) check() ([]Problem, error) { return s.eng.check(s.opts.Counters) }
+// check runs bbolt's page check and the kv layer's checks on bbolt
+// (boltEngine.check), and the kv layer's on one snapshot of any other
+// engine, which keeps its own pages.
+func (s *Store) check() ([]Problem, error) {
+	if b, ok := s.eng.(*boltEngine); ok {
+		return b.check(s.opts.Counters)
+	}
+	var probs []Problem
+	err := s.eng.View(func(tx KVTx) error {
+		c := checker{tx: tx, counters: s.opts.Counters}
+		c.all()
+		probs = c.problems
+		return nil
+	})
+	return probs, err
+}
 
 // all runs every check of the kv layer and sorts what it found.
 func (c *checker) all() {
@@ -66,7 +81,7 @@ func (c *checker) all() {
 }
 
 type checker struct {
-	tx       kvTx
+	tx       KVTx
 	counters []Counter
 	problems []Problem
 	digest   byte // of every byte touchAll read
@@ -319,13 +334,11 @@ func (c *checker) links() {
 }
 
 func (c *checker) changes() {
-	if et, ok := c.tx.(*etcdTx); ok {
-		// etcd keeps the log as the log key's history; its newest value
-		// must decode. Gaps are normal (revisions are shared).
-		if et.logRev != 0 {
-			if _, err := decodeLog(uint64(et.logRev), et.logValue); err != nil {
-				c.add("", "", "change log at revision %d does not decode: %v", et.logRev, err)
-			}
+	if cl, ok := c.tx.(ChangeLogTx); ok {
+		// The engine keeps the log (etcd: the log key's history, whose
+		// gaps are normal, revisions being shared): it checks it.
+		if err := cl.CheckLog(); err != nil {
+			c.add("", "", "%v", err)
 		}
 		return
 	}
@@ -354,4 +367,4 @@ func (c *checker) changes() {
 // Backup writes a consistent copy of the whole bbolt file to w, while
 // other goroutines keep reading and writing. It returns the bytes written.
 // An etcd store refuses: the cluster's own snapshot backs it up.
-func (s *Store) Backup(w io.Writer) (int64, error) { return s.eng.backup(w) }
+func (s *Store) Backup(w io.Writer) (int64, error) { return s.eng.Backup(w) }

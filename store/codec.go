@@ -467,6 +467,15 @@ func decodeVersion(ns, id string, b []byte) (Record, error) {
 // opCodes maps operations to their byte in the change log.
 var opCodes = map[Op]byte{OpPut: 1, OpDelete: 2, OpLink: 3, OpUnlink: 4}
 
+// EncodeChange and DecodeChange are the bytes of a change-log entry, for
+// an engine that keeps the log itself (ChangeLogTx): DecodeChange reads
+// what EncodeChange wrote back as the change with sequence number seq,
+// and refuses other bytes with ErrCorrupt. c.Seq is not written.
+func EncodeChange(c Change) []byte { return encodeChange(c.Op, c.NS, c.ID) }
+
+// DecodeChange: see EncodeChange.
+func DecodeChange(seq uint64, b []byte) (Change, error) { return decodeChange(seq, b) }
+
 func encodeChange(op Op, ns, id string) []byte {
 	e := enc{b: make([]byte, 0, 4+len(ns)+len(id))}
 	e.b = append(e.b, formatV1, opCodes[op])

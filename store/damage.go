@@ -248,4 +248,4 @@ func guard(path string, fn func() error) (err error) {
 }
 
 // view runs fn in a read transaction, through guard.
-func (s *Store) view(fn func(tx kvTx) error) error { return s.eng.view(fn) }
+func (s *Store) view(fn func(tx KVTx) error) error { return s.eng.View(fn) }

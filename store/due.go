@@ -60,7 +60,7 @@ func dueKey(r *Record) []byte {
 }
 
 // dueIndexed reports whether tx's store keeps complete due keys.
-func dueIndexed(tx kvTx) bool { return idxLevel(tx) >= formatDue }
+func dueIndexed(tx KVTx) bool { return idxLevel(tx) >= formatDue }
 
 // Due calls fn on the heads of the open obligations of kind in ns that
 // are due by position by: those whose meta.due is a position at most by
@@ -79,7 +79,7 @@ func (s *Store) Due(ns, kind string, by int64, all bool, fn func(Record) bool) (
 	if err := ValidNamespace(ns); err != nil {
 		return false, err
 	}
-	err = s.view(func(tx kvTx) error {
+	err = s.view(func(tx KVTx) error {
 		if ok = dueIndexed(tx) && slices.Contains(dueKinds, kind); !ok {
 			return nil
 		}
@@ -95,10 +95,10 @@ func (s *Store) Due(ns, kind string, by int64, all bool, fn func(Record) bool) (
 
 // dueReader reads due keys in batches of heads and hands them to fn.
 type dueReader struct {
-	tx   kvTx
+	tx   KVTx
 	ns   string
 	fn   func(Record) bool
-	c    kvCursor
+	c    KVCursor
 	ids  []string
 	err  error
 	stop bool

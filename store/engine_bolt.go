@@ -20,10 +20,12 @@ type boltEngine struct {
 	lockTimeout time.Duration
 }
 
+var _ Engine = (*boltEngine)(nil)
+
 // init creates the buckets of a new store and checks the format of an
 // existing one.
 func (e *boltEngine) init() error {
-	check := func(tx kvTx) error {
+	check := func(tx KVTx) error {
 		for _, name := range allBuckets {
 			if tx.Bucket(name) == nil {
 				return valuef(e.path, "open store %q: bucket %q is missing, this is not a lore store: %w", e.path, name, ErrCorrupt)
@@ -38,7 +40,7 @@ func (e *boltEngine) init() error {
 		return nil
 	}
 	if e.readOnly {
-		return e.view(check)
+		return e.View(check)
 	}
 	return guard(e.path, func() error {
 		return e.db.Update(func(tx *bolt.Tx) error {
@@ -68,7 +70,7 @@ func (e *boltEngine) init() error {
 	})
 }
 
-func (e *boltEngine) view(fn func(kvTx) error) error {
+func (e *boltEngine) View(fn func(KVTx) error) error {
 	return e.boltView(func(tx *bolt.Tx) error { return fn(boltTx{tx: tx}) })
 }
 
@@ -77,7 +79,7 @@ func (e *boltEngine) boltView(fn func(tx *bolt.Tx) error) error {
 	return guard(e.path, func() error { return e.db.View(fn) })
 }
 
-func (e *boltEngine) update(fn func(kvTx) error) (uint64, error) {
+func (e *boltEngine) Update(fn func(KVTx) error) (uint64, error) {
 	return 0, guard(e.path, func() error {
 		return e.db.Update(func(tx *bolt.Tx) error {
 			w := idxWrites{}
@@ -89,9 +91,9 @@ func (e *boltEngine) update(fn func(kvTx) error) (uint64, error) {
 	})
 }
 
-func (e *boltEngine) changes(after uint64, limit int) ([]Change, error) {
+func (e *boltEngine) Changes(after uint64, limit int) ([]Change, error) {
 	var out []Change
-	err := e.view(func(tx kvTx) error {
+	err := e.View(func(tx KVTx) error {
 		c := tx.Bucket(bucketChanges).Cursor()
 		for k, v := c.Seek(u64(after + 1)); k != nil && (limit == 0 || len(out) < limit); k, v = c.Next() {
 			if len(k) != 8 {
@@ -108,21 +110,30 @@ func (e *boltEngine) changes(after uint64, limit int) ([]Change, error) {
 	return out, err
 }
 
-func (e *boltEngine) size(snapshot int64) (int64, error) { return snapshot, nil }
+// Size is the file's size as a read transaction sees it (Stats reads
+// it in its own).
+func (e *boltEngine) Size() (int64, error) {
+	var n int64
+	err := e.boltView(func(tx *bolt.Tx) error {
+		n = tx.Size()
+		return nil
+	})
+	return n, err
+}
 
-func (e *boltEngine) at(uint64) engine { return nil }
+func (e *boltEngine) At(uint64) Engine { return nil }
 
-func (e *boltEngine) identity() any { return e.db }
+func (e *boltEngine) Identity() any { return e.db }
 
-// notify is nil: a bbolt store's writers are all in one process tree and
+// Notify is nil: a bbolt store's writers are all in one process tree and
 // sync after each write.
-func (e *boltEngine) notify(context.Context) <-chan struct{} { return nil }
+func (e *boltEngine) Notify(context.Context) <-chan struct{} { return nil }
 
-// upgradeLimits: bbolt inserts into a node in O(its size) until commit
+// UpgradeLimits: bbolt inserts into a node in O(its size) until commit
 // splits it, so big batches go quadratic (docs/bench-history).
-func (e *boltEngine) upgradeLimits() (keys, size, heads int) { return 50_000, 1 << 30, 2_500 }
+func (e *boltEngine) UpgradeLimits() (keys, size, heads int) { return 50_000, 1 << 30, 2_500 }
 
-func (e *boltEngine) close() error { return e.db.Close() }
+func (e *boltEngine) Close() error { return e.db.Close() }
 
 // check on bbolt runs bbolt's page check in the transaction that reads
 // every bucket: a write transaction on a writable store, a read one on
@@ -167,7 +178,7 @@ func (e *boltEngine) checkHandle() (*bolt.DB, error) {
 	return db, nil
 }
 
-func (e *boltEngine) backup(w io.Writer) (int64, error) {
+func (e *boltEngine) Backup(w io.Writer) (int64, error) {
 	var n int64
 	err := e.boltView(func(tx *bolt.Tx) error {
 		var err error

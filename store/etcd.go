@@ -102,50 +102,40 @@ func IsEtcdURL(s string) bool { return strings.HasPrefix(s, "etcd://") }
 // writers, so any number of processes on any hosts may open one store.
 // opts.LockTimeout does not apply.
 func OpenEtcd(url string, opts *Options, eo *EtcdOptions) (*Store, error) {
-	o, err := withDefaults(opts)
-	if err != nil {
-		return nil, err
-	}
-	endpoints, prefix, err := ParseEtcdURL(url)
-	if err != nil {
-		return nil, err
-	}
-	var e EtcdOptions
-	if eo != nil {
-		e = *eo
-	}
-	if e.DialTimeout <= 0 {
-		e.DialTimeout = DefaultEtcdTimeout
-	}
-	if e.RequestTimeout <= 0 {
-		e.RequestTimeout = DefaultEtcdTimeout
-	}
-	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:          endpoints,
-		DialTimeout:        e.DialTimeout,
-		Username:           e.Username,
-		TLS:                e.TLS,
-		Password:           e.Password,
-		Logger:             zap.NewNop(),
-		MaxCallSendMsgSize: maxSendBytes,
+	return NewStore(url, opts, func(o Options) (Engine, error) {
+		endpoints, prefix, err := ParseEtcdURL(url)
+		if err != nil {
+			return nil, err
+		}
+		var e EtcdOptions
+		if eo != nil {
+			e = *eo
+		}
+		if e.DialTimeout <= 0 {
+			e.DialTimeout = DefaultEtcdTimeout
+		}
+		if e.RequestTimeout <= 0 {
+			e.RequestTimeout = DefaultEtcdTimeout
+		}
+		cli, err := clientv3.New(clientv3.Config{
+			Endpoints:          endpoints,
+			DialTimeout:        e.DialTimeout,
+			Username:           e.Username,
+			TLS:                e.TLS,
+			Password:           e.Password,
+			Logger:             zap.NewNop(),
+			MaxCallSendMsgSize: maxSendBytes,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("open store %s: %w", url, err)
+		}
+		eng := &etcdEngine{cli: cli, url: url, endpoints: endpoints, prefix: prefix, logKey: prefix + "log", o: e}
+		if err := eng.init(o.ReadOnly || e.MustExist); err != nil {
+			cli.Close()
+			return nil, err
+		}
+		return eng, nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", url, err)
-	}
-	eng := &etcdEngine{cli: cli, url: url, endpoints: endpoints, prefix: prefix, logKey: prefix + "log", o: e}
-	s := &Store{eng: eng, path: url, opts: o}
-	if err := eng.init(o.ReadOnly || e.MustExist); err != nil {
-		cli.Close()
-		return nil, err
-	}
-	// The upgrade runs in batches that fit the cluster's limits; one
-	// that still cannot (a limit of a few operations) leaves the store
-	// walking its heads: the keys are an optimisation, not the truth.
-	if err := s.buildIndex(); err != nil && !errors.Is(err, ErrTooLarge) {
-		cli.Close()
-		return nil, err
-	}
-	return s, nil
 }
 
 // init writes the format key of a new store, unless mustExist, and
@@ -153,7 +143,7 @@ func OpenEtcd(url string, opts *Options, eo *EtcdOptions) (*Store, error) {
 func (e *etcdEngine) init(mustExist bool) error {
 	ctx, cancel := e.ctx()
 	defer cancel()
-	k := e.prefix + string(bucketMeta) + "/" + string(keyFormat)
+	k := e.prefix + FormatBucket + "/" + FormatKey
 	resp, err := e.cli.Get(ctx, k)
 	if err != nil {
 		return e.fail("open", err)
@@ -163,13 +153,13 @@ func (e *etcdEngine) init(mustExist bool) error {
 			return fmt.Errorf("open store %s: no lore store under this prefix (no %s key; `lore init` creates one): %w", e.url, k, ErrNotFound)
 		}
 		_, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
-			Then(clientv3.OpPut(k, string([]byte{formatVersion}))).Commit()
+			Then(clientv3.OpPut(k, string(NewFormat()))).Commit()
 		if err != nil {
 			return e.fail("open", err)
 		}
 		return nil
 	}
-	if _, err := parseFormat(resp.Kvs[0].Value); err != nil {
+	if err := CheckFormat(resp.Kvs[0].Value); err != nil {
 		return fmt.Errorf("open store %s: %w", e.url, err)
 	}
 	return nil
@@ -204,46 +194,20 @@ func (e *etcdEngine) fail(what string, err error) error {
 	return fmt.Errorf("%s on etcd cluster %s: %w", what, strings.Join(e.endpoints, ","), err)
 }
 
-func (e *etcdEngine) close() error {
+func (e *etcdEngine) Close() error {
 	if e.pin != 0 {
 		return nil // a view shares its store's client
 	}
 	return e.cli.Close()
 }
 
-// At returns a read-only view of an etcd store as it was at revision rev
-// (a sequence number from LastSeq or a PutResult): every read through it
-// sees that one revision, so a packet built from many reads is consistent
-// while others write. Closing the view is harmless and keeps the store
-// open. Reads fail with ErrCompacted once etcd has compacted past rev. On
-// a bbolt store, whose writes the caller's process orders, At returns s.
-func (s *Store) At(rev uint64) *Store {
-	if rev == 0 {
-		return s
-	}
-	past := s.eng.at(rev)
-	if past == nil {
-		return s
-	}
-	o := s.opts
-	o.ReadOnly = true
-	return &Store{eng: past, path: s.path, opts: o}
-}
-
-func (e *etcdEngine) at(rev uint64) engine {
+func (e *etcdEngine) At(rev uint64) Engine {
 	past := *e
 	past.pin = int64(rev)
 	return &past
 }
 
-// Identity returns a comparable value that is the same for a store and
-// every view of it (At) in this process, and differs between stores open
-// at once: beside LastSeq, the key of work a caller shares across reads
-// (a server's packets). It holds the open engine, so a kept identity
-// never matches a store opened later.
-func (s *Store) Identity() any { return s.eng.identity() }
-
-func (e *etcdEngine) identity() any { return etcdIdentity{e.cli, e.prefix} }
+func (e *etcdEngine) Identity() any { return etcdIdentity{e.cli, e.prefix} }
 
 type etcdIdentity struct {
 	cli    *clientv3.Client
@@ -252,7 +216,7 @@ type etcdIdentity struct {
 
 // view runs fn on a snapshot: every read inside it is at the revision of
 // its first read.
-func (e *etcdEngine) view(fn func(kvTx) error) error {
+func (e *etcdEngine) View(fn func(KVTx) error) error {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	tx, err := e.begin(ctx)
@@ -286,7 +250,7 @@ const maxConflicts = 200
 // upgrade names the heads it depends on, dependOn). On a conflict fn
 // runs again on a new snapshot. It returns the write's
 // revision, which is the sequence number of its changes.
-func (e *etcdEngine) update(fn func(kvTx) error) (uint64, error) {
+func (e *etcdEngine) Update(fn func(KVTx) error) (uint64, error) {
 	readRetries := 0
 	for i := range maxConflicts {
 		rev, ok, err := e.try(fn)
@@ -312,7 +276,7 @@ func (e *etcdEngine) update(fn func(kvTx) error) (uint64, error) {
 		strings.Join(e.endpoints, ","), maxConflicts, ErrUnavailable)
 }
 
-func (e *etcdEngine) try(fn func(kvTx) error) (uint64, bool, error) {
+func (e *etcdEngine) try(fn func(KVTx) error) (uint64, bool, error) {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	tx, err := e.begin(ctx)
@@ -332,7 +296,7 @@ func (e *etcdEngine) try(fn func(kvTx) error) (uint64, bool, error) {
 		return 0, true, nil
 	}
 	var cmps []clientv3.Cmp
-	formatKey := e.prefix + string(bucketMeta) + "/" + string(keyFormat)
+	formatKey := e.prefix + FormatBucket + "/" + FormatKey
 	if len(tx.changes) > 0 {
 		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(e.logKey), "=", tx.logRev))
 		// A put decides by the store's format whether it writes the
@@ -393,28 +357,15 @@ func (e *etcdEngine) begin(ctx context.Context) (*etcdTx, error) {
 	return tx, nil
 }
 
-// check runs the kv layer's checks on one snapshot: the cluster keeps
-// its own pages.
-func (e *etcdEngine) check(counters []Counter) ([]Problem, error) {
-	var probs []Problem
-	err := e.view(func(tx kvTx) error {
-		c := checker{tx: tx, counters: counters}
-		c.all()
-		probs = c.problems
-		return nil
-	})
-	return probs, err
-}
-
-// backup refuses: the cluster's own snapshot backs an etcd store up.
-func (e *etcdEngine) backup(io.Writer) (int64, error) {
+// Backup refuses: the cluster's own snapshot backs an etcd store up.
+func (e *etcdEngine) Backup(io.Writer) (int64, error) {
 	return 0, fmt.Errorf("backup of %s: %w: an etcd store is backed up by the cluster's own snapshot (etcdctl snapshot save) or by lore export", e.url, ErrInvalid)
 }
 
-// upgradeLimits keep a batch within the cluster's limits on one
+// UpgradeLimits keep a batch within the cluster's limits on one
 // transaction (etcd's defaults where the options name none), with room
 // for the format key and the compares.
-func (e *etcdEngine) upgradeLimits() (keys, size, heads int) {
+func (e *etcdEngine) UpgradeLimits() (keys, size, heads int) {
 	keys, size = 128, 3<<19 // etcd's defaults: --max-txn-ops, --max-request-bytes
 	if e.o.MaxTxnOps > 0 {
 		keys = e.o.MaxTxnOps

@@ -12,7 +12,7 @@ import (
 // changes reads the change log after a revision: the history of the log
 // key, through a watch from after+1 up to the key's current revision.
 // Every event is one write, so a limit never splits a sequence number.
-func (e *etcdEngine) changes(after uint64, limit int) ([]Change, error) {
+func (e *etcdEngine) Changes(after uint64, limit int) ([]Change, error) {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	resp, err := e.cli.Get(ctx, e.logKey)
@@ -62,13 +62,8 @@ func (e *etcdEngine) changes(after uint64, limit int) ([]Change, error) {
 	return nil, e.fail("read change log", ctx.Err())
 }
 
-// Notify returns a channel that receives a value after each write to an
-// etcd store by any process, from now until ctx is done (values coalesce
-// while the reader is busy); it returns nil for a bbolt store, whose
-// writers are all in one process tree and sync after each write.
-func (s *Store) Notify(ctx context.Context) <-chan struct{} { return s.eng.notify(ctx) }
-
-func (e *etcdEngine) notify(ctx context.Context) <-chan struct{} {
+// Notify watches the log key: every logged write rewrites it.
+func (e *etcdEngine) Notify(ctx context.Context) <-chan struct{} {
 	out := make(chan struct{}, 1)
 	go func() {
 		defer close(out)
@@ -95,13 +90,10 @@ func (e *etcdEngine) notify(ctx context.Context) <-chan struct{} {
 	return out
 }
 
-// dbSize is the database size an etcd member reports (the first endpoint
-// that answers): the whole cluster's keys, not only this prefix's.
-// size asks the cluster: the database of every prefix, not this store's
-// alone.
-func (e *etcdEngine) size(int64) (int64, error) { return e.dbSize() }
-
-func (e *etcdEngine) dbSize() (int64, error) {
+// Size is the database size an etcd member reports (the first endpoint
+// that answers): the whole cluster's keys, every prefix's, not only this
+// store's.
+func (e *etcdEngine) Size() (int64, error) {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	type answer struct {

@@ -29,6 +29,11 @@ type etcdTx struct {
 	err     error             // the first failed read; view and update return it
 }
 
+var (
+	_ ChangeLogTx = (*etcdTx)(nil)
+	_ BatchReader = (*etcdTx)(nil)
+)
+
 type etcdWrite struct {
 	val []byte
 	del bool
@@ -41,12 +46,30 @@ func (t *etcdTx) fail(err error) {
 	}
 }
 
-func (t *etcdTx) Bucket(name []byte) kvBucket {
+func (t *etcdTx) Bucket(name []byte) KVBucket {
 	return &etcdBucket{t: t, pfx: t.e.prefix + string(name) + "/"}
 }
 
-func (t *etcdTx) appendChange(op Op, ns, id string) error {
+// AppendChange buffers one change; the commit writes the write's
+// changes as the log key's value (ops).
+func (t *etcdTx) AppendChange(op Op, ns, id string) error {
 	t.changes = append(t.changes, Change{Op: op, NS: ns, ID: id})
+	return nil
+}
+
+// LastSeq is the log key's mod revision at the snapshot: the revision of
+// the last logged write.
+func (t *etcdTx) LastSeq() uint64 { return uint64(t.logRev) }
+
+// CheckLog: the log's newest value must decode. Gaps are normal
+// (revisions are shared).
+func (t *etcdTx) CheckLog() error {
+	if t.logRev == 0 {
+		return nil
+	}
+	if _, err := decodeLog(uint64(t.logRev), t.logValue); err != nil {
+		return fmt.Errorf("change log at revision %d does not decode: %v", t.logRev, err)
+	}
 	return nil
 }
 
@@ -77,12 +100,15 @@ func (t *etcdTx) ops() ([]clientv3.Op, int) {
 	return ops, size
 }
 
+// logFormat is the first byte of the log key's value.
+const logFormat = 1
+
 // encodeLog encodes one write's changes as the log key's value: a format
-// byte, then each change as a uvarint length and encodeChange's bytes.
+// byte, then each change as a uvarint length and EncodeChange's bytes.
 func encodeLog(cs []Change) []byte {
-	b := []byte{formatV1}
+	b := []byte{logFormat}
 	for _, c := range cs {
-		e := encodeChange(c.Op, c.NS, c.ID)
+		e := EncodeChange(c)
 		b = binary.AppendUvarint(b, uint64(len(e)))
 		b = append(b, e...)
 	}
@@ -91,8 +117,8 @@ func encodeLog(cs []Change) []byte {
 
 // decodeLog decodes a log value written at revision seq.
 func decodeLog(seq uint64, b []byte) ([]Change, error) {
-	if len(b) == 0 || b[0] != formatV1 {
-		return nil, fmt.Errorf("%w: change log at revision %d: format byte %x, want %d", ErrCorrupt, seq, b[:min(1, len(b))], formatV1)
+	if len(b) == 0 || b[0] != logFormat {
+		return nil, fmt.Errorf("%w: change log at revision %d: format byte %x, want %d", ErrCorrupt, seq, b[:min(1, len(b))], logFormat)
 	}
 	b = b[1:]
 	var out []Change
@@ -101,7 +127,7 @@ func decodeLog(seq uint64, b []byte) ([]Change, error) {
 		if w <= 0 || uint64(len(b)-w) < n {
 			return nil, fmt.Errorf("%w: change log at revision %d is cut short", ErrCorrupt, seq)
 		}
-		c, err := decodeChange(seq, b[w:w+int(n)])
+		c, err := DecodeChange(seq, b[w:w+int(n)])
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +198,7 @@ func (b *etcdBucket) write(k []byte, w etcdWrite) error {
 	return nil
 }
 
-func (b *etcdBucket) Cursor() kvCursor { return &etcdCursor{b: b} }
+func (b *etcdBucket) Cursor() KVCursor { return &etcdCursor{b: b} }
 
 // etcdCursor merges the snapshot's keys, read a page at a time, with the
 // tx's buffered writes (taken when the cursor is positioned).
@@ -278,11 +304,11 @@ type cached struct {
 // default --max-txn-ops, which every cluster allows.
 const prefetchOps = 128
 
-// prefetch reads keys of one bucket ahead, many per round trip (a Txn of
+// Prefetch reads keys of one bucket ahead, many per round trip (a Txn of
 // Gets at the snapshot's revision), so the Gets that follow are served
 // from memory: a packet's Heads or a batch's puts cost a few round trips,
 // not one per record.
-func (t *etcdTx) prefetch(bucket []byte, keys [][]byte) {
+func (t *etcdTx) Prefetch(bucket []byte, keys [][]byte) {
 	pfx := t.e.prefix + string(bucket) + "/"
 	var ops []clientv3.Op
 	var names []string
@@ -321,14 +347,14 @@ func (t *etcdTx) prefetch(bucket []byte, keys [][]byte) {
 	flush()
 }
 
-// prefixKeys calls fn with every key of bucket under each of prefixes
+// PrefixKeys calls fn with every key of bucket under each of prefixes
 // (without the bucket's prefix), prefix by prefix, many prefixes per
 // round trip (a Txn of keys-only range reads at the snapshot's
 // revision): a cursor's Seek reads a page of the keys that follow, which
 // for many short runs of keys is a round trip and a page each. It
 // reports false, calling fn never, when the transaction has buffered
 // writes, which a cursor overlays and this does not.
-func (t *etcdTx) prefixKeys(bucket []byte, prefixes [][]byte, fn func(pre, k []byte)) bool {
+func (t *etcdTx) PrefixKeys(bucket []byte, prefixes [][]byte, fn func(pre, k []byte)) bool {
 	if len(t.writes) > 0 {
 		return false
 	}
@@ -352,4 +378,21 @@ func (t *etcdTx) prefixKeys(bucket []byte, prefixes [][]byte, fn func(pre, k []b
 		}
 	}
 	return true
+}
+
+// CountKeys counts the keys of bucket after after (all of them when
+// after is empty) at the snapshot's revision, in one count-only range
+// read.
+func (t *etcdTx) CountKeys(bucket, after []byte) int {
+	pfx := t.e.prefix + string(bucket) + "/"
+	from := pfx
+	if len(after) > 0 {
+		from = pfx + string(after) + "\x00"
+	}
+	resp, err := t.e.cli.Get(t.ctx, from, clientv3.WithRange(clientv3.GetPrefixRangeEnd(pfx)), clientv3.WithRev(t.rev), clientv3.WithCountOnly())
+	if err != nil {
+		t.fail(err)
+		return 0
+	}
+	return int(resp.Count)
 }

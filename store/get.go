@@ -19,7 +19,7 @@ func validKey(ns, id string) error {
 }
 
 // headTx reads the head of (ns, id); ok is false when it does not exist.
-func headTx(tx kvTx, ns, id string) (r Record, ok bool, err error) {
+func headTx(tx KVTx, ns, id string) (r Record, ok bool, err error) {
 	b := tx.Bucket(bucketHeads).Get(key(ns, id))
 	if b == nil {
 		return Record{}, false, nil
@@ -29,7 +29,7 @@ func headTx(tx kvTx, ns, id string) (r Record, ok bool, err error) {
 }
 
 // bodyTx reads the body of (ns, id); a record without body has none.
-func bodyTx(tx kvTx, ns, id string) (string, error) {
+func bodyTx(tx KVTx, ns, id string) (string, error) {
 	return bodyOf(ns, id, tx.Bucket(bucketBodies).Get(key(ns, id)))
 }
 
@@ -59,7 +59,7 @@ func (s *Store) get(ns, id string, withBody bool) (Record, error) {
 		return Record{}, err
 	}
 	var r Record
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		var ok bool
 		var err error
 		if r, ok, err = headTx(tx, ns, id); err != nil {
@@ -90,7 +90,7 @@ func (s *Store) Heads(ns string, ids []string) ([]Record, error) {
 		}
 	}
 	out := make([]Record, 0, len(ids))
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		prefetch(tx, ns, ids, bucketHeads)
 		get := getter(tx.Bucket(bucketHeads))
 		in := interner{}
@@ -124,7 +124,7 @@ func (s *Store) Bodies(ns string, ids []string) (map[string]string, error) {
 		}
 	}
 	out := make(map[string]string, len(ids))
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		prefetch(tx, ns, ids, bucketHeads, bucketBodies)
 		head, body := getter(tx.Bucket(bucketHeads)), getter(tx.Bucket(bucketBodies))
 		var k []byte
@@ -153,7 +153,7 @@ func (s *Store) GetVersion(ns, id string, version int) (Record, error) {
 		return Record{}, fmt.Errorf("%w: version %d; versions start at 1", ErrInvalid, version)
 	}
 	var r Record
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		cur, ok, err := headTx(tx, ns, id)
 		if err != nil {
 			return err
@@ -181,7 +181,7 @@ func (s *Store) GetVersion(ns, id string, version int) (Record, error) {
 }
 
 // versionsTx lists the version numbers kept in history for (ns, id).
-func versionsTx(tx kvTx, ns, id string) []uint64 {
+func versionsTx(tx KVTx, ns, id string) []uint64 {
 	pre := prefix(ns, id)
 	vs := []uint64{}
 	c := tx.Bucket(bucketHistory).Cursor()
@@ -200,7 +200,7 @@ func (s *Store) History(ns, id string) ([]Record, error) {
 		return nil, err
 	}
 	var out []Record
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		cur, ok, err := headTx(tx, ns, id)
 		if err != nil {
 			return err
@@ -236,7 +236,7 @@ func (s *Store) Delete(ns, id string, cascade bool) error {
 	if err := validKey(ns, id); err != nil {
 		return err
 	}
-	return s.update(func(tx kvTx) error {
+	return s.update(func(tx KVTx) error {
 		k := key(ns, id)
 		heads := tx.Bucket(bucketHeads)
 		v := heads.Get(k)
@@ -283,7 +283,7 @@ func (s *Store) Delete(ns, id string, cascade bool) error {
 
 // deletePrefix deletes every key of b that starts with pre. Keys are
 // collected first: deleting under a live cursor skips keys.
-func deletePrefix(b kvBucket, pre []byte) error {
+func deletePrefix(b KVBucket, pre []byte) error {
 	var keys [][]byte
 	c := b.Cursor()
 	for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {
@@ -310,7 +310,7 @@ func (s *Store) SetTokens(ns, id, counter string, tc TokenCount) error {
 	if tc.Title < 0 || tc.Body < 0 || tc.Summary < 0 {
 		return fmt.Errorf("%w: token count %+v is negative", ErrInvalid, tc)
 	}
-	return s.update(func(tx kvTx) error {
+	return s.update(func(tx KVTx) error {
 		r, ok, err := headTx(tx, ns, id)
 		if err != nil {
 			return err

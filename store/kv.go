@@ -6,40 +6,83 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// kvTx is one transaction of an engine, seen as named buckets of sorted
+// KVTx is one transaction of an engine, seen as named buckets of sorted
 // byte keys: all the store's logic (puts, versions, links, lists,
 // checks) is written once against it, and each engine (bbolt, etcd)
-// supplies it. Reads inside one kvTx see one snapshot plus the tx's own
-// writes.
-type kvTx interface {
-	Bucket(name []byte) kvBucket
+// supplies it. Reads inside one KVTx see one snapshot plus the tx's own
+// writes. It is exported for engine implementers (see Engine), as are
+// the optional interfaces a KVTx may implement besides: ChangeLogTx and
+// BatchReader.
+type KVTx interface {
+	// Bucket returns the named bucket, nil where the engine has none of
+	// that name (only bbolt, whose buckets are made; an engine whose
+	// buckets are key prefixes returns every bucket).
+	Bucket(name []byte) KVBucket
 }
 
-// kvBucket is one bucket of a kvTx. Get returns nil for a missing key.
+// KVBucket is one bucket of a KVTx. Get returns nil for a missing key.
 // An engine whose reads can fail (etcd) returns nil and keeps the error,
-// which its view or update then returns in place of fn's.
-type kvBucket interface {
+// which its View or Update then returns in place of fn's. Put and Delete
+// fail in a read transaction (ErrReadOnly).
+type KVBucket interface {
 	Get(k []byte) []byte
 	Put(k, v []byte) error
 	Delete(k []byte) error
-	Cursor() kvCursor
+	Cursor() KVCursor
 }
 
-// kvCursor walks a bucket's keys in byte order; a nil key means the end.
-type kvCursor interface {
+// KVCursor walks a bucket's keys in byte order, its tx's own writes
+// included; a nil key means the end.
+type KVCursor interface {
 	First() (k, v []byte)
 	Seek(seek []byte) (k, v []byte)
 	Next() (k, v []byte)
 }
 
-// boltTx is a bbolt transaction as a kvTx. A write transaction's
+// ChangeLogTx is a KVTx whose engine keeps the change log itself (etcd:
+// the history of one key, numbered by the revisions of its writes),
+// rather than in the store's own bucket of entries, numbered one by one
+// (bbolt).
+type ChangeLogTx interface {
+	KVTx
+	// AppendChange adds one entry to the write's change log. The engine
+	// numbers the write's entries when it commits: Engine.Update returns
+	// that sequence number, and Engine.Changes reads the entries back
+	// with it (EncodeChange and DecodeChange are an entry's bytes).
+	AppendChange(op Op, ns, id string) error
+	// LastSeq is the sequence number of the newest change the snapshot
+	// holds, 0 for an empty log.
+	LastSeq() uint64
+	// CheckLog says what is wrong with the change log as the snapshot
+	// holds it (Store.Check reports it as a problem), nil when nothing.
+	CheckLog() error
+}
+
+// BatchReader is a KVTx whose reads are round trips (etcd), which reads
+// many keys in one: the store tells it what it is about to read.
+type BatchReader interface {
+	// Prefetch reads keys of bucket ahead, many per round trip, so that
+	// the Gets that follow are served from memory.
+	Prefetch(bucket []byte, keys [][]byte)
+	// PrefixKeys calls fn with every key of bucket under each of
+	// prefixes, prefix by prefix, many prefixes per round trip. It
+	// reports false, calling fn never, where it cannot (a tx with
+	// buffered writes, which a cursor overlays and this does not); the
+	// store then walks a cursor.
+	PrefixKeys(bucket []byte, prefixes [][]byte, fn func(prefix, key []byte)) bool
+	// CountKeys is how many keys of bucket sort after after (all of
+	// them where after is empty), without reading their values.
+	CountKeys(bucket, after []byte) int
+}
+
+// boltTx is a bbolt transaction as a KVTx. A write transaction's
 // secondary key writes wait in idx until it ends (see idxWrites).
 type boltTx struct {
 	tx  *bolt.Tx
 	idx *idxWrites
 }
 
-func (t boltTx) Bucket(name []byte) kvBucket {
+func (t boltTx) Bucket(name []byte) KVBucket {
 	b := t.tx.Bucket(name)
 	if b == nil {
 		return nil
@@ -49,13 +92,13 @@ func (t boltTx) Bucket(name []byte) kvBucket {
 
 type boltBucket struct{ *bolt.Bucket }
 
-func (b boltBucket) Cursor() kvCursor { return b.Bucket.Cursor() }
+func (b boltBucket) Cursor() KVCursor { return b.Bucket.Cursor() }
 
 // getter returns b.Get for reading many keys in a row. On bbolt it seeks
 // one cursor, whose path is kept between keys, where b.Get makes a
 // cursor and grows its path anew on every call (a fifth of what reading
 // a packet's heads allocated).
-func getter(b kvBucket) func(k []byte) []byte {
+func getter(b KVBucket) func(k []byte) []byte {
 	bb, ok := b.(boltBucket)
 	if !ok {
 		return b.Get
@@ -73,19 +116,11 @@ func getter(b kvBucket) func(k []byte) []byte {
 // Size is the bbolt file's size, for Stats.
 func (t boltTx) Size() int64 { return t.tx.Size() }
 
-// txSize is the engine's size in bytes where it knows one, else 0.
-func txSize(tx kvTx) int64 {
-	if s, ok := tx.(interface{ Size() int64 }); ok {
-		return s.Size()
-	}
-	return 0
-}
-
-// prefetch tells an engine whose reads are round trips (etcd) that the
-// records ids of ns are about to be read from buckets; bbolt reads from
-// memory, and the keys are not even built for it.
-func prefetch(tx kvTx, ns string, ids []string, buckets ...[]byte) {
-	et, ok := tx.(*etcdTx)
+// prefetch tells an engine whose reads are round trips (a BatchReader)
+// that the records ids of ns are about to be read from buckets; bbolt
+// reads from memory, and the keys are not even built for it.
+func prefetch(tx KVTx, ns string, ids []string, buckets ...[]byte) {
+	br, ok := tx.(BatchReader)
 	if !ok {
 		return
 	}
@@ -94,21 +129,24 @@ func prefetch(tx kvTx, ns string, ids []string, buckets ...[]byte) {
 		ks[i] = key(ns, id)
 	}
 	for _, b := range buckets {
-		et.prefetch(b, ks)
+		br.Prefetch(b, ks)
 	}
 }
 
 // dependOn makes tx, a write, commit only if keys of bucket are as its
 // snapshot had them (unchanged, and not deleted), as if it had read them
-// with Get. On etcd it reads them, a round trip per 128, and the commit
-// compares what it read; bbolt runs one writer at a time.
-func dependOn(tx kvTx, bucket []byte, keys [][]byte) {
-	et, ok := tx.(*etcdTx)
-	if !ok {
+// with Get: it reads them with Get, which an engine that runs writers
+// side by side compares at commit (Engine.Update); on etcd, a round trip
+// per 128 keys. bbolt runs one writer at a time: there is nothing to
+// depend on.
+func dependOn(tx KVTx, bucket []byte, keys [][]byte) {
+	if _, ok := tx.(boltTx); ok {
 		return
 	}
-	et.prefetch(bucket, keys)
-	b := et.Bucket(bucket)
+	if br, ok := tx.(BatchReader); ok {
+		br.Prefetch(bucket, keys)
+	}
+	b := tx.Bucket(bucket)
 	for _, k := range keys {
 		b.Get(k)
 	}
@@ -116,8 +154,8 @@ func dependOn(tx kvTx, bucket []byte, keys [][]byte) {
 
 // prefetchPending is prefetch for the records of a put, which may span
 // namespaces.
-func prefetchPending(tx kvTx, ps []pending, buckets ...[]byte) {
-	et, ok := tx.(*etcdTx)
+func prefetchPending(tx KVTx, ps []pending, buckets ...[]byte) {
+	br, ok := tx.(BatchReader)
 	if !ok {
 		return
 	}
@@ -126,6 +164,6 @@ func prefetchPending(tx kvTx, ps []pending, buckets ...[]byte) {
 		ks[i] = key(ps[i].rec.NS, ps[i].rec.ID)
 	}
 	for _, b := range buckets {
-		et.prefetch(b, ks)
+		br.Prefetch(b, ks)
 	}
 }

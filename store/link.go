@@ -34,7 +34,7 @@ func (s *Store) Link(l Link) (changed bool, err error) {
 	if err := validLink(l); err != nil {
 		return false, err
 	}
-	err = s.update(func(tx kvTx) error {
+	err = s.update(func(tx KVTx) error {
 		changed, err = linkTx(tx, l, s.opts.Now(), false)
 		return err
 	})
@@ -68,7 +68,7 @@ func raiseLinkTime(t int64) {
 }
 
 // linkTx writes l. keepMade (a restore) keeps l.Made for a new link.
-func linkTx(tx kvTx, l Link, now time.Time, keepMade bool) (bool, error) {
+func linkTx(tx KVTx, l Link, now time.Time, keepMade bool) (bool, error) {
 	out, in := tx.Bucket(bucketOut), tx.Bucket(bucketIn)
 	ko := key(l.NS, l.From, l.Rel, l.To)
 	var made int64
@@ -103,7 +103,7 @@ func (s *Store) Unlink(ns, from, rel, to string) error {
 	if err := validLink(Link{NS: ns, From: from, Rel: rel, To: to}); err != nil {
 		return err
 	}
-	return s.update(func(tx kvTx) error {
+	return s.update(func(tx KVTx) error {
 		ok, err := unlinkTx(tx, ns, from, rel, to)
 		if err == nil && !ok {
 			err = valuef(from, "link %q -%s-> %q in namespace %q: %w", from, rel, to, ns, ErrNotFound)
@@ -112,7 +112,7 @@ func (s *Store) Unlink(ns, from, rel, to string) error {
 	})
 }
 
-func unlinkTx(tx kvTx, ns, from, rel, to string) (bool, error) {
+func unlinkTx(tx KVTx, ns, from, rel, to string) (bool, error) {
 	out := tx.Bucket(bucketOut)
 	ko := key(ns, from, rel, to)
 	if out.Get(ko) == nil {
@@ -138,7 +138,7 @@ func (s *Store) Links(ns, id string, dir Direction) ([]Link, error) {
 		return nil, fmt.Errorf("%w: direction %d; want Out, In or Both", ErrInvalid, dir)
 	}
 	var links []Link
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		var err error
 		links, err = linksTx(tx, ns, id, dir)
 		return err
@@ -146,7 +146,7 @@ func (s *Store) Links(ns, id string, dir Direction) ([]Link, error) {
 	return links, err
 }
 
-func linksTx(tx kvTx, ns, id string, dir Direction) ([]Link, error) {
+func linksTx(tx KVTx, ns, id string, dir Direction) ([]Link, error) {
 	return newLinkScan(tx).links(ns, id, dir)
 }
 
@@ -155,11 +155,11 @@ func linksTx(tx kvTx, ns, id string, dir Direction) ([]Link, error) {
 // bbolt every tx.Bucket looks its bucket up again and every Cursor is
 // new (see getter), and a packet reads the links of hundreds of hits.
 type linkScan struct {
-	out, in kvCursor
+	out, in KVCursor
 	pre     []byte
 }
 
-func newLinkScan(tx kvTx) *linkScan {
+func newLinkScan(tx KVTx) *linkScan {
 	return &linkScan{out: tx.Bucket(bucketOut).Cursor(), in: tx.Bucket(bucketIn).Cursor()}
 }
 
@@ -168,7 +168,7 @@ func (s *linkScan) links(ns, id string, dir Direction) ([]Link, error) {
 	var links []Link
 	s.pre = append(appendKey(s.pre[:0], ns, id), sep)
 	pre := s.pre
-	scan := func(c kvCursor, out bool) error {
+	scan := func(c KVCursor, out bool) error {
 		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
 			parts, err := splitKey(k[len(pre):], 2)
 			if err != nil {
@@ -223,7 +223,7 @@ func (s *Store) Neighbors(ns, id string, hops int, rels []string) ([]Neighbor, e
 	}
 	follow := relSet(rels)
 	var out []Neighbor
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		var err error
 		out, err = neighborsTx(tx, ns, id, hops, follow)
 		return err
@@ -242,7 +242,7 @@ func (s *Store) NeighborsOf(ns string, ids []string, rels []string) (map[string]
 	}
 	follow := relSet(rels)
 	out := make(map[string][]Neighbor, len(ids))
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		ls := newLinkScan(tx)
 		for _, id := range ids {
 			nbs, err := neighborsWith(ls, ns, id, 1, follow)
@@ -269,7 +269,7 @@ func relSet(rels []string) map[string]bool {
 
 // neighborsTx walks links both ways from id, up to hops steps, following
 // the relations in follow (all when empty), sorted by (hops, id).
-func neighborsTx(tx kvTx, ns, id string, hops int, follow map[string]bool) ([]Neighbor, error) {
+func neighborsTx(tx KVTx, ns, id string, hops int, follow map[string]bool) ([]Neighbor, error) {
 	return neighborsWith(newLinkScan(tx), ns, id, hops, follow)
 }
 

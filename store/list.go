@@ -42,7 +42,7 @@ func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) 
 			return nil, "", err
 		}
 	}
-	err = s.view(func(tx kvTx) error {
+	err = s.view(func(tx KVTx) error {
 		if hs, nx, ok, err := listIndexed(tx, opts); ok {
 			heads, next = hs, nx
 			return err
@@ -99,7 +99,7 @@ func (s *Store) List(opts ListOptions) (heads []Record, next string, err error) 
 // Namespaces returns every namespace that holds a record or a link, sorted.
 func (s *Store) Namespaces() ([]string, error) {
 	seen := map[string]bool{}
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		for _, name := range [][]byte{bucketHeads, bucketOut} {
 			c := tx.Bucket(name).Cursor()
 			for k, _ := c.First(); k != nil; {
@@ -127,7 +127,7 @@ func (s *Store) ForEach(ns string, fn func(Record) error) error {
 	if err != nil {
 		return err
 	}
-	return walkBatches(s, bucketHeads, pre, 256, 16<<20, func(tx kvTx, k, v []byte) (Record, int, error) {
+	return walkBatches(s, bucketHeads, pre, 256, 16<<20, func(tx KVTx, k, v []byte) (Record, int, error) {
 		parts, err := splitKey(k, 2)
 		if err != nil {
 			return Record{}, 0, err
@@ -153,7 +153,7 @@ func (s *Store) ForEachLink(ns string, fn func(Link) error) error {
 	if err != nil {
 		return err
 	}
-	return walkBatches(s, bucketOut, pre, 4096, 0, func(_ kvTx, k, v []byte) (Link, int, error) {
+	return walkBatches(s, bucketOut, pre, 4096, 0, func(_ KVTx, k, v []byte) (Link, int, error) {
 		l, err := decodeLink(k, v)
 		return l, 0, err
 	}, fn)
@@ -176,11 +176,11 @@ func nsPrefix(ns string) ([]byte, error) {
 // transaction, so fn may use the store. Each batch resumes after the last
 // key of the one before.
 func walkBatches[T any](s *Store, bucket, pre []byte, maxBatch, maxBytes int,
-	decode func(tx kvTx, k, v []byte) (T, int, error), fn func(T) error) error {
+	decode func(tx KVTx, k, v []byte) (T, int, error), fn func(T) error) error {
 	var last []byte
 	for {
 		var batch []T
-		err := s.view(func(tx kvTx) error {
+		err := s.view(func(tx KVTx) error {
 			c := tx.Bucket(bucket).Cursor()
 			var k, v []byte
 			if last == nil {
@@ -233,23 +233,23 @@ func (s *Store) Changes(after uint64, limit int) ([]Change, error) {
 	if limit < 0 {
 		return nil, fmt.Errorf("%w: limit %d is negative; want 0 (all) or more", ErrInvalid, limit)
 	}
-	return s.eng.changes(after, limit)
+	return s.eng.Changes(after, limit)
 }
 
 // LastSeq returns the sequence number of the newest change (0 for a new
 // store).
 func (s *Store) LastSeq() (uint64, error) {
 	var seq uint64
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		seq = lastSeqTx(tx)
 		return nil
 	})
 	return seq, err
 }
 
-func lastSeqTx(tx kvTx) uint64 {
-	if et, ok := tx.(*etcdTx); ok {
-		return uint64(et.logRev)
+func lastSeqTx(tx KVTx) uint64 {
+	if cl, ok := tx.(ChangeLogTx); ok {
+		return cl.LastSeq()
 	}
 	if b := tx.Bucket(bucketMeta).Get(keySeq); len(b) == 8 {
 		return binary.BigEndian.Uint64(b)
@@ -281,7 +281,7 @@ func (s *Store) Stats(ns string) (Stats, error) {
 		pre = prefix(ns)
 	}
 	st := Stats{Namespaces: map[string]int{}, Kinds: map[string]int{}}
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		c := tx.Bucket(bucketHeads).Cursor()
 		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
 			parts, err := splitKey(k, 2)
@@ -299,16 +299,18 @@ func (s *Store) Stats(ns string) (Stats, error) {
 		st.Links = countPrefix(tx.Bucket(bucketOut), pre)
 		st.Versions = countPrefix(tx.Bucket(bucketHistory), pre)
 		st.LastSeq = lastSeqTx(tx)
-		st.FileBytes = txSize(tx)
+		if bt, ok := tx.(boltTx); ok {
+			st.FileBytes = bt.Size() // the file as this snapshot sees it
+		}
 		return nil
 	})
-	if err == nil {
-		st.FileBytes, err = s.eng.size(st.FileBytes)
+	if _, ok := s.eng.(*boltEngine); !ok && err == nil {
+		st.FileBytes, err = s.eng.Size()
 	}
 	return st, err
 }
 
-func countPrefix(b kvBucket, pre []byte) int {
+func countPrefix(b KVBucket, pre []byte) int {
 	if bb, ok := b.(boltBucket); ok && len(pre) == 0 {
 		return bb.Stats().KeyN
 	}
@@ -461,7 +463,7 @@ func (s *Store) Recent(ns string, n int) ([]Record, error) {
 		return strings.Compare(a.id, b.id)
 	}
 	var out []Record
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		if hs, ok, err := recentIndexed(tx, ns, n); ok {
 			out = hs
 			return err

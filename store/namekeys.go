@@ -52,7 +52,7 @@ func nameKeys(r *Record) [][]byte {
 }
 
 // namesIndexed reports whether tx's store keeps complete name keys.
-func namesIndexed(tx kvTx) bool { return idxLevel(tx) >= formatNames }
+func namesIndexed(tx KVTx) bool { return idxLevel(tx) >= formatNames }
 
 // NamesByWord returns, sorted by id, the heads NamedHeads(ns, kinds)
 // returns that have a name all of whose words (NameWords) are
@@ -73,7 +73,7 @@ func (s *Store) NamesByWord(ns string, kinds []string, words []string) (heads []
 			return nil, false, nil
 		}
 	}
-	err = s.view(func(tx kvTx) error {
+	err = s.view(func(tx KVTx) error {
 		if ok = namesIndexed(tx); !ok {
 			return nil
 		}
@@ -96,7 +96,7 @@ func (s *Store) NamesByWord(ns string, kinds []string, words []string) (heads []
 
 // nameIDs returns, sorted and distinct, the ids of ns with a name whose
 // words are all among words.
-func nameIDs(tx kvTx, ns string, words []string) []string {
+func nameIDs(tx KVTx, ns string, words []string) []string {
 	have := make(map[string]struct{}, len(words))
 	prefixes := make([][]byte, 0, len(words))
 	for _, w := range words {
@@ -112,7 +112,7 @@ func nameIDs(tx kvTx, ns string, words []string) []string {
 			ids = append(ids, string(id))
 		}
 	}
-	if et, ok := tx.(*etcdTx); !ok || !et.prefixKeys(bucketIdx, prefixes, take) {
+	if br, ok := tx.(BatchReader); !ok || !br.PrefixKeys(bucketIdx, prefixes, take) {
 		c := tx.Bucket(bucketIdx).Cursor()
 		for _, pre := range prefixes {
 			for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {

@@ -15,7 +15,7 @@ func (s *Store) NamedHeads(ns string, kinds []string) ([]Record, error) {
 		return nil, err
 	}
 	var out []Record
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		pre := prefix(ns)
 		c := tx.Bucket(bucketHeads).Cursor()
 		// One walk finds them (a peek per head), keeping the key and

@@ -243,7 +243,7 @@ func (s *Store) countPending(ctx context.Context, ps []pending) error {
 		return nil
 	}
 	stored := make([]bool, len(ps))
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		prefetchPending(tx, ps, bucketHeads)
 		heads := tx.Bucket(bucketHeads)
 		for i := range ps {
@@ -263,7 +263,7 @@ func (s *Store) countPending(ctx context.Context, ps []pending) error {
 // rev is the write's etcd revision (0 on bbolt).
 func (s *Store) writePending(ctx context.Context, ps []pending, links []Link, restore bool, cancelled func() error) ([]PutResult, uint64, error) {
 	results := make([]PutResult, len(ps))
-	rev, err := s.updateRev(func(tx kvTx) error {
+	rev, err := s.updateRev(func(tx KVTx) error {
 		now := s.opts.Now()
 		prefetchPending(tx, ps, bucketHeads, bucketBodies, bucketVectors)
 		var restored map[[2]string]int // (ns, id) made by this restore -> its version
@@ -305,7 +305,7 @@ func (s *Store) writePending(ctx context.Context, ps []pending, links []Link, re
 // putTx writes one record inside tx. restored is nil for a put; for a
 // restore it holds the records this restore created, whose given stamps
 // are kept (see RestoreContext).
-func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string]int) (PutResult, error) {
+func (s *Store) putTx(tx KVTx, p *pending, now time.Time, restored map[[2]string]int) (PutResult, error) {
 	r := p.rec
 	res := PutResult{NS: r.NS, ID: r.ID}
 	heads, bodies := tx.Bucket(bucketHeads), tx.Bucket(bucketBodies)
@@ -382,7 +382,7 @@ func (s *Store) putTx(tx kvTx, p *pending, now time.Time, restored map[[2]string
 // retire moves the version a put replaces into history (body is its
 // stored body, nil for none), or with no history kept, drops the
 // record's history.
-func (s *Store) retire(tx kvTx, prev *Record, body []byte) error {
+func (s *Store) retire(tx KVTx, prev *Record, body []byte) error {
 	if s.opts.HistoryCap == 0 {
 		return deletePrefix(tx.Bucket(bucketHistory), prefix(prev.NS, prev.ID))
 	}
@@ -414,7 +414,7 @@ func applyGiven(r *Record, given *Record, added bool) {
 
 // keepVersion moves prev into history and evicts the oldest versions
 // beyond HistoryCap.
-func (s *Store) keepVersion(tx kvTx, prev *Record) error {
+func (s *Store) keepVersion(tx KVTx, prev *Record) error {
 	hist := tx.Bucket(bucketHistory)
 	pre := prefix(prev.NS, prev.ID)
 	if err := hist.Put(append(slices.Clip(pre), u64(uint64(prev.Version))...), encodeVersion(prev)); err != nil {

@@ -34,11 +34,11 @@ var bucketIdx = []byte("idx")
 // idxLevel is the format of tx's store as far as its secondary keys go
 // for reads: formatNoIdx when it keeps none. An upgrade that is running
 // does not count until it is done.
-func idxLevel(tx kvTx) byte { return readFormat(tx).level }
+func idxLevel(tx KVTx) byte { return readFormat(tx).level }
 
 // indexed reports whether tx's store keeps complete secondary keys by
 // kind, pinned, recency and order.
-func indexed(tx kvTx) bool { return idxLevel(tx) >= formatIdx }
+func indexed(tx KVTx) bool { return idxLevel(tx) >= formatIdx }
 
 func asc(x int64) []byte  { return u64(uint64(x) ^ 1<<63) }
 func desc(x int64) []byte { return u64(^(uint64(x) ^ 1<<63)) }
@@ -81,7 +81,7 @@ func idxKeys(r *Record, level byte) [][]byte {
 
 // reindex replaces the secondary keys of old (nil: a new record) by
 // those of cur (nil: a deletion), when tx's store keeps them.
-func reindex(tx kvTx, old, cur *Record) error {
+func reindex(tx KVTx, old, cur *Record) error {
 	f := readFormat(tx)
 	if f.level < formatIdx && f.target == 0 {
 		return nil
@@ -154,7 +154,7 @@ func (w idxWrites) flush(tx *bolt.Tx) error {
 
 // idxIDs returns the ids of the secondary keys under pre, in key order,
 // each key being pre followed by the id after skip bytes.
-func idxIDs(tx kvTx, pre []byte, skip int, after string, limit int) []string {
+func idxIDs(tx KVTx, pre []byte, skip int, after string, limit int) []string {
 	var ids []string
 	c := tx.Bucket(bucketIdx).Cursor()
 	start := pre
@@ -174,7 +174,7 @@ func idxIDs(tx kvTx, pre []byte, skip int, after string, limit int) []string {
 }
 
 // headsTx reads the heads of ids, which secondary keys named, in order.
-func headsTx(tx kvTx, ns string, ids []string) ([]Record, error) {
+func headsTx(tx KVTx, ns string, ids []string) ([]Record, error) {
 	out := make([]Record, 0, len(ids))
 	err := eachHeadTx(tx, ns, ids, func(id string, v []byte) error {
 		r, err := decodeHead(ns, id, v)
@@ -190,7 +190,7 @@ func headsTx(tx kvTx, ns string, ids []string) ([]Record, error) {
 // eachHeadTx calls fn with the encoded head of each of ids, which
 // secondary keys named, in order, reading them ahead on etcd; a key
 // without its head is corruption (Check names it).
-func eachHeadTx(tx kvTx, ns string, ids []string, fn func(id string, v []byte) error) error {
+func eachHeadTx(tx KVTx, ns string, ids []string, fn func(id string, v []byte) error) error {
 	prefetch(tx, ns, ids, bucketHeads)
 	heads := tx.Bucket(bucketHeads)
 	for _, id := range ids {
@@ -208,7 +208,7 @@ func eachHeadTx(tx kvTx, ns string, ids []string, fn func(id string, v []byte) e
 // listIndexed serves List through the secondary keys when opts selects
 // by kind or pinned and the store has them; ok is false otherwise, and
 // List walks.
-func listIndexed(tx kvTx, opts ListOptions) (heads []Record, next string, ok bool, err error) {
+func listIndexed(tx KVTx, opts ListOptions) (heads []Record, next string, ok bool, err error) {
 	if opts.Kind == "" && !opts.Pinned || opts.Named || !indexed(tx) {
 		return nil, "", false, nil
 	}
@@ -241,7 +241,7 @@ func listIndexed(tx kvTx, opts ListOptions) (heads []Record, next string, ok boo
 
 // recentIndexed serves Recent through the recency keys; ok is false when
 // the store has none.
-func recentIndexed(tx kvTx, ns string, n int) ([]Record, bool, error) {
+func recentIndexed(tx KVTx, ns string, n int) ([]Record, bool, error) {
 	if !indexed(tx) {
 		return nil, false, nil
 	}
@@ -263,7 +263,7 @@ func (s *Store) Ordered(ns, kind string, from int64, backward bool, fn func(Reco
 	if err := ValidNamespace(ns); err != nil {
 		return false, err
 	}
-	err = s.view(func(tx kvTx) error {
+	err = s.view(func(tx KVTx) error {
 		if ok = indexed(tx); !ok {
 			return nil
 		}

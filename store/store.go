@@ -95,7 +95,7 @@ var (
 // safe for concurrent use by many goroutines: reads run in parallel,
 // writes are serialized by bbolt's single writer or by etcd's compares.
 type Store struct {
-	eng  engine
+	eng  Engine
 	path string
 	opts Options
 }
@@ -203,7 +203,7 @@ func withDefaults(opts *Options) (Options, error) {
 
 // Close closes the store, waiting for running transactions. Closing twice
 // is harmless.
-func (s *Store) Close() error { return s.eng.close() }
+func (s *Store) Close() error { return s.eng.Close() }
 
 // Path returns the store's file name as given to Open.
 func (s *Store) Path() string { return s.path }
@@ -213,7 +213,7 @@ func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
 
 // update runs fn in a write transaction, through guard, refusing on
 // read-only stores.
-func (s *Store) update(fn func(tx kvTx) error) error {
+func (s *Store) update(fn func(tx KVTx) error) error {
 	_, err := s.updateRev(fn)
 	return err
 }
@@ -221,25 +221,19 @@ func (s *Store) update(fn func(tx kvTx) error) error {
 // updateRev is update that also returns the sequence number the engine
 // gave the whole write, when it gives one (etcd: the revision of its
 // transaction); bbolt numbers each change inside fn and returns 0.
-func (s *Store) updateRev(fn func(tx kvTx) error) (uint64, error) {
+func (s *Store) updateRev(fn func(tx KVTx) error) (uint64, error) {
 	if s.opts.ReadOnly {
 		return 0, valuef(s.path, "write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
-	return s.eng.update(fn)
-}
-
-// changeAppender is a kvTx whose engine keeps the change log itself
-// (etcd); its appendChange returns 0, the write's revision being known
-// only at commit (see updateRev).
-type changeAppender interface {
-	appendChange(op Op, ns, id string) error
+	return s.eng.Update(fn)
 }
 
 // appendChange appends one entry to the change log and advances the
 // sequence number kept in meta. Called inside the write's transaction.
-func appendChange(tx kvTx, op Op, ns, id string) (uint64, error) {
-	if ca, ok := tx.(changeAppender); ok {
-		return 0, ca.appendChange(op, ns, id)
+func appendChange(tx KVTx, op Op, ns, id string) (uint64, error) {
+	if cl, ok := tx.(ChangeLogTx); ok {
+		// The engine numbers the write when it commits (updateRev).
+		return 0, cl.AppendChange(op, ns, id)
 	}
 	meta := tx.Bucket(bucketMeta)
 	var seq uint64

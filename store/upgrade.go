@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // The upgrade of an older store's secondary keys runs in batches, each
@@ -72,7 +70,7 @@ func (f formatState) writeLevel() byte {
 
 // readFormat reads tx's format state; a store without an idx bucket
 // (bbolt, made before the keys) keeps none.
-func readFormat(tx kvTx) formatState {
+func readFormat(tx KVTx) formatState {
 	f, err := parseFormat(tx.Bucket(bucketMeta).Get(keyFormat))
 	if err != nil || tx.Bucket(bucketIdx) == nil {
 		return formatState{level: formatNoIdx} // init refuses a bad format
@@ -81,7 +79,7 @@ func readFormat(tx kvTx) formatState {
 }
 
 // upgradeLimits bounds one batch: secondary keys written and heads read.
-func (s *Store) upgradeLimits() (keys, size, heads int) { return s.eng.upgradeLimits() }
+func (s *Store) upgradeLimits() (keys, size, heads int) { return s.eng.UpgradeLimits() }
 
 // buildIndex brings a store's secondary keys up to this package's
 // format, batch by batch: all of them for a format 1 store (after
@@ -95,7 +93,7 @@ func (s *Store) buildIndex() error {
 	}
 	var f formatState
 	total := 0
-	if err := s.view(func(tx kvTx) error {
+	if err := s.view(func(tx KVTx) error {
 		if f = readFormat(tx); f.level != formatVersion {
 			total = countHeads(tx, f.done)
 		}
@@ -116,7 +114,7 @@ func (s *Store) buildIndex() error {
 	for {
 		var n int
 		var finished bool
-		err := s.update(func(tx kvTx) error {
+		err := s.update(func(tx KVTx) error {
 			var err error
 			n, finished, err = s.upgradeBatch(tx)
 			return err
@@ -136,7 +134,7 @@ func (s *Store) buildIndex() error {
 // upgrade, or clears a batch of leftover keys, or writes the new keys of
 // a batch of heads. It returns how many heads it did, and whether the
 // store is now current.
-func (s *Store) upgradeBatch(tx kvTx) (int, bool, error) {
+func (s *Store) upgradeBatch(tx KVTx) (int, bool, error) {
 	f := readFormat(tx)
 	if f.level == formatVersion {
 		return 0, true, nil
@@ -246,33 +244,19 @@ func newKeys(r *Record, from byte) [][]byte {
 
 // countHeads is how many heads tx's store holds after head key after
 // (all of them when after is empty), without decoding them.
-func countHeads(tx kvTx, after []byte) int {
-	switch t := tx.(type) {
-	case boltTx:
-		b := t.tx.Bucket(bucketHeads)
-		if len(after) == 0 {
-			return b.Stats().KeyN
-		}
-		n := 0
-		c := b.Cursor()
-		for k, _ := c.Seek(after); k != nil; k, _ = c.Next() {
-			if !bytes.Equal(k, after) {
-				n++
-			}
-		}
-		return n
-	case *etcdTx:
-		pfx := t.e.prefix + string(bucketHeads) + "/"
-		from := pfx
-		if len(after) > 0 {
-			from = pfx + string(after) + "\x00"
-		}
-		resp, err := t.e.cli.Get(t.ctx, from, clientv3.WithRange(clientv3.GetPrefixRangeEnd(pfx)), clientv3.WithRev(t.rev), clientv3.WithCountOnly())
-		if err != nil {
-			t.fail(err)
-			return 0
-		}
-		return int(resp.Count)
+func countHeads(tx KVTx, after []byte) int {
+	if t, ok := tx.(boltTx); ok && len(after) == 0 {
+		return t.tx.Bucket(bucketHeads).Stats().KeyN
 	}
-	return 0
+	if br, ok := tx.(BatchReader); ok {
+		return br.CountKeys(bucketHeads, after)
+	}
+	n := 0
+	c := tx.Bucket(bucketHeads).Cursor()
+	for k, _ := c.Seek(after); k != nil; k, _ = c.Next() {
+		if !bytes.Equal(k, after) {
+			n++
+		}
+	}
+	return n
 }

@@ -78,7 +78,7 @@ func decodeVector(ns, id string, b []byte) ([]float32, error) {
 
 // vectorTx reads the vector of (ns, id); nil when it has none. A store
 // made before vectors has no vectors bucket.
-func vectorTx(tx kvTx, ns, id string) ([]float32, error) {
+func vectorTx(tx KVTx, ns, id string) ([]float32, error) {
 	b := tx.Bucket(bucketVectors)
 	if b == nil {
 		return nil, nil
@@ -92,7 +92,7 @@ func vectorTx(tx kvTx, ns, id string) ([]float32, error) {
 
 // withVector fills r.Vector from tx when r's head says it has one. A
 // head that says so over a missing vector is damage.
-func withVector(tx kvTx, r *Record, flagged bool) error {
+func withVector(tx KVTx, r *Record, flagged bool) error {
 	if !flagged {
 		return nil
 	}
@@ -113,7 +113,7 @@ type vecDim struct{ dim, count uint64 }
 
 func vecDimKey(ns string) []byte { return key(keyVecDim, ns) }
 
-func readVecDim(tx kvTx, ns string) (vecDim, error) {
+func readVecDim(tx KVTx, ns string) (vecDim, error) {
 	b := tx.Bucket(bucketMeta).Get(vecDimKey(ns))
 	if b == nil {
 		return vecDim{}, nil
@@ -127,7 +127,7 @@ func readVecDim(tx kvTx, ns string) (vecDim, error) {
 	return vd, nil
 }
 
-func writeVecDim(tx kvTx, ns string, vd vecDim) error {
+func writeVecDim(tx KVTx, ns string, vd vecDim) error {
 	if vd.count == 0 {
 		return tx.Bucket(bucketMeta).Delete(vecDimKey(ns))
 	}
@@ -140,7 +140,7 @@ func writeVecDim(tx kvTx, ns string, vd vecDim) error {
 // putVectorTx stores r's vector (or removes the one it had: had says
 // whether the record it replaces had one), keeping the namespace's
 // dimension and count.
-func putVectorTx(tx kvTx, r *Record, had bool) error {
+func putVectorTx(tx KVTx, r *Record, had bool) error {
 	if r.Vector == nil && !had {
 		return nil
 	}
@@ -180,7 +180,7 @@ func putVectorTx(tx kvTx, r *Record, had bool) error {
 }
 
 // deleteVectorTx removes the vector of a record that goes.
-func deleteVectorTx(tx kvTx, ns, id string, had bool) error {
+func deleteVectorTx(tx KVTx, ns, id string, had bool) error {
 	if !had {
 		return nil
 	}
@@ -195,7 +195,7 @@ func (s *Store) VectorDim(ns string) (int, error) {
 		return 0, err
 	}
 	var vd vecDim
-	err := s.view(func(tx kvTx) (err error) {
+	err := s.view(func(tx KVTx) (err error) {
 		vd, err = readVecDim(tx, ns)
 		return err
 	})
@@ -228,7 +228,7 @@ func (s *Store) Vectors(ns string) (VectorSet, error) {
 	if err := ValidNamespace(ns); err != nil {
 		return set, err
 	}
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		set.Seq = lastSeqTx(tx)
 		vb := tx.Bucket(bucketVectors)
 		if vb == nil {
@@ -278,7 +278,7 @@ func (s *Store) VectorsOf(ns string, ids []string) ([]VectorEntry, error) {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	var out []VectorEntry
-	err := s.view(func(tx kvTx) error {
+	err := s.view(func(tx KVTx) error {
 		prefetch(tx, ns, ids, bucketHeads, bucketVectors)
 		for _, id := range ids {
 			r, ok, err := headTx(tx, ns, id)
