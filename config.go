@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"strings"
 
 	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/packet"
@@ -59,6 +60,24 @@ type EtcdConfig struct {
 	PasswordEnv string `json:"password_env,omitempty"`
 }
 
+// checkStoreURL checks the url of lore.json's etcd section: an etcd
+// store URL, well formed by the etcd engine's rules where the program
+// links the engine (where it does not, opening the store says which
+// package to import).
+func checkStoreURL(url string) error {
+	if !strings.HasPrefix(url, "etcd://") {
+		return badvalue.Errorf(url, "%w: store URL %q does not start with etcd://", store.ErrInvalid, url)
+	}
+	driver, err := store.DriverFor(url)
+	if errors.Is(err, store.ErrNoEngine) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return driver.CheckURL(url)
+}
+
 // PackConfig is the `pack` section of lore.json.
 type PackConfig struct {
 	// Categories maps path patterns to categories, first match wins.
@@ -99,7 +118,7 @@ func LoadConfig(path string) (Config, error) {
 	}
 	if e := cfg.Etcd; e != nil {
 		if e.URL != "" {
-			if _, _, err := store.ParseEtcdURL(e.URL); err != nil {
+			if err := checkStoreURL(e.URL); err != nil {
 				return cfg, fmt.Errorf("%s: etcd.url: %v: %w", path, err, ErrConfig)
 			}
 		}

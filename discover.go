@@ -27,7 +27,7 @@ func Discover(flag, wd string) (string, error) {
 		if fi, err := os.Stat(filepath.Join(cand, BoltFile)); err == nil && !fi.IsDir() {
 			return cand, nil
 		}
-		if etcdURLOf(cand) != "" { // a .lore/ whose store is on etcd
+		if storeURLOf(cand) != "" { // a .lore/ whose store is on etcd
 			return cand, nil
 		}
 		parent := filepath.Dir(dir)

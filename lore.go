@@ -34,11 +34,14 @@ type Options struct {
 	LockTimeout time.Duration
 	// Now replaces time.Now for the store's timestamps (tests).
 	Now func() time.Time
-	// LocalDir is, for an etcd store, the local folder of its index and
-	// lore.json; default $LORE_LOCAL, else LocalDirFor(url).
+	// LocalDir is, for a store URL (etcd), the local folder of its index
+	// and lore.json; default $LORE_LOCAL, else LocalDirFor(url).
 	LocalDir string
-	// Etcd tunes an etcd store's client (timeouts, the cluster's limits).
-	Etcd *store.EtcdOptions
+	// Engine tunes the engine of a store URL: its settings, of the type
+	// its package documents (for etcd://, an *etcdstore.Options: the
+	// client's timeouts, the cluster's limits); nil means its defaults.
+	// lore.json's etcd section adds its login and TLS files to them.
+	Engine any
 	// Progress, when set, is told how far the one-time upgrade of an
 	// older store on a writable open has come (store.Options.Progress).
 	Progress store.Progress
@@ -85,8 +88,8 @@ type Lore struct {
 // Init creates a store directory (and its parents) with an empty bbolt
 // file and index. It fails with ErrExists if dir already holds a store.
 func Init(dir string) error {
-	if store.IsEtcdURL(dir) {
-		l, err := openEtcd(dir, &Options{}, true)
+	if store.IsURL(dir) {
+		l, err := openURL(dir, &Options{}, true)
 		if err != nil {
 			return err
 		}
@@ -119,8 +122,8 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	if store.IsEtcdURL(dir) {
-		return openEtcd(dir, opts, create)
+	if store.IsURL(dir) {
+		return openURL(dir, opts, create)
 	}
 	fi, err := os.Stat(dir)
 	switch {
@@ -129,10 +132,10 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	case err != nil:
 		return nil, badvalue.Errorf(dir, "open store %q: no such directory (run `lore init` or pass --store): %w", dir, ErrNoStore)
 	}
-	if url := etcdURLOf(dir); url != "" {
+	if url := storeURLOf(dir); url != "" {
 		o := *opts
 		o.LocalDir = dir
-		return openEtcd(url, &o, create)
+		return openURL(url, &o, create)
 	}
 	if _, err := os.Stat(filepath.Join(dir, BoltFile)); err != nil && !create {
 		hint := "run `lore init` there, or point --store at the folder that holds " + BoltFile

@@ -16,17 +16,18 @@ import (
 	"github.com/lorekeep/lore/internal/etcdmember"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
-	"github.com/lorekeep/lore/store/storetest"
+	"github.com/lorekeep/lore/store/etcdstore"
+	"github.com/lorekeep/lore/store/etcdstore/etcdtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(etcdtest.Main(m)) }
 
 // openNode opens the etcd store at url as one host would: its own local
 // folder for the index.
 func openNode(t *testing.T, url string) *lore.Lore {
 	t.Helper()
-	l, err := lore.Open(url, &lore.Options{LocalDir: t.TempDir(), Etcd: storetest.EtcdOptions})
+	l, err := lore.Open(url, &lore.Options{LocalDir: t.TempDir(), Engine: etcdtest.Options})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func openNode(t *testing.T, url string) *lore.Lore {
 }
 
 func TestEtcdTwoNodesShareOneStore(t *testing.T) {
-	url := storetest.EtcdURL(t)
+	url := etcdtest.URL(t)
 	if err := lore.Init(url); err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +92,13 @@ func TestEtcdTwoNodesShareOneStore(t *testing.T) {
 }
 
 func TestEtcdIndexRebuildsAfterCompaction(t *testing.T) {
-	url := storetest.EtcdURL(t)
+	url := etcdtest.URL(t)
 	if err := lore.Init(url); err != nil {
 		t.Fatal(err)
 	}
 	local := t.TempDir()
 	open := func() *lore.Lore {
-		l, err := lore.Open(url, &lore.Options{LocalDir: local, Etcd: storetest.EtcdOptions})
+		l, err := lore.Open(url, &lore.Options{LocalDir: local, Engine: etcdtest.Options})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +122,7 @@ func TestEtcdIndexRebuildsAfterCompaction(t *testing.T) {
 	if err := a.Delete(ctx, "n", "old", false); err != nil {
 		t.Fatal(err)
 	}
-	eps, _, _ := store.ParseEtcdURL(url)
+	eps, _, _ := etcdstore.ParseURL(url)
 	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +141,7 @@ func TestEtcdIndexRebuildsAfterCompaction(t *testing.T) {
 }
 
 func TestEtcdOpenNeedsInit(t *testing.T) {
-	url := storetest.EtcdURL(t)
+	url := etcdtest.URL(t)
 	_, err := lore.Open(url, &lore.Options{LocalDir: t.TempDir()})
 	if !errors.Is(err, lore.ErrNoStore) || !strings.Contains(err.Error(), "lore init") {
 		t.Fatalf("open of an empty prefix: %v; want ErrNoStore telling to run lore init", err)
@@ -155,12 +156,12 @@ func TestEtcdOpenNeedsInit(t *testing.T) {
 }
 
 func TestEtcdImportTooLargeGoesInBatches(t *testing.T) {
-	url := storetest.EtcdURL(t)
+	url := etcdtest.URL(t)
 	if err := lore.Init(url); err != nil {
 		t.Fatal(err)
 	}
 	// A client-side limit of 40 operations stands for a small cluster.
-	l, err := lore.Open(url, &lore.Options{LocalDir: t.TempDir(), Etcd: &store.EtcdOptions{MaxTxnOps: 40}})
+	l, err := lore.Open(url, &lore.Options{LocalDir: t.TempDir(), Engine: &etcdstore.Options{MaxTxnOps: 40}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestEtcdFolderWithAuth(t *testing.T) {
 	}
 	defer e.Close()
 	url := etcdmember.StoreURL(ms, "secure")
-	eps, _, _ := store.ParseEtcdURL(url)
+	eps, _, _ := etcdstore.ParseURL(url)
 	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
 	if err != nil {
 		t.Fatal(err)

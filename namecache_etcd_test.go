@@ -8,7 +8,7 @@ import (
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
-	"github.com/lorekeep/lore/store/storetest"
+	"github.com/lorekeep/lore/store/etcdstore/etcdtest"
 )
 
 func packetIDs(t *testing.T, l *lore.Lore, req packet.Request) []string {
@@ -30,7 +30,7 @@ func packetIDs(t *testing.T, l *lore.Lore, req packet.Request) []string {
 // revision it reads, so the other node's new alias is mentioned in the
 // next packet, and its removal in the one after.
 func TestEtcdNamesKeptFollowOtherNodesWrites(t *testing.T) {
-	url := storetest.EtcdURL(t)
+	url := etcdtest.URL(t)
 	if err := lore.Init(url); err != nil {
 		t.Fatal(err)
 	}

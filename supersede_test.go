@@ -12,7 +12,7 @@ import (
 	"github.com/lorekeep/lore/format/jsonl"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
-	"github.com/lorekeep/lore/store/storetest"
+	"github.com/lorekeep/lore/store/etcdstore/etcdtest"
 )
 
 // A fact that changes: the old record stays, with its history, and a
@@ -26,8 +26,8 @@ func TestSupersede(t *testing.T) {
 			opts := &lore.Options{Now: func() time.Time { return clock }}
 			target := t.TempDir() + "/.lore"
 			if backend == "etcd" {
-				target = storetest.EtcdURL(t)
-				opts.LocalDir, opts.Etcd = t.TempDir(), storetest.EtcdOptions
+				target = etcdtest.URL(t)
+				opts.LocalDir, opts.Engine = t.TempDir(), etcdtest.Options
 			}
 			if err := lore.Init(target); err != nil {
 				t.Fatal(err)

@@ -25,7 +25,7 @@ import (
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/store"
-	"github.com/lorekeep/lore/store/storetest"
+	"github.com/lorekeep/lore/store/etcdstore/etcdtest"
 )
 
 // httpServer serves dir with opts through httptest and returns its URL.
@@ -96,7 +96,7 @@ func TestHTTPRoundTrip(t *testing.T) {
 // index) sees the first one's writes at once.
 func TestHTTPRoundTripEtcd(t *testing.T) {
 	t.Setenv(lore.EnvLocal, t.TempDir())
-	etcdURL := storetest.EtcdURL(t)
+	etcdURL := etcdtest.URL(t)
 	if err := lore.Init(etcdURL); err != nil {
 		t.Fatal(err)
 	}

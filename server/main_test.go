@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/lorekeep/lore/store/storetest"
+	"github.com/lorekeep/lore/store/etcdstore/etcdtest"
 )
 
 // TestMain closes the embedded etcd member the etcd tests share.
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(etcdtest.Main(m)) }

@@ -164,7 +164,7 @@ func New(dir string, opts *Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding %q: %w", o.Encoding, err)
 	}
-	if store.IsEtcdURL(dir) {
+	if store.IsURL(dir) {
 		l, err := lore.Open(dir, &lore.Options{Now: o.Now})
 		if err != nil {
 			return nil, err

@@ -6,10 +6,8 @@ import (
 	"github.com/lorekeep/lore/store/storetest"
 )
 
-// TestConformance runs the store contract on both engines: bbolt in a
-// temp file, etcd on the test binary's single embedded member.
+// TestConformance runs the store contract on bbolt, in a temp file;
+// package etcdstore's tests run it on etcd.
 func TestConformance(t *testing.T) {
-	for _, b := range storetest.Backends {
-		t.Run(b.Name, func(t *testing.T) { storetest.Conformance(t, b.Open) })
-	}
+	t.Run("bbolt", func(t *testing.T) { storetest.Conformance(t, storetest.Open) })
 }

@@ -38,6 +38,9 @@ var (
 	// allows (etcd's --max-txn-ops or --max-request-bytes); the message
 	// names the limit. Nothing was written.
 	ErrTooLarge = errors.New("write too large for one transaction")
+	// ErrNoEngine: a store URL names an engine this program does not
+	// link (OpenURL); the message names the package to import.
+	ErrNoEngine = errors.New("store engine not linked")
 )
 
 // valueError is an error about one value (a namespace, an id, a store

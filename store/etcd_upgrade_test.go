@@ -9,9 +9,15 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore/store"
-	"github.com/lorekeep/lore/store/storetest"
+	"github.com/lorekeep/lore/store/etcdstore"
+	"github.com/lorekeep/lore/store/etcdstore/etcdtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
+
+// The tests of this file run the upgrade of secondary keys (upgrade.go)
+// on etcd, an engine whose writers run side by side: one needs the
+// store's test hook (SetUpgradeBatchHook), so they are the store's
+// tests, on an embedded etcd member (etcdtest).
 
 // oldEtcdStore fills a store at url with n records (every third an open
 // obligation) and takes it back to format 1, as a lore older than the
@@ -20,7 +26,7 @@ import (
 // before the store went back, whose writes read the format each time.
 func oldEtcdStore(t *testing.T, url string, n int) (*clientv3.Client, string, *store.Store) {
 	t.Helper()
-	s, err := store.OpenEtcd(url, nil, storetest.EtcdOptions)
+	s, err := etcdstore.Open(url, nil, etcdtest.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,15 +91,15 @@ func wantNoErrors(t *testing.T, s *store.Store, when string) {
 // is upgraded in batches that each fit, on the first writable open: it
 // used to stay format 1 and try the whole walk again on every open.
 func TestEtcdUpgradeInBatches(t *testing.T) {
-	url := storetest.EtcdURL(t)
+	url := etcdtest.URL(t)
 	cli, formatKey, _ := oldEtcdStore(t, url, 300)
 	var last, calls int
-	s, err := store.OpenEtcd(url, &store.Options{Progress: func(phase string, done, total int) {
+	s, err := etcdstore.Open(url, &store.Options{Progress: func(phase string, done, total int) {
 		if phase != "upgrading store format 1 to 4" || total != 300 || done < last {
 			t.Errorf("progress %q %d of %d after %d", phase, done, total, last)
 		}
 		last, calls = done, calls+1
-	}}, &store.EtcdOptions{MaxTxnOps: 40})
+	}}, &etcdstore.Options{MaxTxnOps: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +116,7 @@ func TestEtcdUpgradeInBatches(t *testing.T) {
 // open finishes the upgrade from there; the first then finds nothing
 // left to do. The keys are complete at every step.
 func TestEtcdUpgradeResumes(t *testing.T) {
-	url := storetest.EtcdURL(t)
+	url := etcdtest.URL(t)
 	cli, formatKey, writer := oldEtcdStore(t, url, 300)
 	paused, resume := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -118,11 +124,11 @@ func TestEtcdUpgradeResumes(t *testing.T) {
 	opened := make(chan error, 1)
 	go func() {
 		var err error
-		first, err = store.OpenEtcd(url, &store.Options{Progress: func(_ string, done, _ int) {
+		first, err = etcdstore.Open(url, &store.Options{Progress: func(_ string, done, _ int) {
 			if done > 0 {
 				once.Do(func() { close(paused); <-resume })
 			}
-		}}, &store.EtcdOptions{MaxTxnOps: 40})
+		}}, &etcdstore.Options{MaxTxnOps: 40})
 		opened <- err
 	}()
 	<-paused
@@ -143,7 +149,7 @@ func TestEtcdUpgradeResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w, err := store.OpenEtcd(url, &store.Options{ReadOnly: true}, storetest.EtcdOptions)
+	w, err := etcdstore.Open(url, &store.Options{ReadOnly: true}, etcdtest.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +158,7 @@ func TestEtcdUpgradeResumes(t *testing.T) {
 	}
 	w.Close()
 	var phase string
-	second, err := store.OpenEtcd(url, &store.Options{Progress: func(p string, _, _ int) { phase = p }}, storetest.EtcdOptions)
+	second, err := etcdstore.Open(url, &store.Options{Progress: func(p string, _, _ int) { phase = p }}, etcdtest.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +182,7 @@ func TestEtcdUpgradeResumes(t *testing.T) {
 // rename and a delete of heads a batch keyed each make that batch run
 // once more, and the keys come out right, mid-upgrade as at the end.
 func TestEtcdUpgradeRunsAgainOnlyForItsHeads(t *testing.T) {
-	url := storetest.EtcdURL(t)
+	url := etcdtest.URL(t)
 	cli, formatKey, w := oldEtcdStore(t, url, 300)
 	idOf := func(hk []byte) string { return string(hk[strings.IndexByte(string(hk), 0)+1:]) }
 	tries, created := 0, 0
@@ -209,7 +215,7 @@ func TestEtcdUpgradeRunsAgainOnlyForItsHeads(t *testing.T) {
 			wantNoErrors(t, w, "mid-upgrade")
 		}
 	})
-	s, err := store.OpenEtcd(url, nil, &store.EtcdOptions{MaxTxnOps: 40})
+	s, err := etcdstore.Open(url, nil, &etcdstore.Options{MaxTxnOps: 40})
 	reset()
 	if err != nil {
 		t.Fatal(err)
@@ -229,4 +235,89 @@ func TestEtcdUpgradeRunsAgainOnlyForItsHeads(t *testing.T) {
 	if got, _, err := s.List(store.ListOptions{NS: "n", Pinned: true}); err != nil || len(got) != 1 || got[0].ID != renamed {
 		t.Errorf("pinned records after the upgrade: %v %v; want %s", got, err, renamed)
 	}
+}
+
+// An upgrade to secondary keys (format 1 -> 2) on a cluster that another
+// process keeps writing to leaves no record out of the keys: a put that
+// read format 1 and an upgrade built from older heads both run again.
+func TestEtcdUpgradeWhileWriting(t *testing.T) {
+	url := etcdtest.URL(t)
+	a, err := etcdstore.Open(url, nil, etcdtest.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for i := range 10 {
+		mustPut(t, a, store.Record{NS: "n", ID: fmt.Sprintf("a%02d", i), Kind: "note"})
+	}
+	// Back to format 1, as a store written by a lore older than the keys.
+	toFormat1(t, url)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			mustPut(t, a, store.Record{NS: "n", ID: fmt.Sprintf("w%03d", i), Kind: "note"})
+		}
+	})
+	b, err := etcdstore.Open(url, nil, etcdtest.Options) // upgrades
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	wantNoErrors(t, b, "after an upgrade during writes")
+	all := 0
+	if err := b.ForEach("n", func(store.Record) error { all++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	byKind, _, err := b.List(store.ListOptions{NS: "n", Kind: "note", Limit: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(byKind) != all {
+		t.Errorf("List by kind gives %d of %d records after an upgrade during writes", len(byKind), all)
+	}
+}
+
+// toFormat1 takes the etcd store at url back to format 1, as a store
+// written by a lore older than the secondary keys: no idx keys, format
+// byte 1. It returns a raw client of the cluster and the store's prefix.
+func toFormat1(t *testing.T, url string) (*clientv3.Client, string) {
+	t.Helper()
+	_, path, err := etcdstore.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := "/" + strings.Trim(path, "/") + "/"
+	cli := rawClient(t, url)
+	ctx := context.Background()
+	if _, err := cli.Delete(ctx, prefix+"idx/", clientv3.WithPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Put(ctx, prefix+"meta/format", "\x01"); err != nil {
+		t.Fatal(err)
+	}
+	return cli, prefix
+}
+
+// rawClient talks to the store URL's cluster directly, as another
+// program sharing it would.
+func rawClient(t *testing.T, url string) *clientv3.Client {
+	t.Helper()
+	eps, _, err := etcdstore.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
 }

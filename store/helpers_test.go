@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/etcdstore/etcdtest"
 	"github.com/lorekeep/lore/store/storetest"
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 		lockChild(os.Getenv(childPathEnv))
 		return
 	}
-	os.Exit(storetest.Main(m))
+	os.Exit(etcdtest.Main(m))
 }
 
 const (

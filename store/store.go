@@ -21,13 +21,18 @@ type Counter interface {
 	Count(string) int
 }
 
-// Options configure Open. A nil *Options, or a zero field, means the
-// default stated on the field.
+// Options configure Open, OpenURL and NewStore. A nil *Options, or a
+// zero field, means the default stated on the field.
 type Options struct {
 	// ReadOnly opens the file with a shared lock: any number of read-only
 	// opens can run side by side, but not beside a writer. Every write
 	// returns ErrReadOnly. The file must exist.
 	ReadOnly bool
+	// MustExist makes a writable open fail with ErrNotFound, as a
+	// read-only one does, where there is no store yet, instead of
+	// creating one (for the facade, only `lore init` creates; a mistyped
+	// store URL should not).
+	MustExist bool
 	// LockTimeout is how long Open waits for another process to let go
 	// of the file before it returns ErrLocked. Default 2s.
 	LockTimeout time.Duration
@@ -111,6 +116,8 @@ func Open(path string, opts *Options) (*Store, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && o.ReadOnly:
 		return nil, valuef(path, "open store %q read-only: the file does not exist: %w", path, ErrNotFound)
+	case errors.Is(err, fs.ErrNotExist) && o.MustExist:
+		return nil, valuef(path, "open store %q: the file does not exist (Options.MustExist): %w", path, ErrNotFound)
 	case errors.Is(err, fs.ErrNotExist):
 		// A new store: bbolt creates and initialises the file.
 	case err != nil:

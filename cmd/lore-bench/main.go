@@ -15,6 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	// The etcd engine, for --store etcd://host:port,.../prefix (package
+	// lore links none: it registers itself with package store).
+	_ "github.com/lorekeep/lore/store/etcdstore"
 )
 
 // childEnv is set in the environment of phase sub-processes, so that a

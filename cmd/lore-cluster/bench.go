@@ -17,6 +17,7 @@ import (
 	"github.com/lorekeep/lore/internal/etcdmember"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/etcdstore"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -116,7 +117,7 @@ func startBenchCluster(work string, stderr io.Writer) (ms []etcdmember.Member, s
 // memberStatus asks the first member of the cluster at url for its status
 // (the size of its database).
 func memberStatus(url string) (*clientv3.StatusResponse, error) {
-	eps, _, _ := store.ParseEtcdURL(url)
+	eps, _, _ := etcdstore.ParseURL(url)
 	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/lorekeep/lore/internal/etcdmember"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/etcdstore"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -45,7 +46,7 @@ func writer(spec string) int {
 	parts := strings.Split(spec, "|")
 	var n int
 	fmt.Sscan(parts[2], &n)
-	l, err := lore.Open(parts[0], &lore.Options{LocalDir: parts[3], Etcd: &store.EtcdOptions{RequestTimeout: 3 * time.Second}})
+	l, err := lore.Open(parts[0], &lore.Options{LocalDir: parts[3], Engine: &etcdstore.Options{RequestTimeout: 3 * time.Second}})
 	if err != nil {
 		fmt.Println("open fail", err)
 		return 1
@@ -148,7 +149,7 @@ func TestFaultsOnThreeMembers(t *testing.T) {
 	if err := lore.Init(url); err != nil {
 		t.Fatal(err)
 	}
-	eps, _, _ := store.ParseEtcdURL(url)
+	eps, _, _ := etcdstore.ParseURL(url)
 	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, DialTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +221,7 @@ func TestFaultsOnThreeMembers(t *testing.T) {
 	mu.Unlock()
 
 	// 0 acknowledged writes lost.
-	s, err := store.OpenEtcd(url, nil, nil)
+	s, err := etcdstore.Open(url, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestFaultsOnThreeMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	weak, err := store.OpenEtcd(url, nil, &store.EtcdOptions{RequestTimeout: 2 * time.Second})
+	weak, err := etcdstore.Open(url, nil, &etcdstore.Options{RequestTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestFaultsOnThreeMembers(t *testing.T) {
 	if _, err := weak.Get("load", "w0-000"); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("linearizable read without quorum: %v; want a clear ErrUnavailable", err)
 	}
-	if _, err := store.OpenEtcd(url, nil, &store.EtcdOptions{RequestTimeout: time.Second}); !errors.Is(err, store.ErrUnavailable) || !strings.Contains(err.Error(), "no quorum") {
+	if _, err := etcdstore.Open(url, nil, &etcdstore.Options{RequestTimeout: time.Second}); !errors.Is(err, store.ErrUnavailable) || !strings.Contains(err.Error(), "no quorum") {
 		t.Errorf("open without quorum: %v; want ErrUnavailable saying no quorum", err)
 	}
 	// Bring them back: the refused batch left nothing behind.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/etcdstore"
 )
 
 // lineWriter hands each complete output line to a channel.
@@ -61,7 +62,7 @@ func TestRunPrintsMembersAndStoreURL(t *testing.T) {
 	if want := fmt.Sprintf("etcd://127.0.0.1:%s/try", port); url != want {
 		t.Errorf("store URL %q; want %q", url, want)
 	}
-	s, err := store.OpenEtcd(url, nil, nil)
+	s, err := etcdstore.Open(url, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/etcdstore"
 	"github.com/spf13/cobra"
 )
 
@@ -22,8 +23,8 @@ index/ (the search index, derived). With --store, create the store there.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir := a.storeFlag
-			if env := os.Getenv(lore.EnvStore); dir == "" && len(args) == 0 && store.IsEtcdURL(env) {
-				dir = env // an etcd store has no folder to make here
+			if env := os.Getenv(lore.EnvStore); dir == "" && len(args) == 0 && store.IsURL(env) {
+				dir = env // a store URL (etcd) has no folder to make here
 			}
 			if dir == "" {
 				base := "."
@@ -73,7 +74,7 @@ func newStatsCommand(a *app) *cobra.Command {
 			a.printf("links:      %d\n", st.Links)
 			a.printf("versions:   %d\n", st.Versions)
 			a.printf("last seq:   %d\n", st.LastSeq)
-			if store.IsEtcdURL(l.Store().Path()) {
+			if etcdstore.IsURL(l.Store().Path()) {
 				a.printf("etcd bytes: %d (the member's whole database: every prefix, not only this store's)\n", st.FileBytes)
 			} else {
 				a.printf("file bytes: %d\n", st.FileBytes)

@@ -15,6 +15,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	// The etcd engine, for --store etcd://host:port,.../prefix (package
+	// lore links none: it registers itself with package store).
+	_ "github.com/lorekeep/lore/store/etcdstore"
 )
 
 func main() {

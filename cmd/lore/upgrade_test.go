@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/lorekeep/lore"
-	"github.com/lorekeep/lore/store/storetest"
+	"github.com/lorekeep/lore/store/etcdstore/etcdtest"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -77,7 +77,7 @@ func TestOldStoreUpgradesOnce(t *testing.T) {
 // what it is, the member's whole database, not the store's own bytes.
 func TestStatsEtcdSays(t *testing.T) {
 	t.Setenv(lore.EnvLocal, t.TempDir())
-	url := storetest.EtcdURL(t)
+	url := etcdtest.URL(t)
 	if _, stderr, code := runCLI(t, "", "--store", url, "init"); code != 0 {
 		t.Fatalf("init %s: exit %d: %s", url, code, stderr)
 	}

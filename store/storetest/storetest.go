@@ -1,5 +1,7 @@
 // Package storetest opens stores for tests and checks their invariants
-// when the test ends.
+// when the test ends, and holds the conformance suite (Conformance) that
+// every engine's tests run: package store's on bbolt, package
+// etcdstore's on etcd (through etcdtest).
 package storetest
 
 import (
@@ -8,6 +10,12 @@ import (
 
 	"github.com/lorekeep/lore/store"
 )
+
+// Opener opens a new, empty store of one engine for a test: Open for
+// bbolt, etcdtest.Open for etcd. Conformance runs on what it gives.
+type Opener func(t testing.TB, opts *store.Options) *store.Store
+
+var _ Opener = Open
 
 // Open opens a new store in t.TempDir(). When the test ends it closes the
 // store, opens the file again read-only with the same counters, and fails
@@ -48,15 +56,18 @@ func CheckFile(t testing.TB, path string, opts *store.Options, ignore ...func(st
 		return
 	}
 	defer s.Close()
-	report(t, path, s, ignore)
+	Check(t, path, s, ignore...)
 }
 
-// report fails t on every problem Check finds in s, but those ignored.
-func report(t testing.TB, path string, s *store.Store, ignore []func(store.Problem) bool) {
+// Check fails t on every problem s.Check finds, except those for which
+// ignore (if not nil) returns true; name is the store's, for messages.
+// An engine's test opener (etcdtest.Open) calls it when the test ends,
+// on the store opened again read-only.
+func Check(t testing.TB, name string, s *store.Store, ignore ...func(store.Problem) bool) {
 	t.Helper()
 	problems, err := s.Check()
 	if err != nil {
-		t.Errorf("storetest: check %s: %v", path, err)
+		t.Errorf("storetest: check %s: %v", name, err)
 		return
 	}
 outer:
@@ -66,6 +77,6 @@ outer:
 				continue outer
 			}
 		}
-		t.Errorf("storetest: %s: %s/%s: %s", path, p.NS, p.ID, p.What)
+		t.Errorf("storetest: %s: %s/%s: %s", name, p.NS, p.ID, p.What)
 	}
 }

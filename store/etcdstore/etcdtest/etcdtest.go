@@ -1,4 +1,9 @@
-package storetest
+// Package etcdtest runs etcd stores for tests: one embedded single-member
+// etcd cluster per test binary, started on first use on loopback ports,
+// a key prefix of it for each test, and stores opened there that are
+// checked when the test ends, as storetest.Open checks a bbolt file.
+// Importing it links the etcd engine (package etcdstore).
+package etcdtest
 
 import (
 	"fmt"
@@ -11,6 +16,8 @@ import (
 
 	"github.com/lorekeep/lore/internal/etcdmember"
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/etcdstore"
+	"github.com/lorekeep/lore/store/storetest"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
@@ -41,7 +48,7 @@ func startShared() {
 
 // Main runs the tests and then stops the shared etcd member (if a test
 // started one) and removes its folder. Call it from TestMain in a
-// package whose tests use EtcdURL.
+// package whose tests use URL.
 func Main(m *testing.M) int {
 	code := m.Run()
 	if shared.e != nil {
@@ -55,14 +62,14 @@ func Main(m *testing.M) int {
 
 var unsafeName = regexp.MustCompile(`[^a-z0-9._-]+`)
 
-// EtcdURL returns a store URL on the test binary's etcd member with a
-// key prefix of its own (from the test's name and a counter), so tests
-// never see each other's keys.
-func EtcdURL(t testing.TB) string {
+// URL returns a store URL on the test binary's etcd member with a key
+// prefix of its own (from the test's name and a counter), so tests never
+// see each other's keys.
+func URL(t testing.TB) string {
 	t.Helper()
 	shared.once.Do(startShared)
 	if shared.err != nil {
-		t.Fatalf("storetest: start embedded etcd: %v", shared.err)
+		t.Fatalf("etcdtest: start embedded etcd: %v", shared.err)
 	}
 	name := unsafeName.ReplaceAllString(fmtLower(t.Name()), "-")
 	return fmt.Sprintf("%s/test/%s-%d", shared.url, name, shared.n.Add(1))
@@ -78,47 +85,38 @@ func fmtLower(s string) string {
 	return string(b)
 }
 
-// EtcdOptions are the limits the test member runs with.
-var EtcdOptions = &store.EtcdOptions{MaxTxnOps: etcdmember.MaxTxnOps, MaxRequestBytes: etcdmember.MaxRequestBytes}
+// Options are the limits the test member runs with.
+var Options = &etcdstore.Options{MaxTxnOps: etcdmember.MaxTxnOps, MaxRequestBytes: etcdmember.MaxRequestBytes}
 
-// OpenEtcd opens a new etcd store under a fresh prefix of the shared
-// member. When the test ends it closes it, opens it again read-only and
-// fails the test on any problem Check reports, as Open does for bbolt.
-func OpenEtcd(t testing.TB, opts *store.Options) *store.Store {
+// Open opens a new etcd store under a fresh prefix of the shared member.
+// When the test ends it closes it, opens it again read-only and fails
+// the test on any problem Check reports, as storetest.Open does for
+// bbolt. It is a storetest.Opener.
+func Open(t testing.TB, opts *store.Options) *store.Store {
 	t.Helper()
-	url := EtcdURL(t)
-	s, err := store.OpenEtcd(url, opts, EtcdOptions)
+	url := URL(t)
+	s, err := etcdstore.Open(url, opts, Options)
 	if err != nil {
-		t.Fatalf("storetest: open %s: %v", url, err)
+		t.Fatalf("etcdtest: open %s: %v", url, err)
 	}
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
-			t.Errorf("storetest: close %s: %v", url, err)
+			t.Errorf("etcdtest: close %s: %v", url, err)
 		}
 		var o store.Options
 		if opts != nil {
 			o.Counters = opts.Counters
 		}
 		o.ReadOnly = true
-		r, err := store.OpenEtcd(url, &o, EtcdOptions)
+		r, err := etcdstore.Open(url, &o, Options)
 		if err != nil {
-			t.Errorf("storetest: reopen %s read-only: %v", url, err)
+			t.Errorf("etcdtest: reopen %s read-only: %v", url, err)
 			return
 		}
 		defer r.Close()
-		report(t, url, r, nil)
+		storetest.Check(t, url, r)
 	})
 	return s
 }
 
-// Opener opens a new, empty store of one backend for a test.
-type Opener func(t testing.TB, opts *store.Options) *store.Store
-
-// Backends are the engines every conformance test runs on.
-var Backends = []struct {
-	Name string
-	Open Opener
-}{
-	{"bbolt", Open},
-	{"etcd", OpenEtcd},
-}
+var _ storetest.Opener = Open

@@ -1,4 +1,4 @@
-package store
+package etcdstore
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lorekeep/lore/store"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -24,14 +25,14 @@ type etcdTx struct {
 
 	writes  map[string]etcdWrite // full key -> buffered write
 	reads   map[string]int64     // full key -> mod revision read (0: absent)
-	changes []Change
+	changes []store.Change
 	cache   map[string]cached // keys read ahead (prefetch)
 	err     error             // the first failed read; view and update return it
 }
 
 var (
-	_ ChangeLogTx = (*etcdTx)(nil)
-	_ BatchReader = (*etcdTx)(nil)
+	_ store.ChangeLogTx = (*etcdTx)(nil)
+	_ store.BatchReader = (*etcdTx)(nil)
 )
 
 type etcdWrite struct {
@@ -46,14 +47,14 @@ func (t *etcdTx) fail(err error) {
 	}
 }
 
-func (t *etcdTx) Bucket(name []byte) KVBucket {
+func (t *etcdTx) Bucket(name []byte) store.KVBucket {
 	return &etcdBucket{t: t, pfx: t.e.prefix + string(name) + "/"}
 }
 
 // AppendChange buffers one change; the commit writes the write's
 // changes as the log key's value (ops).
-func (t *etcdTx) AppendChange(op Op, ns, id string) error {
-	t.changes = append(t.changes, Change{Op: op, NS: ns, ID: id})
+func (t *etcdTx) AppendChange(op store.Op, ns, id string) error {
+	t.changes = append(t.changes, store.Change{Op: op, NS: ns, ID: id})
 	return nil
 }
 
@@ -105,10 +106,10 @@ const logFormat = 1
 
 // encodeLog encodes one write's changes as the log key's value: a format
 // byte, then each change as a uvarint length and EncodeChange's bytes.
-func encodeLog(cs []Change) []byte {
+func encodeLog(cs []store.Change) []byte {
 	b := []byte{logFormat}
 	for _, c := range cs {
-		e := EncodeChange(c)
+		e := store.EncodeChange(c)
 		b = binary.AppendUvarint(b, uint64(len(e)))
 		b = append(b, e...)
 	}
@@ -116,18 +117,18 @@ func encodeLog(cs []Change) []byte {
 }
 
 // decodeLog decodes a log value written at revision seq.
-func decodeLog(seq uint64, b []byte) ([]Change, error) {
+func decodeLog(seq uint64, b []byte) ([]store.Change, error) {
 	if len(b) == 0 || b[0] != logFormat {
-		return nil, fmt.Errorf("%w: change log at revision %d: format byte %x, want %d", ErrCorrupt, seq, b[:min(1, len(b))], logFormat)
+		return nil, fmt.Errorf("%w: change log at revision %d: format byte %x, want %d", store.ErrCorrupt, seq, b[:min(1, len(b))], logFormat)
 	}
 	b = b[1:]
-	var out []Change
+	var out []store.Change
 	for len(b) > 0 {
 		n, w := binary.Uvarint(b)
 		if w <= 0 || uint64(len(b)-w) < n {
-			return nil, fmt.Errorf("%w: change log at revision %d is cut short", ErrCorrupt, seq)
+			return nil, fmt.Errorf("%w: change log at revision %d is cut short", store.ErrCorrupt, seq)
 		}
-		c, err := DecodeChange(seq, b[w:w+int(n)])
+		c, err := store.DecodeChange(seq, b[w:w+int(n)])
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +190,7 @@ func (b *etcdBucket) Delete(k []byte) error { return b.write(k, etcdWrite{del: t
 
 func (b *etcdBucket) write(k []byte, w etcdWrite) error {
 	if !b.t.writing {
-		return fmt.Errorf("write to store %s in a read transaction: %w", b.t.e.url, ErrReadOnly)
+		return fmt.Errorf("write to store %s in a read transaction: %w", b.t.e.url, store.ErrReadOnly)
 	}
 	if b.t.writes == nil {
 		b.t.writes = map[string]etcdWrite{}
@@ -198,7 +199,7 @@ func (b *etcdBucket) write(k []byte, w etcdWrite) error {
 	return nil
 }
 
-func (b *etcdBucket) Cursor() KVCursor { return &etcdCursor{b: b} }
+func (b *etcdBucket) Cursor() store.KVCursor { return &etcdCursor{b: b} }
 
 // etcdCursor merges the snapshot's keys, read a page at a time, with the
 // tx's buffered writes (taken when the cursor is positioned).

@@ -1,4 +1,4 @@
-package store
+package etcdstore
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lorekeep/lore/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // changes reads the change log after a revision: the history of the log
 // key, through a watch from after+1 up to the key's current revision.
 // Every event is one write, so a limit never splits a sequence number.
-func (e *etcdEngine) Changes(after uint64, limit int) ([]Change, error) {
+func (e *etcdEngine) Changes(after uint64, limit int) ([]store.Change, error) {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	resp, err := e.cli.Get(ctx, e.logKey)
@@ -33,14 +34,14 @@ func (e *etcdEngine) Changes(after uint64, limit int) ([]Change, error) {
 		return decodeLog(uint64(last.ModRevision), last.Value)
 	}
 	wctx := clientv3.WithRequireLeader(ctx)
-	var out []Change
+	var out []store.Change
 	// The log begins at the log key's creation: a compaction before it
 	// took nothing of this store's log.
 	from := max(int64(after)+1, last.CreateRevision)
 	for wr := range e.cli.Watch(wctx, e.logKey, clientv3.WithRev(from)) {
 		if wr.CompactRevision != 0 {
 			return nil, fmt.Errorf("read change log on etcd cluster %s after %d: etcd compacted its history up to %d: %w",
-				strings.Join(e.endpoints, ","), after, wr.CompactRevision, ErrCompacted)
+				strings.Join(e.endpoints, ","), after, wr.CompactRevision, store.ErrCompacted)
 		}
 		if err := wr.Err(); err != nil {
 			return nil, e.fail("read change log", err)

@@ -1,50 +1,20 @@
-package store
+package etcdstore
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"strings"
 	"time"
 
+	"github.com/lorekeep/lore/store"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
-
-// EtcdOptions configure an etcd store (OpenEtcd). Zero fields mean the
-// defaults stated on them.
-type EtcdOptions struct {
-	// DialTimeout bounds the first connection; default 5s.
-	DialTimeout time.Duration
-	// RequestTimeout bounds each read and each write transaction; a
-	// cluster without quorum fails a write after it. Default 5s.
-	RequestTimeout time.Duration
-	// MaxTxnOps and MaxRequestBytes, when set, are the cluster's limits
-	// on one transaction (etcd's --max-txn-ops, default 128, and
-	// --max-request-bytes, default 1.5 MiB): a write that needs more is
-	// refused before it is sent. Unset, the cluster refuses it. Either
-	// way nothing is written and the error (ErrTooLarge) names the limit.
-	MaxTxnOps       int
-	MaxRequestBytes int
-	// Username and Password log in to a cluster with auth enabled.
-	Username, Password string
-	// TLS, when set, is used to reach the members (https endpoints).
-	TLS *tls.Config
-	// MustExist makes a writable open fail with ErrNotFound, as a
-	// read-only one does, when the prefix holds no store yet, instead of
-	// creating one (`lore init` creates; a mistyped prefix should not).
-	MustExist bool
-}
-
-// DefaultEtcdTimeout is the default of EtcdOptions' timeouts.
-const DefaultEtcdTimeout = 5 * time.Second
 
 // maxSendBytes is the largest request the client sends, so that the
 // cluster's own --max-request-bytes is the limit a user meets.
@@ -61,105 +31,34 @@ type etcdEngine struct {
 	endpoints []string
 	prefix    string
 	logKey    string
-	o         EtcdOptions
+	o         Options
 	pin       int64 // a view's fixed revision (At), 0 for the live store
 }
 
-// ParseEtcdURL splits a store URL etcd://host:port,host:port/prefix into
-// endpoints and key prefix (which ends in "/"; "/" alone when the URL has
-// no path).
-func ParseEtcdURL(u string) (endpoints []string, prefix string, err error) {
-	rest, ok := strings.CutPrefix(u, "etcd://")
-	if !ok {
-		return nil, "", valuef(u, "%w: store URL %q does not start with etcd://", ErrInvalid, u)
-	}
-	hosts, path, _ := strings.Cut(rest, "/")
-	for _, h := range strings.Split(hosts, ",") {
-		if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
-			return nil, "", valuef(u, "%w: store URL %q: endpoint %q is not host:port (want etcd://host:port,host:port/prefix)", ErrInvalid, u, h)
-		}
-		endpoints = append(endpoints, h)
-	}
-	path = strings.Trim(path, "/")
-	for _, seg := range strings.Split(path, "/") {
-		if path != "" && (seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\x00 ")) {
-			return nil, "", valuef(u, "%w: store URL %q: key prefix %q has an empty, dot or space segment", ErrInvalid, u, path)
-		}
-	}
-	prefix = "/" + path + "/"
-	if path == "" {
-		prefix = "/"
-	}
-	return endpoints, prefix, nil
-}
-
-// IsEtcdURL reports whether s names an etcd store rather than a folder.
-func IsEtcdURL(s string) bool { return strings.HasPrefix(s, "etcd://") }
-
-// OpenEtcd opens the store at an etcd store URL
-// (etcd://host:port,host:port/prefix), creating its format key on first
-// use unless opts.ReadOnly is set. There is no file lock: etcd serialises
-// writers, so any number of processes on any hosts may open one store.
-// opts.LockTimeout does not apply.
-func OpenEtcd(url string, opts *Options, eo *EtcdOptions) (*Store, error) {
-	return NewStore(url, opts, func(o Options) (Engine, error) {
-		endpoints, prefix, err := ParseEtcdURL(url)
-		if err != nil {
-			return nil, err
-		}
-		var e EtcdOptions
-		if eo != nil {
-			e = *eo
-		}
-		if e.DialTimeout <= 0 {
-			e.DialTimeout = DefaultEtcdTimeout
-		}
-		if e.RequestTimeout <= 0 {
-			e.RequestTimeout = DefaultEtcdTimeout
-		}
-		cli, err := clientv3.New(clientv3.Config{
-			Endpoints:          endpoints,
-			DialTimeout:        e.DialTimeout,
-			Username:           e.Username,
-			TLS:                e.TLS,
-			Password:           e.Password,
-			Logger:             zap.NewNop(),
-			MaxCallSendMsgSize: maxSendBytes,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("open store %s: %w", url, err)
-		}
-		eng := &etcdEngine{cli: cli, url: url, endpoints: endpoints, prefix: prefix, logKey: prefix + "log", o: e}
-		if err := eng.init(o.ReadOnly || e.MustExist); err != nil {
-			cli.Close()
-			return nil, err
-		}
-		return eng, nil
-	})
-}
+var _ store.Engine = (*etcdEngine)(nil)
 
 // init writes the format key of a new store, unless mustExist, and
 // checks an existing one.
 func (e *etcdEngine) init(mustExist bool) error {
 	ctx, cancel := e.ctx()
 	defer cancel()
-	k := e.prefix + FormatBucket + "/" + FormatKey
+	k := e.prefix + store.FormatBucket + "/" + store.FormatKey
 	resp, err := e.cli.Get(ctx, k)
 	if err != nil {
 		return e.fail("open", err)
 	}
 	if len(resp.Kvs) == 0 {
 		if mustExist {
-			return fmt.Errorf("open store %s: no lore store under this prefix (no %s key; `lore init` creates one): %w", e.url, k, ErrNotFound)
+			return fmt.Errorf("open store %s: no lore store under this prefix (no %s key; `lore init` creates one): %w", e.url, k, store.ErrNotFound)
 		}
 		_, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
-			Then(clientv3.OpPut(k, string(NewFormat()))).Commit()
+			Then(clientv3.OpPut(k, string(store.NewFormat()))).Commit()
 		if err != nil {
 			return e.fail("open", err)
 		}
 		return nil
 	}
-	if err := CheckFormat(resp.Kvs[0].Value); err != nil {
+	if err := store.CheckFormat(resp.Kvs[0].Value); err != nil {
 		return fmt.Errorf("open store %s: %w", e.url, err)
 	}
 	return nil
@@ -178,18 +77,18 @@ func (e *etcdEngine) fail(what string, err error) error {
 		errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost),
 		status.Code(err) == codes.Unavailable, status.Code(err) == codes.DeadlineExceeded:
 		return fmt.Errorf("%s on etcd cluster %s: no quorum or no endpoint answering within %s (%v): %w",
-			what, strings.Join(e.endpoints, ","), e.o.RequestTimeout, err, ErrUnavailable)
+			what, strings.Join(e.endpoints, ","), e.o.RequestTimeout, err, store.ErrUnavailable)
 	case errors.Is(err, rpctypes.ErrLeaderChanged):
 		return fmt.Errorf("%s on etcd cluster %s: the leader changed during the request (%v); try again: %w",
-			what, strings.Join(e.endpoints, ","), err, ErrUnavailable)
+			what, strings.Join(e.endpoints, ","), err, store.ErrUnavailable)
 	case errors.Is(err, rpctypes.ErrTooManyOps):
 		return fmt.Errorf("%s on etcd cluster %s: the transaction has more operations than the cluster's --max-txn-ops allows (%v): %w",
-			what, strings.Join(e.endpoints, ","), err, ErrTooLarge)
+			what, strings.Join(e.endpoints, ","), err, store.ErrTooLarge)
 	case errors.Is(err, rpctypes.ErrRequestTooLarge):
 		return fmt.Errorf("%s on etcd cluster %s: the transaction is larger than the cluster's --max-request-bytes allows (%v): %w",
-			what, strings.Join(e.endpoints, ","), err, ErrTooLarge)
+			what, strings.Join(e.endpoints, ","), err, store.ErrTooLarge)
 	case errors.Is(err, rpctypes.ErrCompacted):
-		return fmt.Errorf("%s on etcd cluster %s: %v: %w", what, strings.Join(e.endpoints, ","), err, ErrCompacted)
+		return fmt.Errorf("%s on etcd cluster %s: %v: %w", what, strings.Join(e.endpoints, ","), err, store.ErrCompacted)
 	}
 	return fmt.Errorf("%s on etcd cluster %s: %w", what, strings.Join(e.endpoints, ","), err)
 }
@@ -201,7 +100,7 @@ func (e *etcdEngine) Close() error {
 	return e.cli.Close()
 }
 
-func (e *etcdEngine) At(rev uint64) Engine {
+func (e *etcdEngine) At(rev uint64) store.Engine {
 	past := *e
 	past.pin = int64(rev)
 	return &past
@@ -216,11 +115,11 @@ type etcdIdentity struct {
 
 // view runs fn on a snapshot: every read inside it is at the revision of
 // its first read.
-func (e *etcdEngine) View(fn func(KVTx) error) error {
+func (e *etcdEngine) View(fn func(store.KVTx) error) error {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	tx, err := e.begin(ctx)
-	for i := 0; err != nil && errors.Is(err, ErrUnavailable) && i < 3 && ctx.Err() == nil; i++ {
+	for i := 0; err != nil && errors.Is(err, store.ErrUnavailable) && i < 3 && ctx.Err() == nil; i++ {
 		// fn has not run: trying the snapshot's first read again is
 		// safe (a leader change fails it once).
 		time.Sleep(200 * time.Millisecond)
@@ -250,12 +149,12 @@ const maxConflicts = 200
 // upgrade names the heads it depends on, dependOn). On a conflict fn
 // runs again on a new snapshot. It returns the write's
 // revision, which is the sequence number of its changes.
-func (e *etcdEngine) Update(fn func(KVTx) error) (uint64, error) {
+func (e *etcdEngine) Update(fn func(store.KVTx) error) (uint64, error) {
 	readRetries := 0
 	for i := range maxConflicts {
 		rev, ok, err := e.try(fn)
 		var before *beforeCommit
-		if errors.As(err, &before) && errors.Is(err, ErrUnavailable) && readRetries < 3 {
+		if errors.As(err, &before) && errors.Is(err, store.ErrUnavailable) && readRetries < 3 {
 			// The snapshot's reads failed (a leader change): nothing was
 			// sent to commit, so running the write again is safe.
 			readRetries++
@@ -273,10 +172,10 @@ func (e *etcdEngine) Update(fn func(KVTx) error) (uint64, error) {
 		}
 	}
 	return 0, fmt.Errorf("write on etcd cluster %s: gave up after %d conflicts with other writers: %w",
-		strings.Join(e.endpoints, ","), maxConflicts, ErrUnavailable)
+		strings.Join(e.endpoints, ","), maxConflicts, store.ErrUnavailable)
 }
 
-func (e *etcdEngine) try(fn func(KVTx) error) (uint64, bool, error) {
+func (e *etcdEngine) try(fn func(store.KVTx) error) (uint64, bool, error) {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	tx, err := e.begin(ctx)
@@ -296,7 +195,7 @@ func (e *etcdEngine) try(fn func(KVTx) error) (uint64, bool, error) {
 		return 0, true, nil
 	}
 	var cmps []clientv3.Cmp
-	formatKey := e.prefix + FormatBucket + "/" + FormatKey
+	formatKey := e.prefix + store.FormatBucket + "/" + store.FormatKey
 	if len(tx.changes) > 0 {
 		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(e.logKey), "=", tx.logRev))
 		// A put decides by the store's format whether it writes the
@@ -312,11 +211,11 @@ func (e *etcdEngine) try(fn func(KVTx) error) (uint64, bool, error) {
 	}
 	if n := max(len(ops), len(cmps)); e.o.MaxTxnOps > 0 && n > e.o.MaxTxnOps {
 		return 0, false, fmt.Errorf("write on etcd cluster %s: it needs %d operations in one transaction, the cluster allows %d (etcd --max-txn-ops): nothing written; split the write or raise the limit: %w",
-			strings.Join(e.endpoints, ","), n, e.o.MaxTxnOps, ErrTooLarge)
+			strings.Join(e.endpoints, ","), n, e.o.MaxTxnOps, store.ErrTooLarge)
 	}
 	if e.o.MaxRequestBytes > 0 && size > e.o.MaxRequestBytes {
 		return 0, false, fmt.Errorf("write on etcd cluster %s: it needs %d bytes in one transaction, the cluster allows %d (etcd --max-request-bytes): nothing written; split the write or raise the limit: %w",
-			strings.Join(e.endpoints, ","), size, e.o.MaxRequestBytes, ErrTooLarge)
+			strings.Join(e.endpoints, ","), size, e.o.MaxRequestBytes, store.ErrTooLarge)
 	}
 	resp, err := e.cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
 	if err != nil {
@@ -359,7 +258,7 @@ func (e *etcdEngine) begin(ctx context.Context) (*etcdTx, error) {
 
 // Backup refuses: the cluster's own snapshot backs an etcd store up.
 func (e *etcdEngine) Backup(io.Writer) (int64, error) {
-	return 0, fmt.Errorf("backup of %s: %w: an etcd store is backed up by the cluster's own snapshot (etcdctl snapshot save) or by lore export", e.url, ErrInvalid)
+	return 0, fmt.Errorf("backup of %s: %w: an etcd store is backed up by the cluster's own snapshot (etcdctl snapshot save) or by lore export", e.url, store.ErrInvalid)
 }
 
 // UpgradeLimits keep a batch within the cluster's limits on one

@@ -1,23 +1,34 @@
-package store_test
+package etcdstore_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/lorekeep/lore/store"
+	"github.com/lorekeep/lore/store/etcdstore"
+	"github.com/lorekeep/lore/store/etcdstore/etcdtest"
 	"github.com/lorekeep/lore/store/storetest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
+
+func TestMain(m *testing.M) { os.Exit(etcdtest.Main(m)) }
+
+// TestConformance runs the store contract on etcd, on the test binary's
+// single embedded member (package store runs it on bbolt).
+func TestConformance(t *testing.T) {
+	t.Run("etcd", func(t *testing.T) { storetest.Conformance(t, etcdtest.Open) })
+}
 
 // rawClient talks to the store URL's cluster directly, as another
 // program sharing it would.
 func rawClient(t *testing.T, url string) *clientv3.Client {
 	t.Helper()
-	eps, _, err := store.ParseEtcdURL(url)
+	eps, _, err := etcdstore.ParseURL(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +41,8 @@ func rawClient(t *testing.T, url string) *clientv3.Client {
 }
 
 func TestEtcdSeqIsRevisionWithGaps(t *testing.T) {
-	url := storetest.EtcdURL(t)
-	s, err := store.OpenEtcd(url, nil, storetest.EtcdOptions)
+	url := etcdtest.URL(t)
+	s, err := etcdstore.Open(url, nil, etcdtest.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +85,10 @@ func TestEtcdSeqIsRevisionWithGaps(t *testing.T) {
 }
 
 func TestEtcdTwoProcessesLoseNoUpdate(t *testing.T) {
-	url := storetest.EtcdURL(t)
+	url := etcdtest.URL(t)
 	var handles []*store.Store
 	for range 2 {
-		s, err := store.OpenEtcd(url, nil, storetest.EtcdOptions)
+		s, err := etcdstore.Open(url, nil, etcdtest.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,8 +124,8 @@ func TestEtcdTwoProcessesLoseNoUpdate(t *testing.T) {
 }
 
 func TestEtcdTooLargeIsRefusedWhole(t *testing.T) {
-	url := storetest.EtcdURL(t)
-	s, err := store.OpenEtcd(url, nil, &store.EtcdOptions{MaxTxnOps: 16, MaxRequestBytes: 64 << 10})
+	url := etcdtest.URL(t)
+	s, err := etcdstore.Open(url, nil, &etcdstore.Options{MaxTxnOps: 16, MaxRequestBytes: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +146,7 @@ func TestEtcdTooLargeIsRefusedWhole(t *testing.T) {
 		t.Errorf("after refused writes: %+v, %v; want nothing written", st, err)
 	}
 	// The server's own limit speaks when the client is told a larger one.
-	loose, err := store.OpenEtcd(url, nil, &store.EtcdOptions{MaxTxnOps: 1 << 20, MaxRequestBytes: 1 << 30})
+	loose, err := etcdstore.Open(url, nil, &etcdstore.Options{MaxTxnOps: 1 << 20, MaxRequestBytes: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +161,8 @@ func TestEtcdTooLargeIsRefusedWhole(t *testing.T) {
 }
 
 func TestEtcdCompactedLog(t *testing.T) {
-	url := storetest.EtcdURL(t)
-	s, err := store.OpenEtcd(url, nil, storetest.EtcdOptions)
+	url := etcdtest.URL(t)
+	s, err := etcdstore.Open(url, nil, etcdtest.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,19 +185,19 @@ func TestEtcdCompactedLog(t *testing.T) {
 }
 
 func TestParseEtcdURL(t *testing.T) {
-	eps, pre, err := store.ParseEtcdURL("etcd://127.0.0.1:2379,127.0.0.1:22379/lore/prod")
+	eps, pre, err := etcdstore.ParseURL("etcd://127.0.0.1:2379,127.0.0.1:22379/lore/prod")
 	if err != nil || len(eps) != 2 || eps[1] != "127.0.0.1:22379" || pre != "/lore/prod/" {
 		t.Errorf("parse: %v %q %v", eps, pre, err)
 	}
 	for _, bad := range []string{"http://h:1/x", "etcd://nohost/x", "etcd://h:1/a//b", "etcd://h:1/a/../b"} {
-		if _, _, err := store.ParseEtcdURL(bad); !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), bad) {
+		if _, _, err := etcdstore.ParseURL(bad); !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), bad) {
 			t.Errorf("parse %q: %v; want ErrInvalid quoting it", bad, err)
 		}
 	}
 }
 
 func TestEtcdAtRevisionIsOneSnapshot(t *testing.T) {
-	s := storetest.OpenEtcd(t, nil)
+	s := etcdtest.Open(t, nil)
 	first, err := s.Put(store.Record{NS: "n", ID: "x", Body: "one"})
 	if err != nil {
 		t.Fatal(err)
@@ -216,73 +227,4 @@ func TestEtcdAtRevisionIsOneSnapshot(t *testing.T) {
 	if r, err := s.Get("n", "x"); err != nil || r.Body != "two" {
 		t.Errorf("store after closing a view: %+v, %v", r, err)
 	}
-}
-
-// An upgrade to secondary keys (format 1 -> 2) on a cluster that another
-// process keeps writing to leaves no record out of the keys: a put that
-// read format 1 and an upgrade built from older heads both run again.
-func TestEtcdUpgradeWhileWriting(t *testing.T) {
-	url := storetest.EtcdURL(t)
-	a, err := store.OpenEtcd(url, nil, storetest.EtcdOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	for i := range 10 {
-		mustPut(t, a, store.Record{NS: "n", ID: fmt.Sprintf("a%02d", i), Kind: "note"})
-	}
-	// Back to format 1, as a store written by a lore older than the keys.
-	toFormat1(t, url)
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	wg.Go(func() {
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			mustPut(t, a, store.Record{NS: "n", ID: fmt.Sprintf("w%03d", i), Kind: "note"})
-		}
-	})
-	b, err := store.OpenEtcd(url, nil, storetest.EtcdOptions) // upgrades
-	close(stop)
-	wg.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	wantNoErrors(t, b, "after an upgrade during writes")
-	all := 0
-	if err := b.ForEach("n", func(store.Record) error { all++; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	byKind, _, err := b.List(store.ListOptions{NS: "n", Kind: "note", Limit: 100000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(byKind) != all {
-		t.Errorf("List by kind gives %d of %d records after an upgrade during writes", len(byKind), all)
-	}
-}
-
-// toFormat1 takes the etcd store at url back to format 1, as a store
-// written by a lore older than the secondary keys: no idx keys, format
-// byte 1. It returns a raw client of the cluster and the store's prefix.
-func toFormat1(t *testing.T, url string) (*clientv3.Client, string) {
-	t.Helper()
-	_, path, err := store.ParseEtcdURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := "/" + strings.Trim(path, "/") + "/"
-	cli := rawClient(t, url)
-	ctx := context.Background()
-	if _, err := cli.Delete(ctx, prefix+"idx/", clientv3.WithPrefix()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cli.Put(ctx, prefix+"meta/format", "\x01"); err != nil {
-		t.Fatal(err)
-	}
-	return cli, prefix
 }
