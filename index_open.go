@@ -24,7 +24,7 @@ import (
 //     between its commit and its index update). A read-only open works
 //     without an index it cannot read, and Stale says so. An etcd store's
 //     index is always writable; when another process on the host holds
-//     it, the open builds a private one (lore_etcd.go).
+//     it, the open builds a private one (lore_url.go).
 //   - rebuild (index_rebuild.go: rebuildIndex, ReindexContext): build the
 //     index whole from the store's records, aside, and swap it in. Heal
 //     (healLocked, healing) is the rebuild a writable open does by itself

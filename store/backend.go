@@ -7,9 +7,10 @@ import (
 
 // Backend is the store contract: the truth that the facade, the packet
 // builder, the index maintenance and the servers read and write. *Store
-// satisfies it on both engines, bbolt (Open) and etcd (OpenEtcd); a new
-// engine is a new implementation of this contract, checked by the shared
-// conformance suite in store/storetest.
+// satisfies it on every engine, bbolt (Open) and etcd (OpenURL with
+// package store/etcdstore linked); a new engine is a new implementation
+// of Engine under this contract, checked by the shared conformance suite
+// in store/storetest.
 //
 // What every backend promises:
 //

@@ -1,9 +1,11 @@
 // Package store keeps Lore's records, links, versions and change log: the
 // single source of truth. Everything else (the bleve index, packets) is
-// derived from it. Backend is the contract; *Store implements it on two
-// engines, one bbolt file (Open, the default) or an etcd cluster
-// (OpenEtcd, see etcd.go), with the logic written once over a small kv
-// transaction (kv.go).
+// derived from it. Backend is the contract; *Store implements it on an
+// engine, with the logic written once over a small kv transaction
+// (kv.go): one bbolt file (Open, the default, engine_bolt.go), or an
+// engine kept in a package of its own and opened by store URL (OpenURL):
+// an etcd cluster, package store/etcdstore. This package imports no
+// engine but bbolt, and nothing of Lore.
 //
 // # Layout
 //
@@ -61,18 +63,23 @@
 // transaction, so a callback may use the store; the walk is therefore not
 // one snapshot.
 //
-// # etcd
+// # Engines
 //
-// On etcd, bucket b's key k is prefix+b+"/"+k under the store URL's
-// prefix: the same layout. Each write is one etcd Txn whose buffered
-// writes commit only if the log key (prefix+"log") still has the mod
-// revision read at the write's snapshot; on a conflict the write runs
-// again. The log key's value is the write's change entries, so its
-// history is the change log and a change's sequence number is the
-// revision of its write: it only grows, with gaps, and the entries of
-// one write share it. A write that would pass the cluster's
-// --max-txn-ops or --max-request-bytes is refused whole (ErrTooLarge).
-// There is no file lock; ReadOnly only refuses writes.
+// An engine is the database the buckets live in (Engine, engine.go).
+// Everything about records, links, versions and the change log is
+// written once against the kv layer (KVTx, KVBucket, KVCursor), and
+// Store has no branch on its engine. An engine outside this package
+// implements Engine and its KVTx, opens its Store with NewStore, and
+// registers a Driver for its URL scheme from its init (Register,
+// url.go), as a database/sql driver does; a program links it by
+// importing its package. What an engine may do beside the kv layer are
+// optional interfaces of its KVTx: ChangeLogTx, where it keeps the change
+// log itself (etcd: the history of one key, numbered by revision), and
+// BatchReader, where its reads are round trips and many keys are read in
+// one. The conformance suite (store/storetest) runs the contract on each
+// engine: this package's tests on bbolt, etcdstore's on etcd. On etcd,
+// bucket b's key k is prefix+b+"/"+k under the store URL's prefix, the
+// same layout; etcdstore's doc tells the rest.
 //
 // # Caveats
 //

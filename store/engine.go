@@ -9,8 +9,9 @@ import (
 // Engine is the database a Store keeps its buckets in. It is exported
 // for engine implementers: a program that only stores records never
 // names it. This package has one engine of its own, one bbolt file
-// (Open; engine_bolt.go); another engine (an etcd cluster: etcd*.go)
-// implements Engine and opens its Store with NewStore.
+// (Open; engine_bolt.go); an engine outside it (the etcd cluster of
+// package store/etcdstore) implements Engine, opens its Store with
+// NewStore and registers a Driver for its store URLs (Register).
 //
 // Everything a Store does with records, links, versions and the change
 // log is written once, against the kv layer (KVTx, kv.go); what differs

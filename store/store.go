@@ -95,8 +95,8 @@ var (
 	keySeq    = []byte("seq")
 )
 
-// Store is an open Lore store: one bbolt file (Open) or a key prefix of
-// an etcd cluster (OpenEtcd), behind the engine interface. A Store is
+// Store is an open Lore store: one bbolt file (Open) or a store URL's
+// engine (OpenURL; an etcd cluster's key prefix), behind Engine. A Store is
 // safe for concurrent use by many goroutines: reads run in parallel,
 // writes are serialized by bbolt's single writer or by etcd's compares.
 type Store struct {

@@ -100,12 +100,14 @@ func (e *etcdEngine) Close() error {
 	return e.cli.Close()
 }
 
+// At is the engine pinned at revision rev: every snapshot reads there.
 func (e *etcdEngine) At(rev uint64) store.Engine {
 	past := *e
 	past.pin = int64(rev)
 	return &past
 }
 
+// Identity is the client and the prefix, which a view (At) shares.
 func (e *etcdEngine) Identity() any { return etcdIdentity{e.cli, e.prefix} }
 
 type etcdIdentity struct {
@@ -113,7 +115,7 @@ type etcdIdentity struct {
 	prefix string
 }
 
-// view runs fn on a snapshot: every read inside it is at the revision of
+// View runs fn on a snapshot: every read inside it is at the revision of
 // its first read.
 func (e *etcdEngine) View(fn func(store.KVTx) error) error {
 	ctx, cancel := e.ctx()
@@ -139,14 +141,14 @@ func (e *etcdEngine) View(fn func(store.KVTx) error) error {
 // writer changed before it committed.
 const maxConflicts = 200
 
-// update runs fn on a snapshot with its writes buffered, then commits
+// Update runs fn on a snapshot with its writes buffered, then commits
 // them in one Txn. A write that logs changes commits only if the log key
 // still has the mod revision it had at the snapshot (every logged write
 // rewrites it, so no write in between is lost), and only if the store's
 // format is unchanged when it read it; one that logs none (SetTokens, a
 // batch of the format upgrade) commits only if every key it read with
 // Get is unchanged (keys read through a cursor are not tracked: the
-// upgrade names the heads it depends on, dependOn). On a conflict fn
+// store's upgrade reads the heads it depends on with Get). On a conflict fn
 // runs again on a new snapshot. It returns the write's
 // revision, which is the sequence number of its changes.
 func (e *etcdEngine) Update(fn func(store.KVTx) error) (uint64, error) {

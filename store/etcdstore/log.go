@@ -10,7 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// changes reads the change log after a revision: the history of the log
+// Changes reads the change log after a revision: the history of the log
 // key, through a watch from after+1 up to the key's current revision.
 // Every event is one write, so a limit never splits a sequence number.
 func (e *etcdEngine) Changes(after uint64, limit int) ([]store.Change, error) {
