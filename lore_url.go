@@ -19,7 +19,7 @@ import (
 // A store named by a URL (store.IsURL), etcd://host:port,host:port/prefix,
 // is kept by the engine that package store has registered for the URL's
 // scheme: package store/etcdstore registers etcd://, and a program that
-// opens such stores imports it (cmd/lore does). Nothing here names an
+// opens such stores imports it (cmd/lore does). Nothing here imports an
 // engine, so a program that keeps its records in one bbolt file links
 // none of a cluster's client. What the engine's servers hold is the
 // truth; the index (derived) and lore.json are in a local folder.

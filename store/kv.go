@@ -61,6 +61,7 @@ type ChangeLogTx interface {
 // BatchReader is a KVTx whose reads are round trips (etcd), which reads
 // many keys in one: the store tells it what it is about to read.
 type BatchReader interface {
+	KVTx
 	// Prefetch reads keys of bucket ahead, many per round trip, so that
 	// the Gets that follow are served from memory.
 	Prefetch(bucket []byte, keys [][]byte)

@@ -16,8 +16,8 @@ import (
 //	import _ "github.com/lorekeep/lore/store/etcdstore"
 //
 // A program that imports none links none of an engine's dependencies (a
-// cluster's client, gRPC, net/http), and OpenURL of its scheme says
-// which package to import.
+// cluster's client, gRPC), and OpenURL of its scheme says which package
+// to import.
 
 // Driver opens the stores of one URL scheme: an engine's package
 // registers one from its init (Register). It is for engine implementers;

@@ -16,8 +16,9 @@ import (
 	"strings"
 	"time"
 
-	// The etcd engine, for --store etcd://host:port,.../prefix (package
-	// lore links none: it registers itself with package store).
+	// The etcd engine: a store's lore.json (-config) may keep the store on
+	// an etcd cluster (package lore links no engine; this one registers
+	// etcd:// with package store).
 	_ "github.com/lorekeep/lore/store/etcdstore"
 )
 

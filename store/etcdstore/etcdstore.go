@@ -16,8 +16,8 @@
 // Settings (timeouts, the cluster's limits, login, TLS) are an *Options,
 // given to Open, to store.OpenURL, or to the facade as
 // lore.Options.Engine. A program that does not import this package links
-// none of etcd's client, gRPC or net/http, and opening an etcd:// URL
-// there fails with store.ErrNoEngine, naming this package.
+// none of etcd's client or gRPC, and opening an etcd:// URL there fails
+// with store.ErrNoEngine, naming this package.
 //
 // # Layout
 //
