@@ -32,7 +32,7 @@ func Discover(flag, wd string) (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("no %s folder in %s or any parent, and neither --store nor %s is set (run `lore init` first): %w", DirName, wd, EnvStore, ErrNoStore)
+			return "", fmt.Errorf("no %s folder in %s or any parent, no store named, and %s unset: %w", DirName, wd, EnvStore, ErrNoStore)
 		}
 		dir = parent
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
-	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -128,9 +127,9 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 	fi, err := os.Stat(dir)
 	switch {
 	case err == nil && !fi.IsDir():
-		return nil, badvalue.Errorf(dir, "open store %q: that is a file, not a store folder (a store is the folder that holds %s, made by `lore init`): %w", dir, BoltFile, ErrNoStore)
+		return nil, &NoStoreError{Dir: dir, Why: "that is a file, not a store folder (a store is the folder that holds " + BoltFile + ")"}
 	case err != nil:
-		return nil, badvalue.Errorf(dir, "open store %q: no such directory (run `lore init` or pass --store): %w", dir, ErrNoStore)
+		return nil, &NoStoreError{Dir: dir, Why: "no such directory"}
 	}
 	if url := storeURLOf(dir); url != "" {
 		o := *opts
@@ -138,11 +137,11 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 		return openURL(url, &o, create)
 	}
 	if _, err := os.Stat(filepath.Join(dir, BoltFile)); err != nil && !create {
-		hint := "run `lore init` there, or point --store at the folder that holds " + BoltFile
+		e := &NoStoreError{Dir: dir, Why: "no " + BoltFile + " in it"}
 		if _, err := os.Stat(filepath.Join(dir, DirName, BoltFile)); err == nil {
-			hint = "did you mean --store " + filepath.Join(dir, DirName) + "?"
+			e.Inside = filepath.Join(dir, DirName)
 		}
-		return nil, badvalue.Errorf(dir, "open store %q: no %s in it (%s): %w", dir, BoltFile, hint, ErrNoStore)
+		return nil, e
 	}
 	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
 	if err != nil {

@@ -143,8 +143,8 @@ func TestEtcdIndexRebuildsAfterCompaction(t *testing.T) {
 func TestEtcdOpenNeedsInit(t *testing.T) {
 	url := etcdtest.URL(t)
 	_, err := lore.Open(url, &lore.Options{LocalDir: t.TempDir()})
-	if !errors.Is(err, lore.ErrNoStore) || !strings.Contains(err.Error(), "lore init") {
-		t.Fatalf("open of an empty prefix: %v; want ErrNoStore telling to run lore init", err)
+	if !errors.Is(err, lore.ErrNoStore) || !strings.Contains(err.Error(), "none was created there") {
+		t.Fatalf("open of an empty prefix: %v; want ErrNoStore saying no store was created there", err)
 	}
 	if err := lore.Init(url); err != nil {
 		t.Fatal(err)

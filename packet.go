@@ -50,7 +50,7 @@ func scopeTokens(name string, scopes map[string]int) (int, error) {
 		known[strings.ToLower(k)] = scopes[k]
 	}
 	if _, ok := known[strings.ToLower(strings.TrimSpace(name))]; !ok {
-		return 0, badvalue.Errorf(name, "scope %q is not a scope name: want one of %s (or give a token count with --budget): %w",
+		return 0, badvalue.Errorf(name, "scope %q is not a scope name: want one of %s, or a token count (8000, 8k): %w",
 			name, strings.Join(slices.Sorted(maps.Keys(known)), ", "), budget.ErrInvalid)
 	}
 	n, err := budget.ParseBudget(name, scopes)
@@ -94,7 +94,7 @@ func (l *Lore) ResolveBudget(spec BudgetSpec) (ResolvedBudget, error) {
 	}
 	if spec.Model == "" {
 		if given == budget.NoBudget {
-			return out, fmt.Errorf("no budget: give --budget N, --scope NAME or --model NAME: %w", budget.ErrInvalid)
+			return out, fmt.Errorf("no budget: the request names no budget, scope or model: %w", budget.ErrInvalid)
 		}
 		if spec.Reserve < 0 {
 			return out, fmt.Errorf("reserve %d is negative: %w", spec.Reserve, budget.ErrInvalid)
@@ -177,7 +177,7 @@ func (l *Lore) packetInputs(req packet.Request) (packet.Request, packet.Searcher
 	if ix := l.searcher(); ix != nil {
 		words = ix
 	} else if req.Query != "" {
-		return req, nil, fmt.Errorf("packet: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
+		return req, nil, fmt.Errorf("packet: the index %s is missing or unreadable: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
 	}
 	l.sizeSharedCaches()
 	if len(req.QueryVector) == 0 {

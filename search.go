@@ -32,7 +32,7 @@ func (l *Lore) Search(ctx context.Context, q index.Query) ([]Hit, error) {
 	}
 	ix := l.searcher()
 	if ix == nil && (q.Text != "" || len(q.Vector) == 0) {
-		return nil, fmt.Errorf("search: the index %s is missing or unreadable; run `lore reindex`: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
+		return nil, fmt.Errorf("search: the index %s is missing or unreadable: %w", filepath.Join(l.dir, IndexDir), ErrNoIndex)
 	}
 	var srch packet.Searcher = ix
 	if len(q.Vector) > 0 {

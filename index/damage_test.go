@@ -72,7 +72,7 @@ func TestDamagedFilesNeverPanic(t *testing.T) {
 
 func wantCorrupt(t *testing.T, call string, err error, dir string) {
 	t.Helper()
-	if !errors.Is(err, ErrCorrupt) || !bytes.Contains([]byte(err.Error()), []byte(dir)) || !bytes.Contains([]byte(err.Error()), []byte("lore reindex")) {
-		t.Errorf("%s on a damaged index: %v; want ErrCorrupt naming %s and lore reindex", call, err, dir)
+	if !errors.Is(err, ErrCorrupt) || !bytes.Contains([]byte(err.Error()), []byte(dir)) || !bytes.Contains([]byte(err.Error()), []byte("rebuilt from it")) {
+		t.Errorf("%s on a damaged index: %v; want ErrCorrupt naming %s and that it can be rebuilt", call, err, dir)
 	}
 }

@@ -96,7 +96,7 @@ func Open(dir string, opts *Options) (*Index, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || (err == nil && empty):
 		if o.ReadOnly {
-			return nil, fmt.Errorf("index %s: %w (it is derived from the store: `lore reindex` builds it)", dir, ErrNotFound)
+			return nil, fmt.Errorf("index %s: %w (it is derived from the store and can be rebuilt from it)", dir, ErrNotFound)
 		}
 		if err := create(dir); err != nil {
 			return nil, err
@@ -212,7 +212,7 @@ func recoverCorrupt(dir string, err *error, panicOnFault bool) {
 }
 
 func corrupt(dir string, cause error) error {
-	return fmt.Errorf("index %s: %w: %w (the index is derived from the store: `lore reindex` rebuilds it)", dir, ErrCorrupt, cause)
+	return fmt.Errorf("index %s: %w: %w (the index is derived from the store and can be rebuilt from it)", dir, ErrCorrupt, cause)
 }
 
 // create makes an empty Lore index at dir. It builds it in a temporary

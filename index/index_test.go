@@ -219,8 +219,8 @@ func TestReadOnlyMissing(t *testing.T) {
 		if !errors.Is(err, ErrNotFound) {
 			t.Fatalf("read-only Open(%s) error = %v, want ErrNotFound", missing, err)
 		}
-		if !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "lore reindex") {
-			t.Errorf("error %q should name %s and `lore reindex`", err, missing)
+		if !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "rebuilt from it") {
+			t.Errorf("error %q should name %s and say the index can be rebuilt", err, missing)
 		}
 		if entries, _ := os.ReadDir(missing); len(entries) > 0 {
 			t.Errorf("read-only Open wrote into %s", missing)
@@ -331,8 +331,8 @@ func TestOpenBadDirs(t *testing.T) {
 				if !strings.Contains(err.Error(), dir) {
 					t.Errorf("error %q does not name %s", err, dir)
 				}
-				if errors.Is(err, ErrCorrupt) && !strings.Contains(err.Error(), "lore reindex") {
-					t.Errorf("error %q does not say `lore reindex` rebuilds it", err)
+				if errors.Is(err, ErrCorrupt) && !strings.Contains(err.Error(), "rebuilt from it") {
+					t.Errorf("error %q does not say the index can be rebuilt", err)
 				}
 			}
 		})

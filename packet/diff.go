@@ -138,7 +138,10 @@ func Compare(a, b View) Difference {
 }
 
 // ErrMarkdownPacket is ReadView's error for a markdown packet.
-var ErrMarkdownPacket = errors.New("a markdown packet cannot be compared: its record headings are not marked apart from the text they hold; write the packets with --format json or --format xml, or compare one request at two budgets")
+var ErrMarkdownPacket = errors.New("a markdown packet cannot be compared: its record headings are not marked apart from the text they hold; compare packets written as JSON or XML")
+
+// ErrNotPacket is ReadView's error for data that is no packet Lore wrote.
+var ErrNotPacket = errors.New("not a packet Lore wrote: want a packet in JSON or XML")
 
 // ReadView reads a packet file Lore wrote: JSON (`--format json`, or
 // `lore --json packet`'s document, which holds the records too) or XML.
@@ -152,7 +155,7 @@ func ReadView(data []byte) (View, error) {
 	case bytes.HasPrefix(data, []byte("# Context Packet")):
 		return View{}, ErrMarkdownPacket
 	}
-	return View{}, errors.New("not a packet Lore wrote: want JSON (--format json) or XML (--format xml)")
+	return View{}, ErrNotPacket
 }
 
 func readJSONView(data []byte) (View, error) {

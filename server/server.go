@@ -172,7 +172,7 @@ func New(dir string, opts *Options) (*Server, error) {
 		return &Server{dir: dir, opts: o, counter: counter, shared: l}, nil
 	}
 	if _, err := os.Stat(filepath.Join(dir, lore.BoltFile)); err != nil {
-		return nil, fmt.Errorf("serve %q: no %s there (run `lore init` or pass --store): %w", dir, lore.BoltFile, lore.ErrNoStore)
+		return nil, fmt.Errorf("serve %q: no %s there: %w", dir, lore.BoltFile, lore.ErrNoStore)
 	}
 	s := &Server{dir: dir, opts: o, counter: counter}
 	if o.Idle > 0 {

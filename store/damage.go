@@ -141,7 +141,7 @@ func checkFile(path string) (boltMeta, error) {
 		return boltMeta{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	if n == 0 {
-		return boltMeta{}, damaged("is empty (0 bytes), not a store; if it never held anything, remove the folder and run `lore init`")
+		return boltMeta{}, damaged("is empty (0 bytes), not a store; if it never held anything, remove the folder and create the store again")
 	}
 	m0, err0 := parseMeta(buf[:n])
 	// The second meta is one page in; with the first one bad, try the page

@@ -69,6 +69,9 @@ func reportExit(stderr io.Writer, err error) int {
 	var st *exitStatus
 	if err != nil && !(errors.As(err, &st) && st.quiet) {
 		fmt.Fprintf(stderr, "lore: %v\n", err)
+		if hint := cliHint(err); hint != "" {
+			fmt.Fprintf(stderr, "hint: %s\n", hint)
+		}
 	}
 	return code
 }

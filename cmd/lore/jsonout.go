@@ -112,6 +112,9 @@ type jsonErrorBody struct {
 	// first: the flag value, id or file that was wrong (badValue).
 	Value string `json:"value,omitempty"`
 	Usage string `json:"usage,omitempty"`
+	// Hint is what to type about it (cliHint), where the command line
+	// has advice.
+	Hint string `json:"hint,omitempty"`
 }
 
 // writeJSONError writes err as one JSON document on w.
@@ -121,7 +124,7 @@ func writeJSONError(w io.Writer, code int, err error) {
 	if errors.As(err, &st) && st.usage != "" && st.err != nil {
 		msg, usage = st.err.Error(), st.usage
 	}
-	body := jsonErrorBody{Code: code, Message: msg, Value: badValue(err, msg), Usage: usage}
+	body := jsonErrorBody{Code: code, Message: msg, Value: badValue(err, msg), Usage: usage, Hint: cliHint(err)}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if e := enc.Encode(jsonError{Error: body}); e != nil {

@@ -49,7 +49,7 @@ func (e *etcdEngine) init(mustExist bool) error {
 	}
 	if len(resp.Kvs) == 0 {
 		if mustExist {
-			return fmt.Errorf("open store %s: no lore store under this prefix (no %s key; `lore init` creates one): %w", e.url, k, store.ErrNotFound)
+			return fmt.Errorf("open store %s: no lore store under this prefix (no %s key; none was created there): %w", e.url, k, store.ErrNotFound)
 		}
 		_, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
 			Then(clientv3.OpPut(k, string(store.NewFormat()))).Commit()
