@@ -77,7 +77,7 @@ func (b *builder) allFitByPrice() bool {
 	for i := range b.cands {
 		t += b.cost[i][formFull]
 	}
-	return t <= b.req.Budget
+	return fits(t, b.req.Budget)
 }
 
 // modelCopy is a builder for counting models beside b: it shares what

@@ -92,7 +92,7 @@ func (p *Packet) Render(format string) ([]byte, error) {
 		return []byte(p.rendered), nil
 	}
 	out, n := p.settle(format)
-	if n > p.Budget && !p.FrameOnly {
+	if !fits(n, p.Budget) && !p.FrameOnly {
 		return nil, &SplitError{NS: p.Request.NS, Budget: p.Budget, Need: n,
 			Cause: fmt.Errorf("the packet was fitted as %s; as %s it counts %d tokens: build it with format %q", p.Request.Format, format, n, format)}
 	}

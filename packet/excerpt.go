@@ -374,7 +374,7 @@ func (b *builder) fitsWhole() bool {
 	sum := wholeFrame
 	for _, c := range b.cands {
 		sum += c.tc.Title + c.tc.Body + c.tc.Summary + wholeEntry
-		if sum > b.req.Budget {
+		if !fits(sum, b.req.Budget) {
 			return false
 		}
 	}

@@ -46,7 +46,7 @@ func (b *builder) refuse(limit int, cause error) (*Packet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n <= b.req.Budget {
+	if fits(n, b.req.Budget) {
 		return p, nil
 	}
 	b.floorCount = n

@@ -24,7 +24,7 @@ func (b *builder) grows() bool {
 // a record it put in by one budget's slack alone could be missing at a
 // bigger budget whose fill let in others first.
 func (b *builder) calibrateFrame(p *Packet, out string, n, limit int) (*Packet, string, int, error) {
-	if !b.grows() || p.FrameOnly || !p.Incomplete() || n >= b.req.Budget || b.frameCredit != 0 {
+	if !b.grows() || p.FrameOnly || !p.Incomplete() || !fits(n+1, b.req.Budget) || b.frameCredit != 0 {
 		return p, out, n, nil
 	}
 	est := b.frame()
@@ -41,7 +41,7 @@ func (b *builder) calibrateFrame(p *Packet, out string, n, limit int) (*Packet, 
 		return nil, "", 0, err
 	}
 	if err == nil {
-		if o, m := q.settle(b.req.Format); m <= b.req.Budget && !q.FrameOnly {
+		if o, m := q.settle(b.req.Format); fits(m, b.req.Budget) && !q.FrameOnly {
 			return q, o, m, nil
 		}
 	}

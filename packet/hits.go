@@ -105,7 +105,7 @@ func (g *gatherer) candidateHits(own []tieredHit, nbs *neighbourReader, step int
 		if err != nil {
 			return nil, err
 		}
-		if size >= g.req.Budget {
+		if !fits(size+1, g.req.Budget) {
 			break
 		}
 		depth *= 4

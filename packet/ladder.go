@@ -133,13 +133,13 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 			return nil, err
 		}
 		out, n := p.settle(b.req.Format)
-		if p.FrameOnly && (n > b.req.Budget || b.anyFixed()) {
+		if p.FrameOnly && (!fits(n, b.req.Budget) || b.anyFixed()) {
 			// Nothing on stdout is over its budget, and no packet leaves
 			// out its protected records: a budget below the frame, or
 			// below the frame and what it protects, is refused.
 			return nil, b.frameRefusal(n)
 		}
-		if b.req.fitsOnly && n <= b.req.Budget && !p.FrameOnly {
+		if b.req.fitsOnly && fits(n, b.req.Budget) && !p.FrameOnly {
 			// It fits: put-back, arranging and listing notes only add
 			// to a packet within the budget, and none of them refuses.
 			p.Tokens = n
@@ -148,7 +148,7 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 		if p, out, n, err = b.calibrateFrame(p, out, n, limit); err != nil {
 			return nil, err
 		}
-		if n <= b.req.Budget || p.FrameOnly {
+		if fits(n, b.req.Budget) || p.FrameOnly {
 			ladderStep := p.Step
 			p.ladderStep = ladderStep
 			if !p.FrameOnly && p.Incomplete() {
@@ -200,7 +200,7 @@ func (b *builder) monotone() bool { return b.cfg.Profiles[b.req.ranking].Monoton
 // first, so a note never takes the place of a record. When the listed
 // notes turn out over the budget, the packet keeps them grouped.
 func (b *builder) listNotes(p *Packet, out string, n int) (*Packet, string, int, error) {
-	if !b.grouping || len(p.Deferred) == 0 || n >= b.req.Budget {
+	if !b.grouping || len(p.Deferred) == 0 || !fits(n+1, b.req.Budget) {
 		return p, out, n, nil
 	}
 	b.listRoom = min(b.noteShare, b.req.Budget-n)
@@ -214,7 +214,7 @@ func (b *builder) listNotes(p *Packet, out string, n int) (*Packet, string, int,
 	}
 	q.Step, q.ladderStep = p.Step, p.ladderStep
 	o, m := q.settle(b.req.Format)
-	if m > b.req.Budget {
+	if !fits(m, b.req.Budget) {
 		return p, out, n, nil
 	}
 	return q, o, m, nil
@@ -228,7 +228,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 	if p, ok, err := b.whole(limit); ok || err != nil {
 		return p, err
 	}
-	if limit < b.frame() {
+	if !fits(b.frame(), limit) {
 		return b.frameOnly(limit)
 	}
 	// slack is how far Fit's real count ran over the fixed estimate; each
@@ -286,7 +286,7 @@ func (b *builder) whole(limit int) (*Packet, bool, error) {
 			rests = append(rests, up)
 		}
 	}
-	if total > limit+limit/10 {
+	if !fits(total, limit+limit/10) {
 		return nil, false, nil
 	}
 	for _, up := range rests {
@@ -297,7 +297,7 @@ func (b *builder) whole(limit int) (*Packet, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if b.memo.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})) <= limit {
+	if fits(b.memo.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})), limit) {
 		return p, true, nil
 	}
 	return nil, false, nil
@@ -388,7 +388,7 @@ func (b *builder) reduce(target, step int, ok func(int, *candidate) bool, to for
 	}
 	b.sortLeastFirst(order)
 	for _, i := range order {
-		if b.fixedTotal() <= target {
+		if fits(b.fixedTotal(), target) {
 			break
 		}
 		f := to
@@ -409,12 +409,12 @@ func (b *builder) reduce(target, step int, ok func(int, *candidate) bool, to for
 		i := reduced[k]
 		was, wasStep := b.forms[i], b.step[i]
 		b.forms[i], b.step[i] = formFull, 0
-		if b.fixedTotal() <= target {
+		if fits(b.fixedTotal(), target) {
 			continue
 		}
 		if was == formOut && b.cands[i].rec.Summary != "" && b.cost[i][formSummary] < b.cost[i][formFull] {
 			b.forms[i] = formSummary
-			if b.fixedTotal() <= target {
+			if fits(b.fixedTotal(), target) {
 				b.step[i] = 2 // back, as a summary: a step-2 replacement
 				continue
 			}

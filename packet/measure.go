@@ -22,7 +22,7 @@ func (b *builder) measure() error {
 	if err := b.countMissing(); err != nil {
 		return err
 	}
-	if b.req.checkOnly && b.req.Format == "md" && b.protectedFloor() > b.req.Budget {
+	if b.req.checkOnly && b.req.Format == "md" && !fits(b.protectedFloor(), b.req.Budget) {
 		return errOverFloor
 	}
 	if err := b.excerpts(); err != nil {

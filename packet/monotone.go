@@ -76,7 +76,7 @@ func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, e
 	if err != nil {
 		return nil, "", 0, err
 	}
-	if base > b.req.Budget {
+	if !fits(base, b.req.Budget) {
 		return keepLadder()
 	}
 	a.price(b)
@@ -100,7 +100,7 @@ func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, e
 		r.leave(a.free[run])
 		res, o, m, err = r.upgradeFixed(a.ups)
 	}
-	for err == nil && m > b.req.Budget && run > 0 { // a price that was short: the count rules
+	for err == nil && !fits(m, b.req.Budget) && run > 0 { // a price that was short: the count rules
 		run--
 		r.leave(a.free[run])
 		res, o, m, err = r.render()
@@ -108,7 +108,7 @@ func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, e
 	if err != nil {
 		return nil, "", 0, err
 	}
-	if m > b.req.Budget {
+	if !fits(m, b.req.Budget) {
 		return keepLadder()
 	}
 	return res, o, m, nil
@@ -379,7 +379,7 @@ func (r *rebaser) upgradeFixed(ups []int) (*Packet, string, int, error) {
 		if q, o, at, err = r.undoOver(); err != nil {
 			return nil, "", 0, err
 		}
-		if len(r.changes) == made || at > r.b.req.Budget || pass == 2 {
+		if len(r.changes) == made || !fits(at, r.b.req.Budget) || pass == 2 {
 			return q, o, at, nil // nothing undone: the walk is final
 		}
 		// The estimates ran short by the excess: the next walk counts

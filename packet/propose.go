@@ -129,7 +129,7 @@ func (b *builder) sizeOf(ctx context.Context, r Request) (int, bool) {
 	cfg := b.cfg
 	r.Config, r.work = &cfg, r.work.own()
 	p, err := Build(ctx, b.src, b.srch, r)
-	if err != nil || p.Tokens > r.Budget {
+	if err != nil || !fits(p.Tokens, r.Budget) {
 		return 0, false
 	}
 	return p.Tokens, true
@@ -227,7 +227,7 @@ func (b *builder) proposeLarger(e *SplitError) {
 	}
 	scope, size := "", 0
 	for _, name := range sortedKeys(b.cfg.Scopes) {
-		if s := b.cfg.Scopes[name]; s >= e.Need && (size == 0 || s < size) {
+		if s := b.cfg.Scopes[name]; fits(e.Need, s) && (size == 0 || s < size) {
 			scope, size = name, s
 		}
 	}

@@ -31,7 +31,7 @@ func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, er
 	if err != nil {
 		return nil, "", 0, err
 	}
-	if m > b.req.Budget {
+	if !fits(m, b.req.Budget) {
 		// The base itself is over: keep the ladder's packet.
 		copy(b.forms, savedForms)
 		copy(b.step, savedSteps)
@@ -211,10 +211,10 @@ func (b *builder) setForm(i int, f form) {
 func (r *rebaser) fits(t int) (bool, error) {
 	b := r.b
 	at := t + r.offset
-	if at <= b.req.Budget-r.margin {
+	if fits(at, b.req.Budget-r.margin) {
 		return true, nil
 	}
-	if at > b.req.Budget+r.margin || at >= r.failAt || r.checks >= maxRebaseChecks {
+	if !fits(at, b.req.Budget+r.margin) || at >= r.failAt || r.checks >= maxRebaseChecks {
 		return false, nil
 	}
 	r.checks++
@@ -224,7 +224,7 @@ func (r *rebaser) fits(t int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if m > b.req.Budget {
+	if !fits(m, b.req.Budget) {
 		r.failAt = at
 		return false, nil
 	}
@@ -264,7 +264,7 @@ func (r *rebaser) undoOver() (*Packet, string, int, error) {
 			if trial && r.walked < 0 {
 				r.walked = m
 			}
-			if m <= r.b.req.Budget || len(r.changes) == 0 {
+			if fits(m, r.b.req.Budget) || len(r.changes) == 0 {
 				break
 			}
 			r.undo(r.changes[len(r.changes)-1])
@@ -478,7 +478,7 @@ func (r *restorer) tryForm(i int, f form, cur budget.Fitted, kept bool) (bool, e
 	}
 	// Entries priced alone add up over the whole (by a tenth or more of a
 	// small entry): the count has the last word within a generous margin.
-	if r.n+add > b.req.Budget+max(8, add/4) || r.n+add >= r.failAt {
+	if !fits(r.n+add, b.req.Budget+max(8, add/4)) || r.n+add >= r.failAt {
 		return false, nil
 	}
 	r.tries++
@@ -487,7 +487,7 @@ func (r *restorer) tryForm(i int, f form, cur budget.Fitted, kept bool) (bool, e
 	b.setForm(i, f)
 	r.keep[id] = budget.Fitted{Item: budget.Item{ID: id, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][f]}
 	delete(r.defs, id)
-	if r.byEstimate && r.n+add <= b.req.Budget-max(32, b.req.Budget/10) {
+	if r.byEstimate && fits(r.n+add, b.req.Budget-max(32, b.req.Budget/10)) {
 		r.n += add
 		r.changes = append(r.changes, ch)
 		return true, nil
@@ -496,7 +496,7 @@ func (r *restorer) tryForm(i int, f form, cur budget.Fitted, kept bool) (bool, e
 	if err != nil {
 		return false, err
 	}
-	if m <= b.req.Budget {
+	if fits(m, b.req.Budget) {
 		r.p, r.out, r.n = q, o, m
 		r.changes = append(r.changes, ch)
 		return true, nil
@@ -515,7 +515,7 @@ func (r *restorer) recount() (done bool, err error) {
 	if r.p, r.out, r.n, err = r.build(false); err != nil {
 		return false, err
 	}
-	if r.n <= b.req.Budget {
+	if fits(r.n, b.req.Budget) {
 		return true, nil
 	}
 	if r.byEstimate {
@@ -533,7 +533,7 @@ func (r *restorer) recount() (done bool, err error) {
 	if r.p, r.out, r.n, err = r.build(false); err != nil {
 		return false, err
 	}
-	if r.n > b.req.Budget {
+	if !fits(r.n, b.req.Budget) {
 		return true, r.undoAll()
 	}
 	r.changes = r.changes[:0]

@@ -24,10 +24,10 @@ type kindsPlan struct {
 // as its focus. ok is false when no such split can help.
 func (b *builder) planKinds(need int, movable []int, limit int) (p kindsPlan, ok bool) {
 	movedKinds, moved, rest := b.splitMoveKinds(need, movable, limit)
-	if len(moved) == 0 || rest > limit-limit/20 || len(b.req.Focus) == 0 || b.req.proposing {
+	if len(moved) == 0 || !fits(rest, limit-limit/20) || len(b.req.Focus) == 0 || b.req.proposing {
 		return p, false
 	}
-	if b.focusFloor(moved) > b.req.Budget {
+	if !fits(b.focusFloor(moved), b.req.Budget) {
 		return p, false // the second packet cannot fit: no need to build either
 	}
 	slices.Sort(moved)
@@ -175,7 +175,7 @@ func (b *builder) splitMoveKinds(need int, movable []int, limit int) (movedKinds
 	slices.SortStableFunc(kinds, func(x, y string) int { return cmp.Compare(byKind[y], byKind[x]) })
 	target := limit - limit/20
 	for _, k := range kinds {
-		if need <= target {
+		if fits(need, target) {
 			break
 		}
 		movedKinds = append(movedKinds, k)
