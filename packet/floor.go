@@ -41,20 +41,20 @@ import (
 // protected content, or the fitting engine's error): the floor packet
 // when it fits the budget, else the refusal (ladder step 5), whose cause
 // names the fail content the floor kept when none is given.
-func (b *builder) refuse(limit int, cause error) (*Packet, error) {
+func (b *builder) refuse(limit int, cause error) (counted, error) {
 	p, n, fail, err := b.floorPacket()
 	if err != nil {
-		return nil, err
+		return counted{}, err
 	}
 	if fits(n, b.req.Budget) {
-		return p, nil
+		return b.count(p), nil
 	}
 	b.floorCount = n
 	if cause == nil && fail >= 0 {
 		c := b.cands[fail]
 		cause = &budget.OverflowError{Cause: budget.CauseFail, IDs: []string{c.rec.ID}, Kinds: []string{c.rec.Kind}, Limit: limit}
 	}
-	return nil, &refusal{limit: limit, cause: cause}
+	return counted{}, &refusal{limit: limit, cause: cause}
 }
 
 // refusal is a refusal inside a build: fit makes it the *SplitError

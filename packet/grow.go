@@ -23,34 +23,28 @@ func (b *builder) grows() bool {
 // budget. The put-back cannot fill that room instead (grows blocks it):
 // a record it put in by one budget's slack alone could be missing at a
 // bigger budget whose fill let in others first.
-func (b *builder) calibrateFrame(p *Packet, out string, n, limit int) (*Packet, string, int, error) {
-	if !b.grows() || p.FrameOnly || !p.Incomplete() || !fits(n+1, b.req.Budget) || b.frameCredit != 0 {
-		return p, out, n, nil
+func (b *builder) calibrateFrame(c counted, limit int) (counted, error) {
+	if !b.grows() || c.p.FrameOnly || !c.p.Incomplete() || !fits(c.n+1, b.req.Budget) || b.frameCredit != 0 {
+		return c, nil
 	}
 	est := b.frame()
 	for _, k := range b.kept {
 		est += k.Tokens
 	}
-	if est <= n {
-		return p, out, n, nil
+	if est <= c.n {
+		return c, nil
 	}
-	b.frameCredit = est - n
+	b.frameCredit = est - c.n
 	defer func() { b.frameCredit = 0 }()
 	q, err := b.ladder(limit)
 	if err != nil && !errors.Is(err, ErrCannotFit) {
-		return nil, "", 0, err
+		return counted{}, err
 	}
-	if err == nil {
-		if o, m := q.settle(b.req.Format); fits(m, b.req.Budget) && !q.FrameOnly {
-			return q, o, m, nil
-		}
+	if err == nil && fits(q.n, b.req.Budget) && !q.p.FrameOnly {
+		return q, nil
 	}
-	// Refused or over with the credit: p stands, as a build that ends at
+	// Refused or over with the credit: c stands, as a build that ends at
 	// its first fit (Request.fitsOnly) has it.
 	b.frameCredit = 0
-	if p, err = b.ladder(limit); err != nil { // the builder's state back to p's
-		return nil, "", 0, err
-	}
-	out, n = p.settle(b.req.Format)
-	return p, out, n, nil
+	return b.ladder(limit) // the builder's state back to c's
 }

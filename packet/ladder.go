@@ -101,86 +101,6 @@ func (b *builder) fitOnce(limit int) (budget.Result, error) {
 	return res, err
 }
 
-// fit runs the ladder, with the least important notes grouped by kind
-// from the start when the notes are more than Config.NoteShare of the
-// budget (so that a bigger budget never spends itself on listing every
-// note); a refusal becomes the *SplitError here, once.
-func (b *builder) fit() (*Packet, error) {
-	p, err := b.fitWith(b.canGroup)
-	var r *refusal
-	if errors.As(err, &r) {
-		return nil, b.splitError(r.limit, r.cause)
-	}
-	return p, err
-}
-
-// fitWith runs the ladder, renders and re-counts the whole packet; while
-// the real count is over the budget it fits again against a limit lowered
-// by the excess.
-func (b *builder) fitWith(grouping bool) (*Packet, error) {
-	b.grouping = grouping
-	b.ahead = b.startModelAhead()
-	limit := b.req.Budget
-	for try := 0; ; try++ {
-		var p *Packet
-		var err error
-		if try < 10 && limit >= 0 {
-			p, err = b.ladder(limit)
-		} else {
-			p, err = b.refuse(limit, errors.New("the rendered packet stays over the budget"))
-		}
-		if err != nil {
-			return nil, err
-		}
-		out, n := p.settle(b.req.Format)
-		if p.FrameOnly && (!fits(n, b.req.Budget) || b.anyFixed()) {
-			// Nothing on stdout is over its budget, and no packet leaves
-			// out its protected records: a budget below the frame, or
-			// below the frame and what it protects, is refused.
-			return nil, b.frameRefusal(n)
-		}
-		if b.req.fitsOnly && fits(n, b.req.Budget) && !p.FrameOnly {
-			// It fits: put-back, arranging and listing notes only add
-			// to a packet within the budget, and none of them refuses.
-			p.Tokens = n
-			return p, nil
-		}
-		if p, out, n, err = b.calibrateFrame(p, out, n, limit); err != nil {
-			return nil, err
-		}
-		if fits(n, b.req.Budget) || p.FrameOnly {
-			ladderStep := p.Step
-			p.ladderStep = ladderStep
-			if !p.FrameOnly && p.Incomplete() {
-				if p.Step >= 2 {
-					if p, out, n, err = b.rebase(p, out, n); err != nil {
-						return nil, err
-					}
-				}
-				if p, out, n, err = b.restore(p, out, n); err != nil {
-					return nil, err
-				}
-				if p, out, n, err = b.arrange(p, out, n); err != nil {
-					return nil, err
-				}
-				// The step the packet needed in the end: put back may have
-				// undone what a later step did.
-				p.ladderStep, p.Step = ladderStep, 0
-				for _, note := range p.Deferred {
-					p.Step = max(p.Step, note.Step)
-				}
-			}
-			if p, out, n, err = b.listNotes(p, out, n); err != nil {
-				return nil, err
-			}
-			p.rendered, p.Tokens = out, n
-			p.Hash, _ = ContentHash(b.req.Format, []byte(out))
-			return p, nil
-		}
-		limit -= max(1, n-b.req.Budget)
-	}
-}
-
 // anyFixed reports whether any candidate is protected or pinned.
 func (b *builder) anyFixed() bool {
 	for i := range b.cands {
@@ -195,38 +115,14 @@ func (b *builder) anyFixed() bool {
 // packet order (Profile.Monotone).
 func (b *builder) monotone() bool { return b.cfg.Profiles[b.req.ranking].Monotone }
 
-// listNotes lists the most important grouped notes one by one in the room
-// the final packet leaves (up to the note share): content is chosen
-// first, so a note never takes the place of a record. When the listed
-// notes turn out over the budget, the packet keeps them grouped.
-func (b *builder) listNotes(p *Packet, out string, n int) (*Packet, string, int, error) {
-	if !b.grouping || len(p.Deferred) == 0 || !fits(n+1, b.req.Budget) {
-		return p, out, n, nil
-	}
-	b.listRoom = min(b.noteShare, b.req.Budget-n)
-	defer func() { b.listRoom = 0 }()
-	q, err := b.assemble(b.kept, b.defs)
-	if err != nil {
-		return nil, "", 0, err
-	}
-	if len(q.listed) == 0 {
-		return p, out, n, nil
-	}
-	q.Step, q.ladderStep = p.Step, p.ladderStep
-	o, m := q.settle(b.req.Format)
-	if !fits(m, b.req.Budget) {
-		return p, out, n, nil
-	}
-	return q, o, m, nil
-}
-
-// ladder is the deferral ladder (package doc, "Pipeline") against limit.
-func (b *builder) ladder(limit int) (*Packet, error) {
+// ladder is the deferral ladder (package doc, "Pipeline") against limit:
+// its packet, rendered and counted.
+func (b *builder) ladder(limit int) (counted, error) {
 	for i := range b.forms {
 		b.forms[i], b.step[i] = formFull, 0
 	}
-	if p, ok, err := b.whole(limit); ok || err != nil {
-		return p, err
+	if c, ok, err := b.whole(limit); ok || err != nil {
+		return c, err
 	}
 	if !fits(b.frame(), limit) {
 		return b.frameOnly(limit)
@@ -250,11 +146,18 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 		b.ladderStep(step, limit-slack)
 		res, err := b.fitOnce(limit)
 		if err == nil {
-			return b.fitted(res, reached)
+			p, err := b.fitted(res, reached)
+			if err != nil {
+				return counted{}, err
+			}
+			// Fit counted its renders with a placeholder for the hash and
+			// the total, and every note "over budget": the packet as it
+			// is written is counted here.
+			return b.count(p), nil
 		}
 		var oe *budget.OverflowError
 		if !errors.As(err, &oe) {
-			return nil, err
+			return counted{}, err
 		}
 		if oe.Cause == budget.CauseFail {
 			return b.refuse(limit, err)
@@ -272,7 +175,7 @@ func (b *builder) ladder(limit int) (*Packet, error) {
 // With every record whole, an excerpted one is whole too: a growing fill
 // would show it so (upgrade.go), and a packet at a smaller budget may
 // have.
-func (b *builder) whole(limit int) (*Packet, bool, error) {
+func (b *builder) whole(limit int) (counted, bool, error) {
 	var places map[int]float64
 	if b.grows() {
 		places = b.upgradePlaces()
@@ -287,7 +190,7 @@ func (b *builder) whole(limit int) (*Packet, bool, error) {
 		}
 	}
 	if !fits(total, limit+limit/10) {
-		return nil, false, nil
+		return counted{}, false, nil
 	}
 	for _, up := range rests {
 		kept = append(kept, budget.Fitted{Item: up, Tokens: up.Tokens})
@@ -295,12 +198,12 @@ func (b *builder) whole(limit int) (*Packet, bool, error) {
 	b.kept, b.defs = b.foldUpgrades(kept), nil
 	p, err := b.assemble(b.kept, nil)
 	if err != nil {
-		return nil, false, err
+		return counted{}, false, err
 	}
 	if fits(b.memo.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})), limit) {
-		return p, true, nil
+		return b.count(p), true, nil
 	}
-	return nil, false, nil
+	return counted{}, false, nil
 }
 
 // ladderStep runs one step of the deferral ladder against target: 1

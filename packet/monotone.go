@@ -55,33 +55,32 @@ type arrangement struct {
 // arrange rebuilds an incomplete packet of a monotone profile as above.
 // It applies to requests with a protected record a ladder step can
 // shorten (else the put-back already keeps the superset) and no
-// unprotected record of a kind that truncates; out and n are p rendered
-// and its count.
-func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, error) {
-	if !b.monotone() || p.FrameOnly || !p.Incomplete() || !b.anyShorter() || b.anyTruncates() {
-		return p, out, n, nil
+// unprotected record of a kind that truncates.
+func (b *builder) arrange(c counted) (counted, error) {
+	if !b.monotone() || c.p.FrameOnly || !c.p.Incomplete() || !b.anyShorter() || b.anyTruncates() {
+		return c, nil
 	}
 	savedForms, savedSteps, savedKept, savedDefs := slices.Clone(b.forms), slices.Clone(b.step), b.kept, b.defs
-	keepLadder := func() (*Packet, string, int, error) {
+	keepLadder := func() (counted, error) {
 		copy(b.forms, savedForms)
 		copy(b.step, savedSteps)
 		b.kept, b.defs = savedKept, savedDefs
-		return p, out, n, nil
+		return c, nil
 	}
-	q := *p
+	q := *c.p
 	q.Step = arrangeStep
 	r := &rebaser{b: b, p: &q, keep: map[string]budget.Fitted{}, defs: b.defs}
 	a := r.base4()
 	base, err := r.modelCount()
 	if err != nil {
-		return nil, "", 0, err
+		return counted{}, err
 	}
 	if !fits(base, b.req.Budget) {
 		return keepLadder()
 	}
 	a.price(b)
 	if err := r.calibrate(a, base); err != nil {
-		return nil, "", 0, err
+		return counted{}, err
 	}
 	after := a.unprotected(b)
 	run := runAt(a.upgrades(), a.prices, after, b.req.Budget-base)
@@ -92,26 +91,26 @@ func (b *builder) arrange(p *Packet, out string, n int) (*Packet, string, int, e
 		b.setForm(i, a.in[i])
 		r.keep[b.cands[i].rec.ID] = r.fitted(i, a.in[i])
 	}
-	res, o, m, err := r.upgradeFixed(a.ups)
+	res, err := r.upgradeFixed(a.ups)
 	for err == nil && run > 0 && after[run-1] && a.anyShort(b) {
 		// Prices said every protected record fits whole beside it; the
 		// count says not: ranks 10 to 6 go first.
 		run--
 		r.leave(a.free[run])
-		res, o, m, err = r.upgradeFixed(a.ups)
+		res, err = r.upgradeFixed(a.ups)
 	}
-	for err == nil && !fits(m, b.req.Budget) && run > 0 { // a price that was short: the count rules
+	for err == nil && !fits(res.n, b.req.Budget) && run > 0 { // a price that was short: the count rules
 		run--
 		r.leave(a.free[run])
-		res, o, m, err = r.render()
+		res, err = r.render()
 	}
 	if err != nil {
-		return nil, "", 0, err
+		return counted{}, err
 	}
-	if !fits(m, b.req.Budget) {
+	if !fits(res.n, b.req.Budget) {
 		return keepLadder()
 	}
-	return res, o, m, nil
+	return res, nil
 }
 
 // arrangeStep is the step arrange's packets carry: every ladder step may
@@ -353,16 +352,15 @@ func (b *builder) anyTruncates() bool {
 // the whole counts over. Estimates that ran short undo more than the
 // excess: the walk goes again, counting for real that far from the
 // budget, while it gains.
-func (r *rebaser) upgradeFixed(ups []int) (*Packet, string, int, error) {
-	var q *Packet
-	var o string
+func (r *rebaser) upgradeFixed(ups []int) (counted, error) {
 	r.margin = max(8, r.b.req.Budget/100)
 	r.b.trial = true
-	_, _, at, err := r.render()
+	q, err := r.render()
 	r.b.trial = false
 	if err != nil {
-		return nil, "", 0, err
+		return counted{}, err
 	}
+	at := q.n
 	for pass := 0; ; pass++ {
 		r.failAt, r.checks, r.changes = math.MaxInt, 0, r.changes[:0]
 		r.cur = r.est()
@@ -372,15 +370,16 @@ func (r *rebaser) upgradeFixed(ups []int) (*Packet, string, int, error) {
 				continue // out of the run: not brought in by a form
 			}
 			if err := r.upgradeOne(i); err != nil {
-				return nil, "", 0, err
+				return counted{}, err
 			}
 		}
 		made := len(r.changes)
-		if q, o, at, err = r.undoOver(); err != nil {
-			return nil, "", 0, err
+		if q, err = r.undoOver(); err != nil {
+			return counted{}, err
 		}
+		at = q.n
 		if len(r.changes) == made || !fits(at, r.b.req.Budget) || pass == 2 {
-			return q, o, at, nil // nothing undone: the walk is final
+			return q, nil // nothing undone: the walk is final
 		}
 		// The estimates ran short by the excess: the next walk counts
 		// for real that far from the budget.

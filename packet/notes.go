@@ -188,3 +188,27 @@ func (b *builder) sortNotes(notes []Note) {
 		}
 	}
 }
+
+// listNotes lists the most important grouped notes one by one in the room
+// the final packet leaves (up to the note share): content is chosen
+// first, so a note never takes the place of a record. When the listed
+// notes turn out over the budget, the packet keeps them grouped.
+func (b *builder) listNotes(c counted) (counted, error) {
+	if !b.grouping || len(c.p.Deferred) == 0 || !fits(c.n+1, b.req.Budget) {
+		return c, nil
+	}
+	b.listRoom = min(b.noteShare, b.req.Budget-c.n)
+	defer func() { b.listRoom = 0 }()
+	q, err := b.assemble(b.kept, b.defs)
+	if err != nil {
+		return counted{}, err
+	}
+	if len(q.listed) == 0 {
+		return c, nil
+	}
+	q.Step, q.ladderStep = c.p.Step, c.p.ladderStep
+	if l := b.count(q); fits(l.n, b.req.Budget) {
+		return l, nil
+	}
+	return c, nil
+}

@@ -19,26 +19,26 @@ import (
 // important record summarised); from one base, a bigger budget gives up
 // nothing a smaller one packed before it gives up something less
 // important.
-func (b *builder) rebase(p *Packet, out string, n int) (*Packet, string, int, error) {
-	r := &rebaser{b: b, p: p, keep: keptByID(b.kept), defs: b.defs}
-	r.offset = n - r.est()
+func (b *builder) rebase(c counted) (counted, error) {
+	r := &rebaser{b: b, p: c.p, keep: keptByID(b.kept), defs: b.defs}
+	r.offset = c.n - r.est()
 	savedForms, savedSteps, savedKept := slices.Clone(b.forms), slices.Clone(b.step), b.kept
 	r.base()
 	if err := r.upgrade(); err != nil {
-		return nil, "", 0, err
+		return counted{}, err
 	}
-	q, o, m, err := r.undoOver()
+	q, err := r.undoOver()
 	if err != nil {
-		return nil, "", 0, err
+		return counted{}, err
 	}
-	if !fits(m, b.req.Budget) {
+	if !fits(q.n, b.req.Budget) {
 		// The base itself is over: keep the ladder's packet.
 		copy(b.forms, savedForms)
 		copy(b.step, savedSteps)
 		b.kept, b.defs = savedKept, r.defs
-		return p, out, n, nil
+		return c, nil
 	}
-	return q, o, m, nil
+	return q, nil
 }
 
 // rebaser is the state of one rebase.
@@ -219,16 +219,16 @@ func (r *rebaser) fits(t int) (bool, error) {
 	}
 	r.checks++
 	b.trial = true
-	_, _, m, err := r.render()
+	q, err := r.render()
 	b.trial = false
 	if err != nil {
 		return false, err
 	}
-	if !fits(m, b.req.Budget) {
+	if !fits(q.n, b.req.Budget) {
 		r.failAt = at
 		return false, nil
 	}
-	r.offset = m - t
+	r.offset = q.n - t
 	return true, nil
 }
 
@@ -247,45 +247,43 @@ func (r *rebaser) undo(ch rebaseChange) {
 // undoOver renders the packet and, while it is over, undoes the least
 // important upgrades: counting with stand-ins first (no body read for
 // what goes back out), then for real.
-func (r *rebaser) undoOver() (*Packet, string, int, error) {
-	var q *Packet
-	var o string
-	var m int
+func (r *rebaser) undoOver() (counted, error) {
+	var q counted
 	r.walked = -1
 	for _, trial := range []bool{true, false} {
 		for {
 			r.b.trial = trial
 			var err error
-			q, o, m, err = r.render()
+			q, err = r.render()
 			r.b.trial = false
 			if err != nil {
-				return nil, "", 0, err
+				return counted{}, err
 			}
 			if trial && r.walked < 0 {
-				r.walked = m
+				r.walked = q.n
 			}
-			if fits(m, r.b.req.Budget) || len(r.changes) == 0 {
+			if fits(q.n, r.b.req.Budget) || len(r.changes) == 0 {
 				break
 			}
 			r.undo(r.changes[len(r.changes)-1])
 			r.changes = r.changes[:len(r.changes)-1]
 		}
 	}
-	return q, o, m, nil
+	return q, nil
 }
 
 // render assembles and counts the packet as it stands; the ladder's
 // notes stay for the records still out. A trial render (stand-ins in)
 // is counted, and its output left empty.
-func (r *rebaser) render() (*Packet, string, int, error) {
+func (r *rebaser) render() (counted, error) {
 	b := r.b
 	q, kept, defs, err := r.assemble()
 	if err != nil {
-		return nil, "", 0, err
+		return counted{}, err
 	}
 	o, m := q.settleAs(b.req.Format, !b.trial)
 	b.kept, b.defs = kept, defs
-	return q, o, m, nil
+	return counted{p: q, out: o, n: m}, nil
 }
 
 // assemble is the packet as it stands, not yet rendered, with the
@@ -318,8 +316,8 @@ func (r *rebaser) assemble() (*Packet, []budget.Fitted, map[string]budget.Deferr
 // shortened, its shorter form) and keeps the first that leaves the
 // rendered packet within the budget. out and n are p rendered and its
 // count.
-func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, error) {
-	r := &restorer{b: b, p: p, out: out, n: n, keep: keptByID(b.kept), defs: make(map[string]budget.Deferred, len(b.defs)),
+func (b *builder) restore(c counted) (counted, error) {
+	r := &restorer{b: b, at: c, keep: keptByID(b.kept), defs: make(map[string]budget.Deferred, len(b.defs)),
 		order: b.leastFirst(), failed: map[string]bool{}, failAt: math.MaxInt}
 	for id, d := range b.defs {
 		r.defs[id] = d
@@ -327,14 +325,14 @@ func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, e
 	for round := 0; round < 4; round++ {
 		r.byEstimate = round == 0
 		if err := r.walk(); err != nil {
-			return nil, "", 0, err
+			return counted{}, err
 		}
 		if len(r.changes) == 0 {
 			break
 		}
 		done, err := r.recount()
 		if err != nil {
-			return nil, "", 0, err
+			return counted{}, err
 		}
 		if done {
 			break
@@ -347,15 +345,15 @@ func (b *builder) restore(p *Packet, out string, n int) (*Packet, string, int, e
 		}
 	}
 	b.defs = r.defs
-	return r.p, r.out, r.n, nil
+	return r.at, nil
 }
 
 // restorer is the state of one final put-back.
 type restorer struct {
-	b      *builder
-	p      *Packet // the packet as it stands, rendered as out, counting n
-	out    string
-	n      int
+	b *builder
+	// at is the packet as it stands; its count only, after a put-back
+	// taken on its price (byEstimate).
+	at     counted
 	keep   map[string]budget.Fitted   // the records in, by id
 	defs   map[string]budget.Deferred // the notes of the records out
 	order  []int                      // least important first
@@ -383,7 +381,7 @@ type restoreChange struct {
 
 // build assembles and counts the packet as it stands; with trial, bodies
 // not read yet are stand-ins of their cached size.
-func (r *restorer) build(trial bool) (*Packet, string, int, error) {
+func (r *restorer) build(trial bool) (counted, error) {
 	b := r.b
 	kept := make([]budget.Fitted, 0, len(r.keep))
 	for _, cc := range b.cands {
@@ -395,11 +393,10 @@ func (r *restorer) build(trial bool) (*Packet, string, int, error) {
 	q, err := b.assemble(kept, r.defs)
 	b.trial = false
 	if err != nil {
-		return nil, "", 0, err
+		return counted{}, err
 	}
-	q.Step = r.p.Step
-	o, m := q.settle(b.req.Format)
-	return q, o, m, nil
+	q.Step = r.at.p.Step
+	return b.count(q), nil
 }
 
 // undo takes one put-back out again.
@@ -478,7 +475,7 @@ func (r *restorer) tryForm(i int, f form, cur budget.Fitted, kept bool) (bool, e
 	}
 	// Entries priced alone add up over the whole (by a tenth or more of a
 	// small entry): the count has the last word within a generous margin.
-	if !fits(r.n+add, b.req.Budget+max(8, add/4)) || r.n+add >= r.failAt {
+	if !fits(r.at.n+add, b.req.Budget+max(8, add/4)) || r.at.n+add >= r.failAt {
 		return false, nil
 	}
 	r.tries++
@@ -487,21 +484,21 @@ func (r *restorer) tryForm(i int, f form, cur budget.Fitted, kept bool) (bool, e
 	b.setForm(i, f)
 	r.keep[id] = budget.Fitted{Item: budget.Item{ID: id, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][f]}
 	delete(r.defs, id)
-	if r.byEstimate && fits(r.n+add, b.req.Budget-max(32, b.req.Budget/10)) {
-		r.n += add
+	if r.byEstimate && fits(r.at.n+add, b.req.Budget-max(32, b.req.Budget/10)) {
+		r.at.n += add
 		r.changes = append(r.changes, ch)
 		return true, nil
 	}
-	q, o, m, err := r.build(true)
+	q, err := r.build(true)
 	if err != nil {
 		return false, err
 	}
-	if fits(m, b.req.Budget) {
-		r.p, r.out, r.n = q, o, m
+	if fits(q.n, b.req.Budget) {
+		r.at = q
 		r.changes = append(r.changes, ch)
 		return true, nil
 	}
-	r.failAt = min(r.failAt, m)
+	r.failAt = min(r.failAt, q.n)
 	r.undo(ch)
 	return false, nil
 }
@@ -512,10 +509,10 @@ func (r *restorer) tryForm(i int, f form, cur budget.Fitted, kept bool) (bool, e
 // put-back of this walk. done says the walks end.
 func (r *restorer) recount() (done bool, err error) {
 	b := r.b
-	if r.p, r.out, r.n, err = r.build(false); err != nil {
+	if r.at, err = r.build(false); err != nil {
 		return false, err
 	}
-	if fits(r.n, b.req.Budget) {
+	if fits(r.at.n, b.req.Budget) {
 		return true, nil
 	}
 	if r.byEstimate {
@@ -530,10 +527,10 @@ func (r *restorer) recount() (done bool, err error) {
 	r.changes = r.changes[:len(r.changes)-1]
 	r.failed[b.cands[last.i].rec.ID] = true
 	r.undo(last)
-	if r.p, r.out, r.n, err = r.build(false); err != nil {
+	if r.at, err = r.build(false); err != nil {
 		return false, err
 	}
-	if !fits(r.n, b.req.Budget) {
+	if !fits(r.at.n, b.req.Budget) {
 		return true, r.undoAll()
 	}
 	r.changes = r.changes[:0]
@@ -546,6 +543,6 @@ func (r *restorer) undoAll() (err error) {
 		r.undo(r.changes[len(r.changes)-1])
 		r.changes = r.changes[:len(r.changes)-1]
 	}
-	r.p, r.out, r.n, err = r.build(false)
+	r.at, err = r.build(false)
 	return err
 }

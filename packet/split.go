@@ -17,7 +17,7 @@ import (
 // of a kind whose overflow action is fail (which may not be deferred
 // either), it is the floor packet when that fits (refuse), else a
 // refusal.
-func (b *builder) frameOnly(limit int) (*Packet, error) {
+func (b *builder) frameOnly(limit int) (counted, error) {
 	var pinned, protected, fail error
 	for i, c := range b.cands {
 		switch {
@@ -38,12 +38,12 @@ func (b *builder) frameOnly(limit int) (*Packet, error) {
 	}
 	p, err := b.assemble(nil, defs)
 	if err != nil {
-		return nil, err
+		return counted{}, err
 	}
 	p.FrameOnly = true
 	p.Warnings = append(slices.Clone(p.Warnings), b.frameWarning())
 	p.frameWarn = len(p.Warnings) - 1
-	return p, nil
+	return b.count(p), nil
 }
 
 // frameWarning is the warning of a frame-only packet. Inside the packet
