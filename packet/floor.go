@@ -42,14 +42,14 @@ import (
 // when it fits the budget, else the refusal (ladder step 5), whose cause
 // names the fail content the floor kept when none is given.
 func (b *builder) refuse(limit int, cause error) (counted, error) {
-	p, n, fail, err := b.floorPacket()
+	floor, fail, err := b.floorPacket()
 	if err != nil {
 		return counted{}, err
 	}
-	if fits(n, b.req.Budget) {
-		return b.count(p), nil
+	if fits(floor.n, b.req.Budget) {
+		return floor, nil
 	}
-	b.floorCount = n
+	b.floorCount = floor.n
 	if cause == nil && fail >= 0 {
 		c := b.cands[fail]
 		cause = &budget.OverflowError{Cause: budget.CauseFail, IDs: []string{c.rec.ID}, Kinds: []string{c.rec.Kind}, Limit: limit}
@@ -70,12 +70,13 @@ func (r *refusal) Error() string { return ErrCannotFit.Error() }
 func (r *refusal) Unwrap() error { return ErrCannotFit }
 
 // floorPacket sets every candidate to the floor's form, assembles the
-// floor packet (see above) and counts it whole in the request's format;
-// fail is the candidate of a fail kind the floor starts from, or -1. The
+// floor packet (see above), renders it and counts it whole in the
+// request's format; fail is the candidate of a fail kind the floor
+// starts from, or -1. The
 // packet's step is the last one whose form the floor uses (1 when it
 // shortens nothing), so the put-back rebuilds it as it would the
 // ladder's packet at that step.
-func (b *builder) floorPacket() (p *Packet, n, fail int, err error) {
+func (b *builder) floorPacket() (floor counted, fail int, err error) {
 	fail = -1
 	for i, c := range b.cands { // the unprotected record of a fail kind the walk meets first
 		if !b.fixed(i) && b.cfg.Overflow[c.rec.Kind] == budget.Fail && (fail < 0 || b.walkCompare(i, fail) < 0) {
@@ -100,13 +101,13 @@ func (b *builder) floorPacket() (p *Packet, n, fail int, err error) {
 			kept = append(kept, budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][b.forms[i]]})
 		}
 	}
-	if p, err = b.assemble(kept, nil); err != nil {
-		return nil, 0, -1, err
+	p, err := b.assemble(kept, nil)
+	if err != nil {
+		return counted{}, -1, err
 	}
 	b.kept, b.defs = kept, nil
 	p.Step = step
-	_, n = p.settleAs(b.req.Format, false)
-	return p, n, fail, nil
+	return b.count(p), fail, nil
 }
 
 // walkCompare orders unprotected candidates i and j as the fitting
