@@ -200,8 +200,13 @@ func (b *builder) whole(limit int) (counted, bool, error) {
 	if err != nil {
 		return counted{}, false, err
 	}
-	if fits(b.memo.Count(render(b.req.Format, view{p: p, tokens: b.req.Budget, hash: placeholderHash})), limit) {
-		return b.count(p), true, nil
+	// Near the limit the count with a placeholder hash decides, as Fit's
+	// do; the draft it is counted from is the one settled, so the packet
+	// is rendered once.
+	d := p.draft(b.req.Format)
+	if fits(d.countStating(b.req.Budget, placeholderHash), limit) {
+		out, n := d.settle(true)
+		return counted{p: p, out: out, n: n}, true, nil
 	}
 	return counted{}, false, nil
 }

@@ -121,35 +121,51 @@ func (p *Packet) settle(format string) (string, int) { return p.settleAs(format,
 // settleAs is settle; without out it only counts, and returns "" for the
 // output (a trial render, whose stand-ins are never emitted).
 func (p *Packet) settleAs(format string, out bool) (string, int) {
-	draft := render(format, view{p: p, tokens: p.Budget})
-	i, j, ok := totalLineIn(format, draft)
-	if !ok {
-		return p.settleWhole(format) // the line cannot be told apart
-	}
-	return p.settleDraft(format, draft, i, j, newTotalCounter(p.counter, draft, i, j), out)
+	return p.draft(format).settle(out)
 }
 
-// totalLineIn finds the total line of draft: it starts at i and ends
-// before j (after its line end). ok is false when the line's prefix is
-// not there once, or the line does not end.
-func totalLineIn(format, draft string) (i, j int, ok bool) {
-	prefix := totalPrefix(format)
-	i = strings.Index(draft, prefix)
-	if i < 0 || strings.Contains(draft[i+1:], prefix) {
-		return 0, 0, false
-	}
-	i++
-	j = strings.IndexByte(draft[i:], '\n')
-	if j < 0 {
-		return 0, 0, false
-	}
-	return i, j + i + 1, true
+// draft is a packet rendered once in a format, stating the budget for
+// its total and no hash, with the counter of its total line's
+// neighbourhood: every total and hash it might state is counted from
+// it without rendering the packet again (only the total line depends on
+// them).
+type draft struct {
+	p      *Packet
+	format string
+	text   string
+	i, j   int  // the total line is text[i:j]
+	ok     bool // the line could be told apart (totalLineIn)
+	tc     *totalCounter
 }
 
-// settleDraft is settle on draft, rendered with the total line at
-// [i, j) and counted around it by tc.
-func (p *Packet) settleDraft(format, draft string, i, j int, tc *totalCounter, out bool) (string, int) {
-	head, tail := draft[:i], draft[j:]
+// draft renders p in format once.
+func (p *Packet) draft(format string) draft {
+	d := draft{p: p, format: format, text: render(format, view{p: p, tokens: p.Budget})}
+	if d.i, d.j, d.ok = totalLineIn(format, d.text); d.ok {
+		d.tc = newTotalCounter(p.counter, d.text, d.i, d.j)
+	}
+	return d
+}
+
+// countStating is the count of the packet stating total and hash: the
+// draft's count around its total line and of the line, or, where the
+// line cannot be told apart, of the packet rendered so.
+func (d draft) countStating(total int, hash string) int {
+	v := view{p: d.p, tokens: total, hash: hash}
+	if !d.ok {
+		return d.p.counter.Count(render(d.format, v))
+	}
+	return d.tc.count(totalLine(d.format, v))
+}
+
+// settle is Packet.settleAs from the draft: each total tried is
+// counted around the total line by the draft's counter.
+func (d draft) settle(out bool) (string, int) {
+	if !d.ok {
+		return d.p.settleWhole(d.format) // the line cannot be told apart
+	}
+	p, format, tc := d.p, d.format, d.tc
+	head, tail := d.text[:d.i], d.text[d.j:]
 	hash := contentHash(head, tail)
 	line := func(stated int) string { return totalLine(format, view{p: p, tokens: stated, hash: hash}) }
 	whole := func(stated int) string {
@@ -180,6 +196,23 @@ func (p *Packet) settleDraft(format, draft string, i, j int, tc *totalCounter, o
 	return whole(stated), max(stated, tc.count(line(stated)))
 }
 
+// totalLineIn finds the total line of draft: it starts at i and ends
+// before j (after its line end). ok is false when the line's prefix is
+// not there once, or the line does not end.
+func totalLineIn(format, draft string) (i, j int, ok bool) {
+	prefix := totalPrefix(format)
+	i = strings.Index(draft, prefix)
+	if i < 0 || strings.Contains(draft[i+1:], prefix) {
+		return 0, 0, false
+	}
+	i++
+	j = strings.IndexByte(draft[i:], '\n')
+	if j < 0 {
+		return 0, 0, false
+	}
+	return i, j + i + 1, true
+}
+
 // countBounds bounds the count settle gives a packet before it is made:
 // lo <= count <= hi. exact makes it, once.
 type countBounds struct {
@@ -195,27 +228,19 @@ type countBounds struct {
 // the line cannot be cut out (a counter that is not split, a line that
 // cannot be told apart), the bounds are open and exact decides.
 func (p *Packet) boundCount(format string) countBounds {
-	draft := render(format, view{p: p, tokens: p.Budget})
-	i, j, ok := totalLineIn(format, draft)
-	var tc *totalCounter
-	if ok {
-		tc = newTotalCounter(p.counter, draft, i, j)
-	}
+	d := p.draft(format)
 	n, made := 0, false
 	b := countBounds{lo: math.MinInt, hi: math.MaxInt, exact: func() int {
-		switch {
-		case made:
-		case ok: // the draft and the count around its line serve again
-			_, n = p.settleDraft(format, draft, i, j, tc, false)
-		default:
-			_, n = p.settleWhole(format)
+		if !made { // the draft and the count around its line serve again
+			_, n = d.settle(false)
 		}
 		made = true
 		return n
 	}}
-	if !ok || !tc.split {
+	if !d.ok || !d.tc.split {
 		return b
 	}
+	tc := d.tc
 	// The longest line: more digits than any total, the whole hash.
 	longest := len(totalLine(format, view{p: p, tokens: min(1<<50, math.MaxInt), hash: "sha256:" + strings.Repeat("f", sha256.Size*2)}))
 	b.lo = tc.fixed + 1
