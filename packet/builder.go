@@ -2,6 +2,7 @@ package packet
 
 import (
 	"context"
+	"slices"
 
 	"github.com/lorekeep/lore/budget"
 )
@@ -98,3 +99,29 @@ type builder struct {
 // prices them on all cores: below it the goroutines cost more than the
 // counting they share.
 const minParallelPrices = 64
+
+// ladderState is what a ladder run leaves in the builder beside its
+// packet: each candidate's form and step, what it kept and deferred,
+// and which excerpted records it showed whole. A step that tries another
+// packet and keeps the one it was given puts the state back with it.
+type ladderState struct {
+	forms    []form
+	step     []int
+	kept     []budget.Fitted
+	defs     map[string]budget.Deferred
+	upgraded map[string]bool
+}
+
+// saveState is the ladder state as it stands. No step changes kept,
+// defs or upgraded in place (each makes new ones), so only the forms and
+// steps are copied.
+func (b *builder) saveState() ladderState {
+	return ladderState{forms: slices.Clone(b.forms), step: slices.Clone(b.step), kept: b.kept, defs: b.defs, upgraded: b.upgraded}
+}
+
+// restoreState puts back a state saveState took.
+func (b *builder) restoreState(s ladderState) {
+	copy(b.forms, s.forms)
+	copy(b.step, s.step)
+	b.kept, b.defs, b.upgraded = s.kept, s.defs, s.upgraded
+}

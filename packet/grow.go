@@ -34,6 +34,7 @@ func (b *builder) calibrateFrame(c counted, limit int) (counted, error) {
 	if est <= c.n {
 		return c, nil
 	}
+	saved := b.saveState()
 	b.frameCredit = est - c.n
 	defer func() { b.frameCredit = 0 }()
 	q, err := b.ladder(limit)
@@ -44,7 +45,8 @@ func (b *builder) calibrateFrame(c counted, limit int) (counted, error) {
 		return q, nil
 	}
 	// Refused or over with the credit: c stands, as a build that ends at
-	// its first fit (Request.fitsOnly) has it.
-	b.frameCredit = 0
-	return b.ladder(limit) // the builder's state back to c's
+	// its first fit (Request.fitsOnly) has it, with the state the ladder
+	// left beside it.
+	b.restoreState(saved)
+	return c, nil
 }

@@ -60,11 +60,9 @@ func (b *builder) arrange(c counted) (counted, error) {
 	if !b.monotone() || c.p.FrameOnly || !c.p.Incomplete() || !b.anyShorter() || b.anyTruncates() {
 		return c, nil
 	}
-	savedForms, savedSteps, savedKept, savedDefs := slices.Clone(b.forms), slices.Clone(b.step), b.kept, b.defs
+	saved := b.saveState()
 	keepLadder := func() (counted, error) {
-		copy(b.forms, savedForms)
-		copy(b.step, savedSteps)
-		b.kept, b.defs = savedKept, savedDefs
+		b.restoreState(saved)
 		return c, nil
 	}
 	q := *c.p
@@ -84,7 +82,7 @@ func (b *builder) arrange(c counted) (counted, error) {
 	}
 	after := a.unprotected(b)
 	run := runAt(a.upgrades(), a.prices, after, b.req.Budget-base)
-	if a.holds(b, savedKept, run) && !skillOrderBroken(b, savedForms, savedKept) {
+	if a.holds(b, saved.kept, run) && !skillOrderBroken(b, saved.forms, saved.kept) {
 		return keepLadder() // the ladder's packet holds those records: its forms stand
 	}
 	for _, i := range a.free[:run] {

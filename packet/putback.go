@@ -2,7 +2,6 @@ package packet
 
 import (
 	"math"
-	"slices"
 
 	"github.com/lorekeep/lore/budget"
 )
@@ -22,7 +21,7 @@ import (
 func (b *builder) rebase(c counted) (counted, error) {
 	r := &rebaser{b: b, p: c.p, keep: keptByID(b.kept), defs: b.defs}
 	r.offset = c.n - r.est()
-	savedForms, savedSteps, savedKept := slices.Clone(b.forms), slices.Clone(b.step), b.kept
+	saved := b.saveState()
 	r.base()
 	if err := r.upgrade(); err != nil {
 		return counted{}, err
@@ -33,9 +32,7 @@ func (b *builder) rebase(c counted) (counted, error) {
 	}
 	if !fits(q.n, b.req.Budget) {
 		// The base itself is over: keep the ladder's packet.
-		copy(b.forms, savedForms)
-		copy(b.step, savedSteps)
-		b.kept, b.defs = savedKept, r.defs
+		b.restoreState(saved)
 		return c, nil
 	}
 	return q, nil
