@@ -58,7 +58,7 @@ func (b *builder) startModelAhead() *modelAhead {
 			return // the build returned before this goroutine ran
 		}
 		cp.memo.stop = ctx
-		r := &rebaser{b: cp, p: &Packet{Step: arrangeStep}, keep: map[string]budget.Fitted{}}
+		r := &rebaser{standing: standing{b: cp, step: arrangeStep, keep: map[string]budget.Fitted{}}}
 		m.all, m.err = r.allIn(r.base4())
 		if err := ctx.Err(); err != nil && m.err == nil {
 			m.err = err // a count cut short is no count

@@ -109,41 +109,6 @@ func (b *builder) fitWith(grouping bool) (*Packet, error) {
 // only add to a packet within the budget, and none of them refuses.
 func (b *builder) endsAtFirstFit(c counted) bool { return b.req.fitsOnly && !c.p.FrameOnly }
 
-// putBack is the final put-back (package doc, pipeline step 6) of a
-// packet within the budget that leaves something out: rebase (a packet
-// fitted at step 2 or later), restore, arrange, each keeping the packet
-// within the budget by its own counts; then the step the packet needed
-// in the end. A packet over the budget is handed on as it is.
-func (b *builder) putBack(c counted) (counted, error) {
-	if !fits(c.n, b.req.Budget) {
-		return c, nil
-	}
-	ladderStep := c.p.Step
-	c.p.ladderStep = ladderStep
-	if c.p.FrameOnly || !c.p.Incomplete() {
-		return c, nil
-	}
-	var err error
-	if c.p.Step >= 2 {
-		if c, err = b.rebase(c); err != nil {
-			return counted{}, err
-		}
-	}
-	if c, err = b.restore(c); err != nil {
-		return counted{}, err
-	}
-	if c, err = b.arrange(c); err != nil {
-		return counted{}, err
-	}
-	// The step the packet needed in the end: put back may have undone
-	// what a later step did.
-	c.p.ladderStep, c.p.Step = ladderStep, 0
-	for _, note := range c.p.Deferred {
-		c.p.Step = max(c.p.Step, note.Step)
-	}
-	return c, nil
-}
-
 // seal makes c the packet Build hands out: it states its count, carries
 // its output and the hash of it.
 func (b *builder) seal(c counted) *Packet {

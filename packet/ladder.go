@@ -276,13 +276,6 @@ func (b *builder) reducible(i, last int) (form, int) {
 	return formFull, 0
 }
 
-// maxRebaseChecks bounds the whole counts a rebase makes near the budget.
-const maxRebaseChecks = 12
-
-// maxRestoreTries bounds the renders of the final put-back: each try
-// renders and counts the whole packet.
-const maxRestoreTries = 40
-
 // reduce applies one ladder step to the fixed candidates that qualify,
 // least important first, while the fixed total is over target; then puts
 // back, most important first, every reduction (of any step) that still

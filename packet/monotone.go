@@ -65,9 +65,7 @@ func (b *builder) arrange(c counted) (counted, error) {
 		b.restoreState(saved)
 		return c, nil
 	}
-	q := *c.p
-	q.Step = arrangeStep
-	r := &rebaser{b: b, p: &q, keep: map[string]budget.Fitted{}, defs: b.defs}
+	r := &rebaser{standing: standing{b: b, step: arrangeStep, keep: map[string]budget.Fitted{}, defs: b.defs}}
 	a := r.base4()
 	base, err := r.modelCount()
 	if err != nil {
@@ -86,8 +84,7 @@ func (b *builder) arrange(c counted) (counted, error) {
 		return keepLadder() // the ladder's packet holds those records: its forms stand
 	}
 	for _, i := range a.free[:run] {
-		b.setForm(i, a.in[i])
-		r.keep[b.cands[i].rec.ID] = r.fitted(i, a.in[i])
+		r.put(i, a.in[i])
 	}
 	res, err := r.upgradeFixed(a.ups)
 	for err == nil && run > 0 && after[run-1] && a.anyShort(b) {
@@ -100,7 +97,7 @@ func (b *builder) arrange(c counted) (counted, error) {
 	for err == nil && !fits(res.n, b.req.Budget) && run > 0 { // a price that was short: the count rules
 		run--
 		r.leave(a.free[run])
-		res, err = r.render()
+		res, err = r.count()
 	}
 	if err != nil {
 		return counted{}, err
@@ -108,6 +105,7 @@ func (b *builder) arrange(c counted) (counted, error) {
 	if !fits(res.n, b.req.Budget) {
 		return keepLadder()
 	}
+	r.commit()
 	return res, nil
 }
 
@@ -266,13 +264,11 @@ func (r *rebaser) allIn(a *arrangement) (countBounds, error) {
 		keep[id] = k
 	}
 	for _, i := range a.ups {
-		b.setForm(i, formFull)
-		r.keep[b.cands[i].rec.ID] = r.fitted(i, formFull)
+		r.put(i, formFull)
 	}
 	for _, i := range a.free {
 		if _, up := r.keep[b.cands[i].rec.ID]; !up {
-			b.setForm(i, a.in[i])
-			r.keep[b.cands[i].rec.ID] = r.fitted(i, a.in[i])
+			r.put(i, a.in[i])
 		}
 	}
 	all, err := r.modelBounds()
@@ -307,7 +303,7 @@ func (r *rebaser) modelBounds() (countBounds, error) {
 	b := r.b
 	budgetWas := b.req.Budget
 	b.req.Budget, b.trial, b.standAll = modelBudget, true, true
-	q, _, _, err := r.assemble()
+	q, err := r.assemble()
 	b.req.Budget, b.trial, b.standAll = budgetWas, false, false
 	if err != nil {
 		return countBounds{}, err
@@ -352,15 +348,13 @@ func (b *builder) anyTruncates() bool {
 // budget, while it gains.
 func (r *rebaser) upgradeFixed(ups []int) (counted, error) {
 	r.margin = max(8, r.b.req.Budget/100)
-	r.b.trial = true
-	q, err := r.render()
-	r.b.trial = false
+	q, err := r.countTrial()
 	if err != nil {
 		return counted{}, err
 	}
 	at := q.n
 	for pass := 0; ; pass++ {
-		r.failAt, r.checks, r.changes = math.MaxInt, 0, r.changes[:0]
+		r.failAt, r.checks, r.log = math.MaxInt, 0, r.log[:0]
 		r.cur = r.est()
 		r.offset = at - r.cur
 		for _, i := range ups {
@@ -371,12 +365,12 @@ func (r *rebaser) upgradeFixed(ups []int) (counted, error) {
 				return counted{}, err
 			}
 		}
-		made := len(r.changes)
+		made := len(r.log)
 		if q, err = r.undoOver(); err != nil {
 			return counted{}, err
 		}
 		at = q.n
-		if len(r.changes) == made || !fits(at, r.b.req.Budget) || pass == 2 {
+		if len(r.log) == made || !fits(at, r.b.req.Budget) || pass == 2 {
 			return q, nil // nothing undone: the walk is final
 		}
 		// The estimates ran short by the excess: the next walk counts
