@@ -1,17 +1,11 @@
 package packet
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/lorekeep/lore/internal/badvalue"
-	"github.com/lorekeep/lore/internal/numfmt"
 )
 
 // Entry is one record included in a packet.
@@ -152,13 +146,6 @@ func (n Note) freed() int {
 	return n.Tokens
 }
 
-// placeholderHash stands in for the hash while fitting: a real digest, so
-// it counts like one.
-var placeholderHash = func() string {
-	s := sha256.Sum256([]byte("lore packet"))
-	return "sha256:" + hex.EncodeToString(s[:])
-}()
-
 // view is what a renderer needs: the packet with its stated total.
 type view struct {
 	p      *Packet
@@ -175,87 +162,6 @@ func render(format string, v view) string {
 	default:
 		return renderMD(v)
 	}
-}
-
-// totalLine is the line that carries the token total and the hash. The
-// hash covers everything but this line, so the total (which depends on
-// the whole output) and the hash never depend on each other.
-func totalLine(format string, v view) string {
-	switch format {
-	case "xml":
-		return fmt.Sprintf("<total tokens=\"%d\" budget=\"%d\" hash=\"%s\"/>\n", v.tokens, v.p.Budget, shortHash(v.hash))
-	case "json":
-		return fmt.Sprintf("  \"total\": {\"tokens\": %d, \"budget\": %d, \"percent\": %d, \"hash\": %q},\n", v.tokens, v.p.Budget, percent(v.tokens, v.p.Budget), v.hash)
-	default:
-		return fmt.Sprintf("Tokens: %s of %s · %s\n", numfmt.Thousands(v.tokens), numfmt.Thousands(v.p.Budget), shortHash(v.hash))
-	}
-}
-
-// shortHash is the hash as the markdown packet prints it: enough hex to
-// tell two packets apart at a glance (Packet.Hash keeps it whole).
-func shortHash(h string) string {
-	if len(h) > len("sha256:")+shortHashHex {
-		return h[:len("sha256:")+shortHashHex]
-	}
-	return h
-}
-
-// shortHashHex is how many hex digits of the hash the md and xml packets
-// print: like a short git commit, enough to tell two packets apart.
-const shortHashHex = 10
-
-// totalPrefix starts the total line of format, at the start of a line.
-func totalPrefix(format string) string {
-	switch format {
-	case "xml":
-		return "\n<total "
-	case "json":
-		return "\n  \"total\": "
-	default:
-		return "\nTokens: "
-	}
-}
-
-// withoutTotal cuts the total line out of a rendered packet.
-func withoutTotal(format, s string) (string, bool) {
-	i := strings.Index(s, totalPrefix(format))
-	if i < 0 {
-		return s, false
-	}
-	i++ // keep the newline before the line
-	j := strings.IndexByte(s[i:], '\n')
-	if j < 0 {
-		return s, false
-	}
-	return s[:i] + s[i+j+1:], true
-}
-
-// finalize renders v with its real content hash: sha256 of the rendered
-// bytes without the total line.
-func finalize(format string, v view) (string, string) {
-	v.hash = ""
-	content, _ := withoutTotal(format, render(format, v))
-	sum := sha256.Sum256([]byte(content))
-	v.hash = "sha256:" + hex.EncodeToString(sum[:])
-	return render(format, v), v.hash
-}
-
-// ContentHash recomputes the hash of a rendered packet: sha256 of its
-// bytes without the line that states the token total and the hash. It
-// equals the hash the packet carries.
-func ContentHash(format string, rendered []byte) (string, error) {
-	if format == "" {
-		format = "md"
-	}
-	if !slices.Contains(validFormats, format) {
-		return "", badvalue.Errorf(format, "%w %q: want md, xml or json", ErrFormat, format)
-	}
-	content, ok := withoutTotal(format, string(rendered))
-	if !ok {
-		return "", fmt.Errorf("%w: no total line in the %s packet", ErrInvalidRequest, format)
-	}
-	sum := sha256.Sum256([]byte(content))
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
 func percent(used, budget int) int {
@@ -290,91 +196,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// ---- json
-
-// renderJSON is the JSON form of a packet. Field names are stable:
-//
-//	total      {tokens, budget, percent, hash}: the whole packet's count,
-//	           the limit, and "sha256:<hex>" of the rendered bytes without
-//	           this line
-//	request    the normalized request (ns, query, focus, budget, ...)
-//	frame_only true when the budget is below the frame
-//	warnings   strings
-//	records    included records: id, kind, title, rank, why, form, text,
-//	           truncated, tokens, fetch
-//	deferred   deferral notes: id, kind, rank, step, action, tokens, saves,
-//	           reason, fetch
-//	deferred_more  notes not listed one by one, by kind: kind, count,
-//	           tokens, ranks, fetch (absent when every note is listed)
-//	superseded records left out as superseded: id, kind, by, on, fetch
-//	           (absent when none; superseded_more counts those past 5)
-func renderJSON(v view) string {
-	p := v.p
-	warnings := p.Warnings
-	if warnings == nil {
-		warnings = []string{}
-	}
-	// One line for the request and one per record and note: the field
-	// names stay, the indentation that would cost a few tokens per field
-	// goes.
-	var b strings.Builder
-	b.WriteString("{\n" + totalLine("json", v))
-	fmt.Fprintf(&b, "  \"request\": %s,\n  \"frame_only\": %t,\n  \"warnings\": %s,\n", compactJSON(p.Request), p.FrameOnly, compactJSON(warnings))
-	jsonArray(&b, "records", p.Records, true)
-	jsonArray(&b, "deferred", p.listed, len(p.Grouped) > 0 || len(p.Superseded) > 0)
-	if len(p.Grouped) > 0 {
-		jsonArray(&b, "deferred_more", p.Grouped, len(p.Superseded) > 0)
-	}
-	if len(p.Superseded) > 0 {
-		listed := p.Superseded[:min(len(p.Superseded), maxSupersededLines)]
-		more := len(p.Superseded) - len(listed)
-		jsonArray(&b, "superseded", listed, more > 0)
-		if more > 0 {
-			fmt.Fprintf(&b, "  \"superseded_more\": %d\n", more)
-		}
-	}
-	b.WriteString("}\n")
-	return b.String()
-}
-
-// jsonArray writes "name": [...] with one element a line, and a comma
-// after the array when more fields follow.
-func jsonArray[T any](b *strings.Builder, name string, xs []T, more bool) {
-	fmt.Fprintf(b, "  %q: [", name)
-	for i, x := range xs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString("\n    " + compactJSON(x))
-	}
-	if len(xs) > 0 {
-		b.WriteString("\n  ")
-	}
-	b.WriteString("]")
-	if more {
-		b.WriteByte(',')
-	}
-	b.WriteByte('\n')
-}
-
-// compactJSON is x as JSON on one line, HTML characters left as they are.
-func compactJSON(x any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(x); err != nil {
-		// Only strings, ints and bools: encoding cannot fail.
-		panic(fmt.Sprintf("packet: encode json: %v", err))
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-// jsonFragment is an entry or note as it costs inside the records or
-// deferred array.
-func jsonFragment(x any) string {
-	return "\n    " + compactJSON(x) + ","
 }
 
 // placeBeside moves each neighbour of a hit along a sequence next to its

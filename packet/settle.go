@@ -1,16 +1,111 @@
 package packet
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"iter"
+	"fmt"
 	"math"
-	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/badvalue"
+	"github.com/lorekeep/lore/internal/numfmt"
 )
+
+// Stating the total. A packet states its own token count, on one line
+// (the total line), with a hash of everything else: settle renders a
+// packet once and finds the total that, stated, is the count of the
+// whole output (budget rule 6 counts the whole rendered packet), and
+// the hash of the rest.
+
+// placeholderHash stands in for the hash while fitting: a real digest, so
+// it counts like one.
+var placeholderHash = func() string {
+	s := sha256.Sum256([]byte("lore packet"))
+	return "sha256:" + hex.EncodeToString(s[:])
+}()
+
+// totalLine is the line that carries the token total and the hash. The
+// hash covers everything but this line, so the total (which depends on
+// the whole output) and the hash never depend on each other.
+func totalLine(format string, v view) string {
+	switch format {
+	case "xml":
+		return fmt.Sprintf("<total tokens=\"%d\" budget=\"%d\" hash=\"%s\"/>\n", v.tokens, v.p.Budget, shortHash(v.hash))
+	case "json":
+		return fmt.Sprintf("  \"total\": {\"tokens\": %d, \"budget\": %d, \"percent\": %d, \"hash\": %q},\n", v.tokens, v.p.Budget, percent(v.tokens, v.p.Budget), v.hash)
+	default:
+		return fmt.Sprintf("Tokens: %s of %s · %s\n", numfmt.Thousands(v.tokens), numfmt.Thousands(v.p.Budget), shortHash(v.hash))
+	}
+}
+
+// shortHash is the hash as the markdown packet prints it: enough hex to
+// tell two packets apart at a glance (Packet.Hash keeps it whole).
+func shortHash(h string) string {
+	if len(h) > len("sha256:")+shortHashHex {
+		return h[:len("sha256:")+shortHashHex]
+	}
+	return h
+}
+
+// shortHashHex is how many hex digits of the hash the md and xml packets
+// print: like a short git commit, enough to tell two packets apart.
+const shortHashHex = 10
+
+// totalPrefix starts the total line of format, at the start of a line.
+func totalPrefix(format string) string {
+	switch format {
+	case "xml":
+		return "\n<total "
+	case "json":
+		return "\n  \"total\": "
+	default:
+		return "\nTokens: "
+	}
+}
+
+// withoutTotal cuts the total line out of a rendered packet.
+func withoutTotal(format, s string) (string, bool) {
+	i := strings.Index(s, totalPrefix(format))
+	if i < 0 {
+		return s, false
+	}
+	i++ // keep the newline before the line
+	j := strings.IndexByte(s[i:], '\n')
+	if j < 0 {
+		return s, false
+	}
+	return s[:i] + s[i+j+1:], true
+}
+
+// finalize renders v with its real content hash: sha256 of the rendered
+// bytes without the total line.
+func finalize(format string, v view) (string, string) {
+	v.hash = ""
+	content, _ := withoutTotal(format, render(format, v))
+	sum := sha256.Sum256([]byte(content))
+	v.hash = "sha256:" + hex.EncodeToString(sum[:])
+	return render(format, v), v.hash
+}
+
+// ContentHash recomputes the hash of a rendered packet: sha256 of its
+// bytes without the line that states the token total and the hash. It
+// equals the hash the packet carries.
+func ContentHash(format string, rendered []byte) (string, error) {
+	if format == "" {
+		format = "md"
+	}
+	if !slices.Contains(validFormats, format) {
+		return "", badvalue.Errorf(format, "%w %q: want md, xml or json", ErrFormat, format)
+	}
+	content, ok := withoutTotal(format, string(rendered))
+	if !ok {
+		return "", fmt.Errorf("%w: no total line in the %s packet", ErrInvalidRequest, format)
+	}
+	sum := sha256.Sum256([]byte(content))
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
 
 // totalCounter counts a packet whose only changing part is its total
 // line: the text before and after the line is counted once, and only the
@@ -59,52 +154,6 @@ func (t *totalCounter) count(line string) int {
 		return t.c.Count(t.head + line + t.tail)
 	}
 	return t.fixed + t.c.Count(t.lead+line+t.rest)
-}
-
-// pieceCut reports whether a piece boundary of the o200k and cl100k
-// patterns is certain at s[i], whatever precedes or follows the text
-// around it, given that the text at i starts a line whose first character
-// after its leading spaces is printable ASCII other than '/' (the total
-// line and the line after it are fixed text, so the check also holds once
-// the line changes). The argument: every piece that can hold a line break
-// is a run of white space ending in a line break, which cannot run on
-// through spaces into a non-space, or a punctuation piece that runs on
-// only through \r, \n (and '/' for o200k); letter and number pieces never
-// start with a line break. Pieces are found left to right without looking
-// behind, so the pieces after the cut are the same on their own.
-// TestPieceCutAddsUp checks it on adversarial text.
-func pieceCut(s string, i int) bool {
-	if i == 0 || i == len(s) {
-		return true
-	}
-	if s[i-1] != '\n' {
-		return false
-	}
-	for ; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == ' ':
-			continue
-		case c > ' ' && c < 0x7f && c != '/':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
-}
-
-// exactBPE reports whether c is one of the budget package's own BPE
-// counters (not a caller's counter that only shares the name).
-func exactBPE(c budget.Counter) bool {
-	if m, ok := c.(*memoCounter); ok {
-		return m.split
-	}
-	name := c.Name()
-	if name != "o200k_base" && name != "cl100k_base" {
-		return false
-	}
-	own, err := budget.NewCounter(name) // loaded once per process
-	return err == nil && reflect.TypeOf(own) == reflect.TypeOf(c)
 }
 
 // settle renders p in format with a stated token total equal to the real
@@ -294,114 +343,4 @@ func (p *Packet) settleWhole(format string) (string, int) {
 	}
 	out, _ := finalize(format, view{p: p, tokens: stated})
 	return out, max(stated, p.counter.Count(out))
-}
-
-// memoCounter counts text as the sum of its chunks between certain piece
-// cuts (see pieceCut), each distinct chunk counted once: the renders of
-// one build share most of their lines, so the settles, re-counts and
-// put-back tries of a build count mostly what changed. It wraps only the
-// budget package's BPE counters (for others it counts whole) and is for
-// one goroutine: a Packet drops it before Build returns.
-type memoCounter struct {
-	budget.Counter
-	split  bool
-	shared fragmentCounter // the process's cache, for short chunks
-	counts map[string]int
-	// stop is nil, or the context of the model counted ahead that owns
-	// the memo (ahead.go): once it is done (the build has returned, or
-	// its caller gave up) Count counts no more chunks and returns what
-	// it has, a count the model then throws away.
-	stop context.Context
-}
-
-func newMemoCounter(c budget.Counter) *memoCounter {
-	m := &memoCounter{Counter: c, split: exactBPE(c), counts: map[string]int{}}
-	if m.split {
-		m.shared = sharedFragmentCounter(c)
-	}
-	return m
-}
-
-// Count returns the tokens of s, as the wrapped counter would.
-func (m *memoCounter) Count(s string) int {
-	if !m.split {
-		if m.stopped() {
-			return 0
-		}
-		return m.Counter.Count(s)
-	}
-	total := 0
-	for chunk := range chunks(s) {
-		if m.stopped() {
-			return total
-		}
-		n, ok := standLineCount(chunk)
-		if !ok {
-			n, ok = m.counts[chunk]
-		}
-		if !ok {
-			// A chunk (a heading, a note, a line of the frame, a
-			// paragraph of a body) recurs across packets, or was counted
-			// ahead (bodiesahead.go): the process's cache counts it.
-			n = m.shared.countChunk(chunk)
-			m.counts[strings.Clone(chunk)] = n
-		}
-		total += n
-	}
-	return total
-}
-
-// stopped reports whether the memo's model is no longer wanted.
-func (m *memoCounter) stopped() bool { return m.stop != nil && m.stop.Err() != nil }
-
-// chunks yields s cut where pieceCut holds (nextCut), in order: pieces
-// of the BPE encodings never cross those cuts, so the counts of the
-// chunks add up to the count of s.
-func chunks(s string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for len(s) > 0 {
-			k := nextCut(s)
-			if !yield(s[:k]) {
-				return
-			}
-			s = s[k:]
-		}
-	}
-}
-
-// nextCut returns the first position after 0 where pieceCut holds in s,
-// or len(s).
-func nextCut(s string) int {
-	for i := 0; ; {
-		nl := strings.IndexByte(s[i:], '\n')
-		if nl < 0 {
-			return len(s)
-		}
-		i += nl + 1
-		if pieceCut(s, i) {
-			return i
-		}
-	}
-}
-
-// memoTokenizer is a memoCounter over a Tokenizer, for budget.Fit: it
-// counts through the memo and cuts with the tokenizer.
-type memoTokenizer struct {
-	*memoCounter
-	tok budget.Tokenizer
-}
-
-// Encode returns the tokenizer's token ids of text.
-func (m memoTokenizer) Encode(text string) []int { return m.tok.Encode(text) }
-
-// Decode returns the tokenizer's text of tokens.
-func (m memoTokenizer) Decode(tokens []int) string { return m.tok.Decode(tokens) }
-
-// fitCounter is the counter to give budget.Fit: the memo, still a
-// Tokenizer when the request's counter is one.
-func (m *memoCounter) fitCounter() budget.Counter {
-	if tok, ok := m.Counter.(budget.Tokenizer); ok {
-		return memoTokenizer{memoCounter: m, tok: tok}
-	}
-	return m
 }
