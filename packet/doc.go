@@ -81,17 +81,27 @@
 //     ConcurrentSource, the bodies of the most important candidates (up
 //     to the budget by their cached counts) are read and counted on
 //     another core while the build prices and fits, and taken from there
-//     (bodiesahead.go). If it is over, fitting
-//     runs again against a limit lowered by the excess: the packet never
-//     exceeds the budget.
-//  6. Final put-back, against the real budget with the real count: a
-//     packet fitted at step 2 or later is rebuilt from one base for that
-//     step (everything those steps may shorten, shortened), most important
-//     record first, each in the best form that fits; then every record not
-//     whole, most important first, gets the best form that still fits.
-//     Trial counts stand in for unread bodies with text of their cached
-//     size, so no body is read for a record that stays out. At the same
-//     ladder step, a bigger budget is never worse by importance.
+//     (bodiesahead.go). The packet is rendered and counted once
+//     (settle.go) and handed on so: each step after the ladder (the
+//     growing fill's calibration, the final put-back, the listed notes)
+//     takes the counted packet and returns its own, rendering only what
+//     it changes, and acts only on a packet within the budget (fit.go).
+//     The count meets the budget in one place, at the end of the route
+//     (checkFit, check.go): over it, fitting runs again against a limit
+//     lowered by the excess, so the packet never exceeds the budget.
+//     Every comparison of tokens with a budget goes through fits.
+//  6. Final put-back (putback.go), against the real budget with the
+//     real count: a packet fitted at step 2 or later is rebuilt from one
+//     base for that step (everything those steps may shorten,
+//     shortened), most important record first, each in the best form
+//     that fits (rebase.go); then every record not whole, most important
+//     first, gets the best form that still fits (restore.go). Both change
+//     one record at a time and take a change back while the count is
+//     over. Trial counts stand in for unread bodies with text of their
+//     cached size, so no body is read for a record that stays out; the
+//     packet a trial kept is counted again with its bodies before it is
+//     written. At the same ladder step, a bigger budget is never worse
+//     by importance.
 //
 // # Accounting
 //

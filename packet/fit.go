@@ -10,7 +10,7 @@ import "errors"
 //	calibrateFrame  a growing fill again, against the frame the count
 //	                shows (grow.go)
 //	putBack         the final put-back: rebase, restore, arrange
-//	                (putback.go, monotone.go)
+//	                (putback.go, rebase.go, restore.go, monotone.go)
 //	listNotes       grouped notes listed in the room left (notes.go)
 //	checkFit        the count against the budget, once (check.go): over,
 //	                the route runs again against a lower limit (budget
@@ -23,6 +23,16 @@ import "errors"
 // what the step before it counted. A step that changes nothing over the
 // budget (calibrateFrame, putBack and listNotes each need room in the
 // budget to act) hands an over packet on to checkFit untouched.
+//
+// Inside a step, a packet is counted more than once only where the
+// counts are of different text, since tokens do not add up across
+// boundaries and only the whole says (budget rule 6): budget.Fit counts
+// its renders with a placeholder for the hash and every note "over
+// budget", so the ladder counts the packet it fitted once more as it is
+// written (a packet whole, or the floor, is counted once: its check is
+// that count); a put-back counts each record it tries in the packet,
+// with a stand-in of its cached size for a body not read yet, and the
+// packet a trial kept once more with its bodies.
 
 // counted is a packet rendered in the request's format with its total
 // stated (settle), and the count of that whole output (budget rule 6).

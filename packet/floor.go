@@ -72,10 +72,9 @@ func (r *refusal) Unwrap() error { return ErrCannotFit }
 // floorPacket sets every candidate to the floor's form, assembles the
 // floor packet (see above), renders it and counts it whole in the
 // request's format; fail is the candidate of a fail kind the floor
-// starts from, or -1. The
-// packet's step is the last one whose form the floor uses (1 when it
-// shortens nothing), so the put-back rebuilds it as it would the
-// ladder's packet at that step.
+// starts from, or -1. The packet's step is the last one whose form the
+// floor uses (1 when it shortens nothing), so the put-back rebuilds it
+// as it would the ladder's packet at that step.
 func (b *builder) floorPacket() (floor counted, fail int, err error) {
 	fail = -1
 	for i, c := range b.cands { // the unprotected record of a fail kind the walk meets first
