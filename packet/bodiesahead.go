@@ -94,7 +94,7 @@ func (b *builder) likelyKept() ([]string, []Entry) {
 	var entries []Entry
 	sum := 0
 	for _, c := range b.cands {
-		if !fits(sum+1, b.req.Budget) {
+		if fits(b.req.Budget, sum) { // the bodies read hold the budget
 			break
 		}
 		tc, ok := c.rec.Tokens[enc]

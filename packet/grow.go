@@ -24,7 +24,7 @@ func (b *builder) grows() bool {
 // a record it put in by one budget's slack alone could be missing at a
 // bigger budget whose fill let in others first.
 func (b *builder) calibrateFrame(c counted, limit int) (counted, error) {
-	if !b.grows() || c.p.FrameOnly || !c.p.Incomplete() || !fits(c.n+1, b.req.Budget) || b.frameCredit != 0 {
+	if !b.grows() || c.p.FrameOnly || !c.p.Incomplete() || fits(b.req.Budget, c.n) || b.frameCredit != 0 {
 		return c, nil
 	}
 	est := b.frame()

@@ -105,7 +105,7 @@ func (g *gatherer) candidateHits(own []tieredHit, nbs *neighbourReader, step int
 		if err != nil {
 			return nil, err
 		}
-		if !fits(size+1, g.req.Budget) {
+		if fits(g.req.Budget, size) { // the hits hold the budget
 			break
 		}
 		depth *= 4
@@ -424,7 +424,7 @@ func (g *gatherer) firstPool() int {
 // heads of the hits it can use, not of the whole pool.
 func (g *gatherer) hitsHold(hits []index.Hit, need int) (bool, error) {
 	size, batch := 0, minHitPool
-	for len(hits) > 0 && size < need {
+	for len(hits) > 0 && !fits(need, size) {
 		n := min(batch, len(hits))
 		more, err := g.hitsSize(hits[:n])
 		if err != nil {
@@ -432,7 +432,7 @@ func (g *gatherer) hitsHold(hits []index.Hit, need int) (bool, error) {
 		}
 		size, hits, batch = size+more, hits[n:], 2*batch
 	}
-	return size >= need, nil
+	return fits(need, size), nil
 }
 
 // hitsSize reads the heads of hits not read yet and sums the cached

@@ -194,7 +194,7 @@ func (b *builder) sortNotes(notes []Note) {
 // first, so a note never takes the place of a record. When the listed
 // notes turn out over the budget, the packet keeps them grouped.
 func (b *builder) listNotes(c counted) (counted, error) {
-	if !b.grouping || len(c.p.Deferred) == 0 || !fits(c.n+1, b.req.Budget) {
+	if !b.grouping || len(c.p.Deferred) == 0 || fits(b.req.Budget, c.n) {
 		return c, nil
 	}
 	b.listRoom = min(b.noteShare, b.req.Budget-c.n)
