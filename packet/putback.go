@@ -52,7 +52,7 @@ type standing struct {
 	b    *builder
 	step int                        // the ladder step the packet carries (Packet.Step)
 	keep map[string]budget.Fitted   // the records in, by id
-	defs map[string]budget.Deferred // the notes the step started from: a record out keeps its own
+	defs map[string]budget.Deferred // the notes of the records out when the step started
 	log  []change
 }
 
@@ -100,25 +100,22 @@ func (s *standing) fitted(i int, f form) budget.Fitted {
 	return budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: s.b.cost[i][f]}
 }
 
-// records are the records in, in candidate order, and the notes of the
-// records out.
-func (s *standing) records() ([]budget.Fitted, map[string]budget.Deferred) {
-	b := s.b
+// kept is the records in, in candidate order.
+func (s *standing) kept() []budget.Fitted {
 	kept := make([]budget.Fitted, 0, len(s.keep))
-	defs := map[string]budget.Deferred{}
-	for _, c := range b.cands {
+	for _, c := range s.b.cands {
 		if k, ok := s.keep[c.rec.ID]; ok {
 			kept = append(kept, k)
-		} else if d, ok := s.defs[c.rec.ID]; ok {
-			defs[c.rec.ID] = d
 		}
 	}
-	return kept, defs
+	return kept
 }
 
-// assemble is the packet as it stands, not yet rendered.
+// assemble is the packet as it stands, not yet rendered. A note is read
+// only for a record out (noteOf), so the notes the step started from
+// serve as they are.
 func (s *standing) assemble() (*Packet, error) {
-	q, err := s.b.assemble(s.records())
+	q, err := s.b.assemble(s.kept(), s.defs)
 	if err != nil {
 		return nil, err
 	}
@@ -146,10 +143,19 @@ func (s *standing) countTrial() (counted, error) {
 	return s.count()
 }
 
-// commit leaves the packet as it stands as the builder's: what it keeps
-// and the notes of the rest, for the steps after.
+// commit leaves the packet as it stands as the builder's, for the steps
+// after: the records in, and the notes of the records out (a record
+// that came back in has lost its note for good).
 func (s *standing) commit() {
-	s.b.kept, s.b.defs = s.records()
+	b := s.b
+	b.kept, b.defs = s.kept(), map[string]budget.Deferred{}
+	for _, c := range b.cands {
+		if _, in := s.keep[c.rec.ID]; !in {
+			if d, ok := s.defs[c.rec.ID]; ok {
+				b.defs[c.rec.ID] = d
+			}
+		}
+	}
 }
 
 // keptByID indexes fitted records by id.
