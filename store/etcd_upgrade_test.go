@@ -295,7 +295,7 @@ func toFormat1(t *testing.T, url string) (*clientv3.Client, string) {
 		t.Fatal(err)
 	}
 	prefix := "/" + strings.Trim(path, "/") + "/"
-	cli := rawClient(t, url)
+	cli := etcdtest.RawClient(t, url)
 	ctx := context.Background()
 	if _, err := cli.Delete(ctx, prefix+"idx/", clientv3.WithPrefix()); err != nil {
 		t.Fatal(err)
@@ -304,20 +304,4 @@ func toFormat1(t *testing.T, url string) (*clientv3.Client, string) {
 		t.Fatal(err)
 	}
 	return cli, prefix
-}
-
-// rawClient talks to the store URL's cluster directly, as another
-// program sharing it would.
-func rawClient(t *testing.T, url string) *clientv3.Client {
-	t.Helper()
-	eps, _, err := etcdstore.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return cli
 }

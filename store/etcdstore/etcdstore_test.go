@@ -13,7 +13,6 @@ import (
 	"github.com/lorekeep/lore/store/etcdstore"
 	"github.com/lorekeep/lore/store/etcdstore/etcdtest"
 	"github.com/lorekeep/lore/store/storetest"
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 func TestMain(m *testing.M) { os.Exit(etcdtest.Main(m)) }
@@ -24,22 +23,6 @@ func TestConformance(t *testing.T) {
 	t.Run("etcd", func(t *testing.T) { storetest.Conformance(t, etcdtest.Open) })
 }
 
-// rawClient talks to the store URL's cluster directly, as another
-// program sharing it would.
-func rawClient(t *testing.T, url string) *clientv3.Client {
-	t.Helper()
-	eps, _, err := etcdstore.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return cli
-}
-
 func TestEtcdSeqIsRevisionWithGaps(t *testing.T) {
 	url := etcdtest.URL(t)
 	s, err := etcdstore.Open(url, nil, etcdtest.Options)
@@ -47,7 +30,7 @@ func TestEtcdSeqIsRevisionWithGaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	cli := rawClient(t, url)
+	cli := etcdtest.RawClient(t, url)
 	a, err := s.Put(store.Record{NS: "n", ID: "a"})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +156,7 @@ func TestEtcdCompactedLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rawClient(t, url).Compact(context.Background(), int64(c.Seq)); err != nil {
+	if _, err := etcdtest.RawClient(t, url).Compact(context.Background(), int64(c.Seq)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Changes(a.Seq-1, 0); !errors.Is(err, store.ErrCompacted) {

@@ -18,6 +18,7 @@ import (
 	"github.com/lorekeep/lore/store"
 	"github.com/lorekeep/lore/store/etcdstore"
 	"github.com/lorekeep/lore/store/storetest"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
@@ -120,3 +121,19 @@ func Open(t testing.TB, opts *store.Options) *store.Store {
 }
 
 var _ storetest.Opener = Open
+
+// RawClient talks to the cluster of a store URL directly, as another
+// program sharing it would; it is closed when the test ends.
+func RawClient(t testing.TB, url string) *clientv3.Client {
+	t.Helper()
+	eps, _, err := etcdstore.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
