@@ -131,6 +131,10 @@ type recallRow struct {
 	Foreign    int      `json:"foreign_text,omitempty"`
 	Citations  int      `json:"citations,omitempty"`
 	Short      int      `json:"short_excerpts,omitempty"`
+	// RoomLeft: the packet's own count leaves room for a record it
+	// deferred, whole, by the note's own price (issue 36: no room left
+	// unused while a candidate that fits is deferred).
+	RoomLeft bool `json:"room_left,omitempty"`
 	// Contradiction flags in the packet (lore): records carrying one, and
 	// whether some flag joins two evidence records (Flagged) among
 	// packets that hold two evidence records or more (BothEvidence).
@@ -353,6 +357,7 @@ func scoreQuestion(ctx context.Context, l *lore.Lore, ns *evalNS, q evalQuery, c
 			row.Whys = sc.whys
 			row.Unknown, row.Foreign, row.Citations, row.Short = sc.unknown, sc.foreign, sc.citations, sc.short
 			row.Flags, row.FlagEvidence, row.BothEvidence = contradictionFlags(p.Records, q.Evidence)
+			row.RoomLeft = roomLeft(p)
 		} else if !errors.Is(err, packet.ErrCannotFit) {
 			return nil, fmt.Errorf("lore packet %s at %d: %w", q.QID, b, err)
 		}
@@ -396,4 +401,16 @@ func contradictionFlags(recs []packet.Entry, evidence []string) (flags int, onEv
 		}
 	}
 	return flags, onEvidence, held >= 2
+}
+
+// roomLeft reports whether p's own count leaves room for one of the
+// records it deferred, whole, at the price its note gives.
+func roomLeft(p *packet.Packet) bool {
+	room := p.Budget - p.Tokens
+	for _, n := range p.Deferred {
+		if n.Tokens > 0 && n.Tokens <= room {
+			return true
+		}
+	}
+	return false
 }

@@ -29,6 +29,8 @@ type recallCell struct {
 	Foreign   int `json:"foreign_text"`
 	Citations int `json:"citations"`
 	Short     int `json:"short_excerpts"`
+	// RoomLeft counts the packets with room for a record they deferred.
+	RoomLeft int `json:"room_left"`
 	// Empty counts the packets that hold no record (lore only).
 	Empty int `json:"empty_packets"`
 	// Contradiction flags (lore only): packets that carry one, packets
@@ -101,6 +103,9 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 			c.Foreign += r.Foreign
 			c.Citations += r.Citations
 			c.Short += r.Short
+			if r.RoomLeft {
+				c.RoomLeft++
+			}
 			if r.Method == methodLore && len(r.IDs) == 0 {
 				c.Empty++
 			}
@@ -241,6 +246,7 @@ func (rep *recallReport) print(w io.Writer) {
 		{"foreign text", func(c *recallCell) int { return c.Foreign }},
 		{"citations: no body text", func(c *recallCell) int { return c.Citations }},
 		{"short excerpts: too little of the body", func(c *recallCell) int { return c.Short }},
+		{"room left for a record deferred whole (its note's price)", func(c *recallCell) int { return c.RoomLeft }},
 	} {
 		fmt.Fprintf(w, "| %s |", k.name)
 		for _, b := range rep.Budgets {
