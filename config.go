@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/internal/badvalue"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/packet/pack"
@@ -84,6 +86,22 @@ type PackConfig struct {
 	Categories []pack.Category `json:"categories,omitempty"`
 	// Priority lists categories from most to least important.
 	Priority []string `json:"priority,omitempty"`
+}
+
+// loadStoreConfig reads the lore.json of folder dir (a store's, or a
+// store URL's local folder) and makes the counter of its encoding, which
+// every open of a store needs.
+func loadStoreConfig(dir string) (Config, budget.Counter, error) {
+	path := filepath.Join(dir, ConfigFile)
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		return cfg, nil, err
+	}
+	counter, err := budget.NewCounter(cfg.Encoding)
+	if err != nil {
+		return cfg, nil, fmt.Errorf("%s: encoding: %w", path, err)
+	}
+	return cfg, counter, nil
 }
 
 // LoadConfig reads a lore.json file. A missing file gives the defaults;

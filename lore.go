@@ -143,13 +143,9 @@ func open(dir string, opts *Options, create bool) (*Lore, error) {
 		}
 		return nil, e
 	}
-	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
+	cfg, counter, err := loadStoreConfig(dir)
 	if err != nil {
 		return nil, err
-	}
-	counter, err := budget.NewCounter(cfg.Encoding)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encoding: %w", filepath.Join(dir, ConfigFile), err)
 	}
 	st, err := openStore(dir, store.Options{
 		ReadOnly:    opts.ReadOnly,

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/packet"
 	"github.com/lorekeep/lore/store"
@@ -68,13 +67,9 @@ func openURL(url string, opts *Options, create bool) (*Lore, error) {
 	if err := os.MkdirAll(local, 0o755); err != nil {
 		return nil, fmt.Errorf("open store %s: local folder: %w", url, err)
 	}
-	cfg, err := LoadConfig(filepath.Join(local, ConfigFile))
+	cfg, counter, err := loadStoreConfig(local)
 	if err != nil {
 		return nil, err
-	}
-	counter, err := budget.NewCounter(cfg.Encoding)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encoding: %w", filepath.Join(local, ConfigFile), err)
 	}
 	so := &store.Options{ReadOnly: opts.ReadOnly && !create, MustExist: !create, HistoryCap: cfg.HistoryCap, Counters: []store.Counter{counter}, Now: opts.Now, Progress: opts.Progress}
 	settings, err := cfg.Etcd.settings(driver, opts.Engine, filepath.Join(local, ConfigFile))

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -32,13 +31,9 @@ func Salvage(dir, newDir string) (store.SalvageReport, error) {
 		}
 	}
 	cfgPath := filepath.Join(dir, ConfigFile)
-	cfg, err := LoadConfig(cfgPath)
+	cfg, counter, err := loadStoreConfig(dir)
 	if err != nil {
 		return rep, err
-	}
-	counter, err := budget.NewCounter(cfg.Encoding)
-	if err != nil {
-		return rep, fmt.Errorf("%s: encoding: %w", cfgPath, err)
 	}
 	if err := os.MkdirAll(newDir, 0o755); err != nil {
 		return rep, fmt.Errorf("salvage: %w", err)
