@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lorekeep/lore/packet"
 )
 
 // TestRecallFixture runs the recall benchmark on a conversation written
@@ -72,5 +74,19 @@ func TestRecallFixture(t *testing.T) {
 		if c := rep.Cells[methodLore][budget]["all"]; c.Foreign+c.Citations+c.Short+c.Unknown != 0 {
 			t.Errorf("budget %d: foreign %d, citations %d, short %d, unknown %d; want none", budget, c.Foreign, c.Citations, c.Short, c.Unknown)
 		}
+	}
+}
+
+// TestRoomLeft: a packet has room left when its own count leaves room
+// for a deferred record at its note's price, and none when every note
+// costs more than the room (or names no price).
+func TestRoomLeft(t *testing.T) {
+	p := &packet.Packet{Budget: 500, Tokens: 460, Deferred: []packet.Note{{ID: "a", Tokens: 41}, {ID: "b", Tokens: 0}}}
+	if roomLeft(p) {
+		t.Errorf("40 tokens left, notes of 41 and 0: want no room left")
+	}
+	p.Deferred = append(p.Deferred, packet.Note{ID: "c", Tokens: 40})
+	if !roomLeft(p) {
+		t.Errorf("40 tokens left, a note of 40: want room left")
 	}
 }
