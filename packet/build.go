@@ -118,27 +118,10 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	}
 	bg := startHelpers(ctx)
 	defer bg.stop()
-	g := &gatherer{ctx: ctx, bg: bg, src: src, srch: srch, req: req, cfg: cfg, prof: cfg.Profiles[req.ranking],
-		cands: map[string]*candidate{}, heads: req.work.headsOf(req.NS)}
-	if err := g.gather(); err != nil {
+	b, skips, err := prepare(ctx, bg, src, srch, req, cfg)
+	if err != nil {
 		return nil, err
 	}
-	cands := g.rank()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := g.flagContradictions(cands); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(g.superseded, func(a, c Superseded) int { return cmp.Compare(a.ID, c.ID) })
-	b := &builder{ctx: ctx, bg: bg, srch: srch, req: g.req, asked: req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
-		memo: newMemoCounter(req.Counter), superseded: g.superseded}
-	if err := b.measure(); err != nil {
-		return nil, err
-	}
-	skips := g.skips
-	slices.SortFunc(skips, func(a, c Skip) int { return cmp.Compare(a.ID, c.ID) })
-	b.warns = dedupe(g.warns)
 	p, err := b.fit()
 	if err != nil {
 		return nil, err
@@ -146,6 +129,34 @@ func Build(ctx context.Context, src Source, srch Searcher, req Request) (*Packet
 	p.Skipped = skips
 	p.counter = req.Counter // the memo is not safe for concurrent Renders
 	return p, nil
+}
+
+// prepare runs the pipeline up to the fit (candidates, ranks, measure):
+// the builder that fits the packet, and the records the gather skipped.
+// req and cfg are normalized.
+func prepare(ctx context.Context, bg *helpers, src Source, srch Searcher, req Request, cfg Config) (*builder, []Skip, error) {
+	g := &gatherer{ctx: ctx, bg: bg, src: src, srch: srch, req: req, cfg: cfg, prof: cfg.Profiles[req.ranking],
+		cands: map[string]*candidate{}, heads: req.work.headsOf(req.NS)}
+	if err := g.gather(); err != nil {
+		return nil, nil, err
+	}
+	cands := g.rank()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := g.flagContradictions(cands); err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(g.superseded, func(a, c Superseded) int { return cmp.Compare(a.ID, c.ID) })
+	b := &builder{ctx: ctx, bg: bg, srch: srch, req: g.req, asked: req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
+		memo: newMemoCounter(req.Counter), superseded: g.superseded}
+	if err := b.measure(); err != nil {
+		return nil, nil, err
+	}
+	skips := g.skips
+	slices.SortFunc(skips, func(a, c Skip) int { return cmp.Compare(a.ID, c.ID) })
+	b.warns = dedupe(g.warns)
+	return b, skips, nil
 }
 
 func dedupe(ss []string) []string {

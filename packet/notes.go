@@ -192,9 +192,10 @@ func (b *builder) sortNotes(notes []Note) {
 // listNotes lists the most important grouped notes one by one in the room
 // the final packet leaves (up to the note share): content is chosen
 // first, so a note never takes the place of a record. When the listed
-// notes turn out over the budget, the packet keeps them grouped.
+// notes turn out over the budget, the packet keeps them grouped, as a
+// frame-only packet does (it holds no record to list notes beside).
 func (b *builder) listNotes(c counted) (counted, error) {
-	if !b.grouping || len(c.p.Deferred) == 0 || fits(b.req.Budget, c.n) {
+	if !b.grouping || c.p.FrameOnly || len(c.p.Deferred) == 0 || fits(b.req.Budget, c.n) {
 		return c, nil
 	}
 	b.listRoom = min(b.noteShare, b.req.Budget-c.n)

@@ -36,6 +36,9 @@ func (b *builder) frameOnly(limit int) (counted, error) {
 	for _, c := range b.cands {
 		defs[c.rec.ID] = budget.Deferred{Rule: budget.RuleFrame}
 	}
+	// The state is this packet's, not the one an earlier try at a higher
+	// limit left: the steps after the ladder read it.
+	b.kept, b.defs = nil, defs
 	p, err := b.assemble(nil, defs)
 	if err != nil {
 		return counted{}, err
