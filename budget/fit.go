@@ -22,6 +22,11 @@ const (
 	RuleRecount = "recount"
 	// RuleFrame: deferred because the limit is below the frame (rule 7).
 	RuleFrame = "frame"
+	// RuleHeldBack: deferred by a growing fill (Request.Grow) though it
+	// fits the room the fill left: the fill's last part is a prefix of
+	// the order, which ends at the first item that does not fit, so that
+	// a larger limit keeps every item this one does.
+	RuleHeldBack = "held back"
 )
 
 // Request is the input of Fit.
@@ -82,7 +87,7 @@ type Fitted struct {
 type Deferred struct {
 	Item
 	// Rule is the rule that deferred it: RuleBudget, RuleMinimum,
-	// RuleRecount or RuleFrame.
+	// RuleRecount, RuleFrame or RuleHeldBack.
 	Rule string
 	// Reason says why in words, for the report.
 	Reason string

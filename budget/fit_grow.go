@@ -103,11 +103,25 @@ func (f *fitter) grow() error {
 			return f.failError(i, used+it.Tokens)
 		}
 	}
+	f.holdBack(out, f.req.Limit-used)
 	f.used = used
 	slices.Reverse(in)
 	f.grown = in
 	f.diag("grew the limit from the frame: %d items in", n)
 	return nil
+}
+
+// holdBack gives the items out that fit the room the fill left their
+// own rule (RuleHeldBack): "over budget" would not be true of them. Each
+// comes after an item the last part's prefix ended at, which is more
+// important and does not fit. An item that extends one out is left as it
+// is: it could not come in without that one.
+func (f *fitter) holdBack(out []int, room int) {
+	for _, i := range out {
+		if it := &f.items[i]; it.Tokens <= room && it.Extends == "" && f.state[i] == deferred {
+			f.deferItem(i, RuleHeldBack, "held back: fits, but follows a more important item that does not")
+		}
+	}
 }
 
 // extendedIndex maps each item that extends another (Item.Extends) to

@@ -3,6 +3,7 @@ package budget
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -37,8 +38,22 @@ func TestFitGrowFillsPastALargeItem(t *testing.T) {
 			t.Errorf("limit %d: kept %v, want %v", tc.limit, got, tc.want)
 		}
 	}
+	// Below the first step, b and c fit the room the prefix left behind
+	// big: they are held back, not over budget.
+	res, err := Fit(Request{Items: items, Limit: 100, Grow: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]string{}
+	for _, d := range res.Deferred {
+		rules[d.ID] = d.Rule
+	}
+	want := map[string]string{"big": RuleBudget, "b": RuleHeldBack, "c": RuleHeldBack, "late": RuleHeldBack}
+	if !maps.Equal(rules, want) {
+		t.Errorf("limit 100: deferred by %v, want %v", rules, want)
+	}
 	// Without Grow, the prefix stops at the large item.
-	res, err := Fit(Request{Items: items, Limit: 100, Prefix: true})
+	res, err = Fit(Request{Items: items, Limit: 100, Prefix: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +110,13 @@ func TestFitGrowMonotone(t *testing.T) {
 			}
 			if res.Used > limit && !res.FrameOnly {
 				t.Fatalf("seed %d limit %d: used %d", seed, limit, res.Used)
+			}
+			// An item out that fits the room left is held back, and
+			// one held back fits it.
+			for _, d := range res.Deferred {
+				if fitsRoom := d.Tokens <= limit-res.Used; fitsRoom != (d.Rule == RuleHeldBack) && !res.FrameOnly {
+					t.Fatalf("seed %d limit %d: %s of %d tokens deferred by rule %q with %d tokens left", seed, limit, d.ID, d.Tokens, d.Rule, limit-res.Used)
+				}
 			}
 			prev = got
 		}

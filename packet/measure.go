@@ -132,6 +132,9 @@ func (b *builder) price(i int, buf *bytes.Buffer) {
 		b.cost[i][formSummary] = full // saves nothing: no step shows it
 		reasons = reasons[:1]
 	}
+	if b.cfg.Profiles[b.req.ranking].Grow {
+		reasons = append(reasons, heldBackReason)
+	}
 	worst := 0
 	for _, reason := range reasons {
 		worst = max(worst, b.countNote(Note{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank, Step: 4, Action: "collapsed",

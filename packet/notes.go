@@ -107,6 +107,12 @@ func (b *builder) deferredCmd(g NoteGroup) string {
 	return b.commandFor(r) + " " + g.handle()
 }
 
+// heldBackReason is the note of a record a growing fill left out though
+// it fits the room left (budget.RuleHeldBack): the fill takes records in
+// order and ends at the first that does not fit, so that a larger budget
+// keeps every record this packet has.
+const heldBackReason = "held back: fits, but follows a more important record that does not"
+
 // noteOf is the deferral note of candidate i (kept is whether it is in
 // the packet, as k), and false for a record in whole that needs none.
 func (b *builder) noteOf(i int, k budget.Fitted, kept bool, deferred map[string]budget.Deferred) (Note, bool) {
@@ -128,6 +134,8 @@ func (b *builder) noteOf(i int, k budget.Fitted, kept bool, deferred map[string]
 				n.Reason = "dropped: could not be truncated to fit"
 			case budget.RuleFrame:
 				n.Step, n.Reason = 0, "dropped: the budget is below the frame"
+			case budget.RuleHeldBack:
+				n.Reason = heldBackReason
 			}
 		}
 	case b.forms[i] == formOut:
