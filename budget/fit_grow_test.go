@@ -230,3 +230,37 @@ func TestFitExtendsInvalid(t *testing.T) {
 		}
 	}
 }
+
+// From GrowFuller on, a step lets in the rest of an item (Extends) that
+// costs no more than the item by first fit, late as it is: here c's rest
+// comes in beside c at the step of 1,296 tokens, past a's and b's, which
+// do not fit there. Below GrowFuller a rest joins only the last prefix,
+// which ends at the first rest that does not fit.
+func TestFitGrowFullerRests(t *testing.T) {
+	items := []Item{
+		{ID: "a", Rank: 1, Score: 3, Tokens: 400},
+		{ID: "a+", Rank: 1, Score: 2.9, Tokens: 100, Late: true, Extends: "a"},
+		{ID: "b", Rank: 1, Score: 2, Tokens: 400},
+		{ID: "b+", Rank: 1, Score: 1.9, Tokens: 390, Late: true, Extends: "b"},
+		{ID: "c", Rank: 1, Score: 1, Tokens: 400},
+		{ID: "c+", Rank: 1, Score: 0.9, Tokens: 50, Late: true, Extends: "c"},
+	}
+	cases := []struct {
+		limit int
+		want  []string
+	}{
+		{1000, []string{"a", "b"}},
+		{1250, []string{"a", "b", "c"}},                   // the step of 1,296 is past the limit: the prefix ends at a+
+		{1350, []string{"a", "a+", "b", "c", "c+"}},       // c+ at the step of 1,296, a+ in the prefix (without GrowFuller, it ends at b+)
+		{1740, []string{"a", "a+", "b", "b+", "c", "c+"}}, // all
+	}
+	for _, tc := range cases {
+		res, err := Fit(Request{Items: items, Limit: tc.limit, Grow: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := keptIDs(res); !slices.Equal(got, tc.want) {
+			t.Errorf("limit %d: kept %v, want %v", tc.limit, got, tc.want)
+		}
+	}
+}

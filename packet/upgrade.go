@@ -14,9 +14,10 @@ import (
 // as an item of its own (budget.Item.Extends) that comes in only beside
 // its excerpt, and late (budget.Item.Late): once every record of the
 // first search step is in, in the order of their records, before the
-// records of a deeper search. The records a packet holds are those it
-// held without this, and a larger budget shows each in the same form or
-// whole. Measured (docs/bench-history, issue 36): on story passages the
+// records of a deeper search; from budget.GrowFuller on, a rest no
+// larger than its excerpt comes in by first fit (past a larger one that
+// does not fit), so a story's passages are shown whole where they fit.
+// A larger budget shows each record in the same form or whole. Measured (docs/bench-history, issue 36): on story passages the
 // answer is in the packet more often at 1,000 to 4,000 tokens (.874 ->
 // .877, .901 -> .930, .958 -> .995), evidence the same on every set;
 // the rest let in by first fit, or a fixed number of records after its
