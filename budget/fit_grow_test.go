@@ -19,25 +19,13 @@ func TestFitGrowFillsPastALargeItem(t *testing.T) {
 		{ID: "c", Rank: 3, Tokens: 50},
 		{ID: "late", Rank: 4, Tokens: 10, Late: true},
 	}
-	cases := []struct {
-		limit int
-		want  []string
-	}{
+	checkGrowKeeps(t, items, []growCase{
 		{100, nil},                      // below the first step only the prefix runs, and big ends it
 		{GrowFirst, []string{"b", "c"}}, // first fit at the first step: b and c past big
 		{GrowFirst + 100, []string{"b", "c"}},
 		{390, []string{"big", "b", "c"}}, // big in the prefix; late then over
 		{400, []string{"big", "b", "c", "late"}},
-	}
-	for _, tc := range cases {
-		res, err := Fit(Request{Items: items, Limit: tc.limit, Grow: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := keptIDs(res); !slices.Equal(got, tc.want) {
-			t.Errorf("limit %d: kept %v, want %v", tc.limit, got, tc.want)
-		}
-	}
+	})
 	// Below the first step, b and c fit the room the prefix left behind
 	// big: they are held back, not over budget.
 	res, err := Fit(Request{Items: items, Limit: 100, Grow: true})
@@ -245,15 +233,24 @@ func TestFitGrowFullerRests(t *testing.T) {
 		{ID: "c", Rank: 1, Score: 1, Tokens: 400},
 		{ID: "c+", Rank: 1, Score: 0.9, Tokens: 50, Late: true, Extends: "c"},
 	}
-	cases := []struct {
-		limit int
-		want  []string
-	}{
+	checkGrowKeeps(t, items, []growCase{
 		{1000, []string{"a", "b"}},
 		{1250, []string{"a", "b", "c"}},                   // the step of 1,296 is past the limit: the prefix ends at a+
 		{1350, []string{"a", "a+", "b", "c", "c+"}},       // c+ at the step of 1,296, a+ in the prefix (without GrowFuller, it ends at b+)
 		{1740, []string{"a", "a+", "b", "b+", "c", "c+"}}, // all
-	}
+	})
+}
+
+// growCase is a limit and the items a growing fill keeps at it.
+type growCase struct {
+	limit int
+	want  []string
+}
+
+// checkGrowKeeps fails for each case whose growing fill of items does
+// not keep exactly its want, in order.
+func checkGrowKeeps(t *testing.T, items []Item, cases []growCase) {
+	t.Helper()
 	for _, tc := range cases {
 		res, err := Fit(Request{Items: items, Limit: tc.limit, Grow: true})
 		if err != nil {
