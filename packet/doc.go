@@ -128,9 +128,10 @@
 // in its sequence context (Config.ContextShare, Config.WindowShare: the
 // hits beside it in a "next" chain raise it), and the budget then decides
 // how many of them become candidates, in steps of 80, 320, ...: the first
-// step whose hits and their neighbours hold the budget by their cached counts
-// (a lower bound of what they cost, so the packet, a prefix, could not
-// use a deeper hit). A hit's one-hop neighbours get Config.NeighborShare
+// step whose hits and their neighbours hold the budget by their sizes in
+// bytes over four (about their tokens; the packet adds a heading to each,
+// so the packet, a prefix, seldom could use a deeper hit; never by cached
+// counts, which would make the packet depend on what the store cached). A hit's one-hop neighbours get Config.NeighborShare
 // of its score (NextShare and PreviousShare along a sequence, and
 // AfterNextShare for the record two after it), so that within their rank
 // they follow the hit that brought them; in the packet, a neighbour along

@@ -89,8 +89,9 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 // candidateHits keeps the best hits, in packet order, as deep as the
 // budget can use: the first step of the ladder (step times a power of
 // 4) whose hits and their neighbours hold at least the budget by
-// their cached counts, which are under what they cost in the packet. The
-// packet takes a prefix of that order, so it cannot use a deeper hit. The
+// their sizes (hitsSize), about what they cost in the packet less their
+// headings. The packet takes a prefix of that order, so it seldom could
+// use a deeper hit. The
 // pool is scored deeper than this (sequencePool), so that the order does
 // not depend on the budget; the cut only saves pricing candidates no
 // packet of this budget could hold. A bigger budget cuts deeper, never
@@ -435,22 +436,19 @@ func (g *gatherer) hitsHold(hits []index.Hit, need int) (bool, error) {
 	return fits(need, size), nil
 }
 
-// hitsSize reads the heads of hits not read yet and sums the cached
-// token counts of all of them (bytes/4 where none is cached).
+// hitsSize reads the heads of hits not read yet and sums their sizes by
+// their bytes (headSize), never by cached counts: the depth of hits a
+// budget takes, and so the packet, must not depend on which counts the
+// store had cached (a store that counts lazily caches them as it builds,
+// and its second packet once differed from its first).
 func (g *gatherer) hitsSize(hits []index.Hit) (int, error) {
 	if err := g.readHitHeads(hits); err != nil {
 		return 0, err
 	}
 	size := 0
 	for _, h := range hits {
-		r, ok := g.heads[h.ID]
-		if !ok {
-			continue
-		}
-		if tc, ok := r.Tokens[g.req.Counter.Name()]; ok {
-			size += tc.Title + tc.Body
-		} else {
-			size += (len(r.Title) + r.BodyBytes) / 4
+		if n, ok := g.headSize(h.ID); ok {
+			size += n
 		}
 	}
 	return size, nil
