@@ -131,9 +131,10 @@
 // step whose hits and their neighbours hold the budget by their sizes in
 // bytes over four (about their tokens; the packet adds a heading to each,
 // so the packet, a prefix, seldom could use a deeper hit; never by cached
-// counts, which would make the packet depend on what the store cached). A hit's one-hop neighbours get Config.NeighborShare
-// of its score (NextShare and PreviousShare along a sequence, and
-// AfterNextShare for the record two after it), so that within their rank
+// counts, which would make the packet depend on what the store cached).
+// A hit's one-hop neighbours get Config.NeighborShare of its score
+// (NextShare and PreviousShare along a sequence, and AfterNextShare for
+// the record two after it), so that within their rank
 // they follow the hit that brought them; in the packet, a neighbour along
 // the sequence sits beside its hit (the turn before just before it, the
 // reply and the turn after that just after), and markdown's heading then

@@ -87,15 +87,14 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 }
 
 // candidateHits keeps the best hits, in packet order, as deep as the
-// budget can use: the first step of the ladder (step times a power of
-// 4) whose hits and their neighbours hold at least the budget by
-// their sizes (hitsSize), about what they cost in the packet less their
+// budget can use: the first step of the ladder (step times a power of 4)
+// whose hits and their neighbours hold at least the budget by their
+// sizes (hitsSize), about what they cost in the packet less their
 // headings. The packet takes a prefix of that order, so it seldom could
-// use a deeper hit. The
-// pool is scored deeper than this (sequencePool), so that the order does
-// not depend on the budget; the cut only saves pricing candidates no
-// packet of this budget could hold. A bigger budget cuts deeper, never
-// shallower.
+// use a deeper hit. The pool is scored deeper than this (sequencePool),
+// so that the order does not depend on the budget; the cut only saves
+// pricing candidates no packet of this budget could hold. A bigger
+// budget cuts deeper, never shallower.
 func (g *gatherer) candidateHits(own []tieredHit, nbs *neighbourReader, step int) ([]tieredHit, error) {
 	depth := step
 	for depth < len(own) {

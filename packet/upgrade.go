@@ -16,14 +16,14 @@ import (
 // first search step is in, in the order of their records, before the
 // records of a deeper search; from budget.GrowFuller on, a rest no
 // larger than its excerpt comes in by first fit (past a larger one that
-// does not fit), so a story's passages are shown whole where they fit.
-// A larger budget shows each record in the same form or whole. Measured (docs/bench-history, issue 36): on story passages the
-// answer is in the packet more often at 1,000 to 4,000 tokens (.874 ->
-// .877, .901 -> .930, .958 -> .995), evidence the same on every set;
-// the rest let in by first fit, or a fixed number of records after its
-// own, showed more answers at 1,000 and 2,000 tokens but held fewer
-// records (stories .944 -> .927 at 1,000, long chats .571 -> .558 at
-// 2,000).
+// does not fit), so a story's passages are shown whole where they fit. A
+// larger budget shows each record in the same form or whole. Measured
+// (docs/bench-history, issue 36): on story passages the answer is in the
+// packet more often at 1,000 to 4,000 tokens (.874 -> .877, .901 ->
+// .930, .958 -> .995), evidence the same on every set; the rest let in
+// by first fit, or a fixed number of records after its own, showed more
+// answers at 1,000 and 2,000 tokens but held fewer records (stories .944
+// -> .927 at 1,000, long chats .571 -> .558 at 2,000).
 
 // upgradeSuffix makes the id of the item that stands for the rest of a
 // record's body: ids never hold a NUL.
