@@ -58,7 +58,9 @@
 //     each, so a large item blocks nothing after it and a larger limit
 //     still keeps every item a smaller one does; the re-count (rule 6)
 //     then defers the items it let in last first. A Fail item the fill
-//     leaves out fails the fit, as rule 4 says for the walk.
+//     leaves out fails the fit, as rule 4 says for the walk. Past its last
+//     step the fill is a prefix, so an item out may fit the room left:
+//     its rule is "held back" (RuleHeldBack), not "budget".
 //  6. Re-count: tokens do not add up exactly across boundaries. When
 //     Request.Render is set, the rendered whole is counted with the Counter;
 //     while it is over the limit, the next kept item in the order is deferred
