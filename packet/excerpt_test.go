@@ -316,3 +316,53 @@ func TestContainsAtWordStart(t *testing.T) {
 		}
 	}
 }
+
+// A body that matches the question as well in two places far apart is
+// shown at both, in its order, with a gap marker before, between and
+// after them; one that matches best in one place is shown there alone.
+func TestExcerptShowsTwoPlacesThatMatchAlike(t *testing.T) {
+	c := fxCounter(t)
+	first := "The ferryman hid the silver key under the quay."
+	second := "Years later the ferryman found the silver key again."
+	var b strings.Builder
+	for i := range 40 {
+		b.WriteString(fxProse(700+uint64(i), 30))
+		switch i {
+		case 8:
+			b.WriteString(" " + first)
+		case 30:
+			b.WriteString(" " + second)
+		}
+		b.WriteString("\n\n")
+	}
+	body := b.String()
+	n := c.Count(body)
+	q := queryTerms("ferryman silver key")
+	ex, ok := makeExcerpt(body, n, q, 100, c)
+	if !ok {
+		t.Fatalf("no excerpt of a body of %d tokens", n)
+	}
+	checkOwnText(t, body, ex.text)
+	pieces := excerptPieces(ex.text)
+	if len(pieces) != 2 || !strings.Contains(pieces[0], first) || !strings.Contains(pieces[1], second) {
+		t.Fatalf("want two passages, the first place's then the second's; got %d:\n%s", len(pieces), ex.text)
+	}
+	if got := strings.Count(ex.text, gapMarker); got != 3 {
+		t.Errorf("%d gap markers; want 3 (before, between, after):\n%s", got, ex.text)
+	}
+	shown := 0
+	for _, p := range pieces {
+		shown += c.Count(p)
+	}
+	if shown < 100 || shown > 200 {
+		t.Errorf("the passages hold %d tokens together; want about 100:\n%s", shown, ex.text)
+	}
+	// Ask for the first place alone: one passage, around it.
+	one, ok := makeExcerpt(body, n, queryTerms("where was the silver key hidden under the quay"), 100, c)
+	if !ok {
+		t.Fatal("no excerpt for the first place's question")
+	}
+	if pieces := excerptPieces(one.text); len(pieces) != 1 || !strings.Contains(pieces[0], first) {
+		t.Errorf("want one passage around the first place:\n%s", one.text)
+	}
+}
