@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/lorekeep/lore/store"
 )
@@ -365,4 +366,31 @@ func TestExcerptShowsTwoPlacesThatMatchAlike(t *testing.T) {
 	if pieces := excerptPieces(one.text); len(pieces) != 1 || !strings.Contains(pieces[0], first) {
 		t.Errorf("want one passage around the first place:\n%s", one.text)
 	}
+}
+
+// FuzzExcerpt: for any body and question an excerpt never fails or
+// panics, and where there is one, it is at most two passages of the
+// body's own text, in its order.
+func FuzzExcerpt(f *testing.F) {
+	f.Add(longBody(3, 12, 5, "The ferryman hid the silver key."), "ferryman key", uint8(40))
+	f.Add("a.\nb.\n\nc. d. e.\n```\ncode\n```\n- item one\n- item two", "item code", uint8(3))
+	f.Add("The key. The key. The key. The key. The key. The key.", "key", uint8(1))
+	c := fxCounter(f)
+	f.Fuzz(func(t *testing.T, body, query string, size uint8) {
+		if !utf8.ValidString(body) || strings.Contains(body, gapMarker) {
+			t.Skip()
+		}
+		n := c.Count(body)
+		ex, ok := makeExcerpt(body, n, queryTerms(query), minExcerpt+int(size), c)
+		if !ok {
+			return
+		}
+		checkOwnText(t, body, ex.text)
+		if pieces := excerptPieces(ex.text); len(pieces) == 0 || len(pieces) > 2 {
+			t.Fatalf("%d passages:\n%s", len(pieces), ex.text)
+		}
+		if ex.tokens != c.Count(ex.text) || ex.omitted < 0 || ex.omitted >= n {
+			t.Fatalf("tokens %d (counted %d), omitted %d of %d", ex.tokens, c.Count(ex.text), ex.omitted, n)
+		}
+	})
 }
