@@ -436,10 +436,9 @@ func (g *gatherer) hitsHold(hits []index.Hit, need int) (bool, error) {
 }
 
 // hitsSize reads the heads of hits not read yet and sums their sizes by
-// their bytes (headSize), never by cached counts: the depth of hits a
-// budget takes, and so the packet, must not depend on which counts the
-// store had cached (a store that counts lazily caches them as it builds,
-// and its second packet once differed from its first).
+// headSize (bytes, never cached counts, for the reason it gives: a store
+// that counts lazily caches counts as it builds, and its second packet
+// once differed from its first).
 func (g *gatherer) hitsSize(hits []index.Hit) (int, error) {
 	if err := g.readHitHeads(hits); err != nil {
 		return 0, err
