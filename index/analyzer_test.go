@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -112,4 +113,57 @@ func TestCachedAnalyzerEvicting(t *testing.T) {
 			clear(tok.Term) // a later stream must not see this
 		}
 	}
+}
+
+// eachTermString lists the terms EachTerm gives for text, each copied
+// (a term is valid only during its call).
+func eachTermString(text string) string {
+	var b strings.Builder
+	EachTerm(text, func(term []byte) { fmt.Fprintf(&b, "%q ", term) })
+	return b.String()
+}
+
+// termsString lists the terms Terms gives for text.
+func termsString(text string) string {
+	var b strings.Builder
+	for _, t := range Terms(text) {
+		fmt.Fprintf(&b, "%q ", t.Term)
+	}
+	return b.String()
+}
+
+// TestEachTermMatchesTerms: EachTerm gives the terms Terms gives, in the
+// same order, on the stemmer's words, every word-break piece, and text
+// that is not UTF-8 (the fallback).
+func TestEachTermMatchesTerms(t *testing.T) {
+	texts := []string{"", " ", "The keeper's lamps", "caf\xc3\xa9 \xff lamps", strings.Join(stemWords, " ")}
+	rng := rand.New(rand.NewPCG(3, 9))
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(30) {
+			if rng.IntN(2) == 0 {
+				b.WriteString(wordPieces[rng.IntN(len(wordPieces))])
+			} else {
+				b.WriteString(stemWords[rng.IntN(len(stemWords))])
+				b.WriteByte(" ,.\n"[rng.IntN(4)])
+			}
+		}
+		texts = append(texts, b.String())
+	}
+	for _, text := range texts {
+		if got, want := eachTermString(text), termsString(text); got != want {
+			t.Fatalf("terms of %q:\n EachTerm %s\n Terms    %s", text, got, want)
+		}
+	}
+}
+
+// FuzzEachTerm: on any input, EachTerm gives the terms Terms gives.
+func FuzzEachTerm(f *testing.F) {
+	f.Add("The keeper's lamps, lit at 6:45, burned 1,200 hours")
+	f.Add("caf\xc3\xa9\xe2\x80\x99s \xff naïve")
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := eachTermString(text), termsString(text); got != want {
+			t.Fatalf("terms of %q:\n EachTerm %s\n Terms    %s", text, got, want)
+		}
+	})
 }

@@ -56,6 +56,13 @@ func (wordTokenizer) Tokenize(input []byte) analysis.TokenStream {
 		return unicode.NewUnicodeTokenizer().Tokenize(input)
 	}
 	w := words{in: input, ts: make(analysis.TokenStream, 0, len(input)/5+1), pos: 1}
+	w.split()
+	return w.ts
+}
+
+// split finds the words of w.in, valid UTF-8, and adds each in turn.
+func (w *words) split() {
+	input := w.in
 	for start := 0; start < len(input); {
 		end, ascii := start, true
 		for end < len(input) && (input[end] >= utf8.RuneSelf || wbClass[input[end]] != wbSpace) {
@@ -69,20 +76,27 @@ func (wordTokenizer) Tokenize(input []byte) analysis.TokenStream {
 		}
 		start = end + 1
 	}
-	return w.ts
 }
 
 // words collects the tokens of one input. Tokens are allocated in blocks
 // sized by the text left, as bleve's tokenizers do: one allocation for
 // all of them would be copied, pointers and all, each time it grew.
+//
+// With each set, a word goes to each instead, and nothing is allocated
+// for it (EachTerm).
 type words struct {
 	in    []byte
 	ts    analysis.TokenStream
 	block []analysis.Token
 	pos   int
+	each  func(start, end int, typ analysis.TokenType)
 }
 
 func (w *words) add(start, end int, typ analysis.TokenType) {
+	if w.each != nil {
+		w.each(start, end, typ)
+		return
+	}
 	if len(w.block) == cap(w.block) {
 		w.block = make([]analysis.Token, 0, min(1024, (len(w.in)-start)/5+1))
 	}

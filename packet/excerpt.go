@@ -375,12 +375,14 @@ func scoreUnits(body string, units []textUnit, q map[string]bool) {
 		if !maybe {
 			continue
 		}
-		for _, t := range index.Terms(text) {
-			if q[t.Term] && !slices.Contains(holds[k], t.Term) {
-				holds[k] = append(holds[k], t.Term)
-				df[t.Term]++
+		index.EachTerm(text, func(term []byte) {
+			if !q[string(term)] || holdsTerm(holds[k], term) {
+				return
 			}
-		}
+			t := string(term)
+			holds[k] = append(holds[k], t)
+			df[t]++
+		})
 	}
 	// Summed in text order: a sum in a map's order could differ in its
 	// last bit from one run to the next, and so could the passage.
@@ -390,6 +392,17 @@ func scoreUnits(body string, units []textUnit, q map[string]bool) {
 			units[i].score += math.Log(1 + n/float64(df[t]))
 		}
 	}
+}
+
+// holdsTerm reports whether terms has term, without making a string of
+// it.
+func holdsTerm(terms []string, term []byte) bool {
+	for _, t := range terms {
+		if t == string(term) {
+			return true
+		}
+	}
+	return false
 }
 
 // containsAtWordStart reports whether stem occurs in text where a word
