@@ -101,15 +101,16 @@ func TestContradictionsOnAGeneratedCanon(t *testing.T) {
 	}
 }
 
-// A packet that holds two records disagreeing marks both in place; a
-// change recorded as supersession is not a contradiction.
+// A packet that holds two records disagreeing marks both in place (the
+// subject named in another case is the same subject); a change recorded
+// as supersession is not a contradiction.
 func TestPacketFlagsContradictions(t *testing.T) {
 	l, _ := openTemp(t)
 	ctx := context.Background()
 	ns := "novel"
 	recs := []store.Record{
 		{NS: ns, ID: "mara", Kind: "character", Title: "Mara Quell", Body: "Mara keeps the lighthouse.", Meta: map[string]string{"eyes": "green"}},
-		{NS: ns, ID: "ch9-eyes", Kind: "canon", Title: "Mara's eyes in chapter nine", Body: "Mara's grey eyes watched the lighthouse.", Meta: map[string]string{"subject": "mara", "fact.eyes": "grey"}},
+		{NS: ns, ID: "ch9-eyes", Kind: "canon", Title: "Mara's eyes in chapter nine", Body: "Mara's grey eyes watched the lighthouse.", Meta: map[string]string{"subject": " Mara ", "fact.eyes": "grey"}}, // the subject as a writer types it: Key compares it in lower case
 		{NS: ns, ID: "boat-old", Kind: "canon", Title: "Mara's boat", Body: "Mara's lighthouse boat is the Heron.", Meta: map[string]string{"subject": "mara", "fact.boat": "Heron"}},
 		{NS: ns, ID: "boat-new", Kind: "canon", Title: "Mara's new boat", Body: "Mara's lighthouse boat is the Wren now.", Meta: map[string]string{"subject": "mara", "fact.boat": "Wren"}},
 	}

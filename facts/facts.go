@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lorekeep/lore/store"
 )
@@ -78,11 +79,8 @@ func (f Fact) Key() string { return norm(f.Subject) + "\x00" + f.Attribute }
 
 // Of returns the facts record r states, sorted by attribute.
 func Of(r store.Record) []Fact {
-	subject := strings.TrimSpace(r.Meta[MetaSubject])
-	self := subject == "" || subject == r.ID
-	if subject == "" {
-		subject = r.ID
-	}
+	subject := SubjectOf(r)
+	self := subject == r.ID
 	var out []Fact
 	for k, v := range r.Meta {
 		attr, explicit := strings.CutPrefix(k, FactPrefix)
@@ -99,11 +97,49 @@ func Of(r store.Record) []Fact {
 	return out
 }
 
+// SubjectOf is the subject of the facts Of reads from r: its meta
+// subject, else r itself (its id).
+func SubjectOf(r store.Record) string {
+	if subject := strings.TrimSpace(r.Meta[MetaSubject]); subject != "" {
+		return subject
+	}
+	return r.ID
+}
+
+// SubjectKey is SubjectOf(r) as Key compares it: two records' facts can
+// share a Key only where their SubjectKeys are equal.
+func SubjectKey(r store.Record) string { return norm(SubjectOf(r)) }
+
 // norm is an attribute or value as compared: lower case, one space
 // between words, "_" and "-" read as spaces.
 func norm(s string) string {
-	s = strings.NewReplacer("_", " ", "-", " ").Replace(strings.ToLower(s))
+	if isNorm(s) {
+		return s
+	}
+	s = normSpaces.Replace(strings.ToLower(s))
 	return strings.Join(strings.Fields(s), " ")
+}
+
+var normSpaces = strings.NewReplacer("_", " ", "-", " ")
+
+// isNorm reports whether norm would give s back as it is: ASCII without
+// upper case, "_" or "-", one space between words and none at the ends.
+// Most ids and attributes are, and a packet normalises every
+// candidate's subject.
+func isNorm(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, 'A' <= c && c <= 'Z', c == '_', c == '-':
+			return false
+		case c == ' ':
+			if i == 0 || i == len(s)-1 || s[i-1] == ' ' {
+				return false
+			}
+		case c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		}
+	}
+	return true
 }
 
 // span is when a record holds, on one axis: a time span [from, until),

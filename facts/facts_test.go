@@ -2,6 +2,7 @@ package facts
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lorekeep/lore/store"
@@ -72,4 +73,18 @@ func TestParseTime(t *testing.T) {
 			t.Errorf("ParseTime(%q): %v, want %v", s, got, ok)
 		}
 	}
+}
+
+// FuzzNorm: the shortcut for text already normal gives what the full
+// normalisation gives.
+func FuzzNorm(f *testing.F) {
+	for _, s := range []string{"eyes", "Eye colour", "eye_colour", " a  b ", "a\tb", "ünï", "a-b", "x\x00y", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		full := strings.Join(strings.Fields(normSpaces.Replace(strings.ToLower(s))), " ")
+		if got := norm(s); got != full {
+			t.Fatalf("norm(%q) = %q, want %q", s, got, full)
+		}
+	})
 }

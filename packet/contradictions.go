@@ -17,8 +17,18 @@ import (
 func (g *gatherer) flagContradictions(cands []*candidate) error {
 	// Only an attribute of a subject that two candidates state can be
 	// contradicted: most records state facts of themselves alone.
+	// So two candidates that state one can only share a subject, and
+	// most records are their own subject alone: their facts (every meta
+	// key of theirs) are not read.
+	subjects := make(map[string]int, len(cands))
+	for _, c := range cands {
+		subjects[facts.SubjectKey(c.rec)]++
+	}
 	stated := map[string][]*candidate{}
 	for _, c := range cands {
+		if subjects[facts.SubjectKey(c.rec)] < 2 {
+			continue
+		}
 		for _, f := range facts.Of(c.rec) {
 			stated[f.Key()] = append(stated[f.Key()], c)
 		}
