@@ -24,6 +24,21 @@ var stemWords = []string{
 	"ȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺ", "\u212AELVIN", "İstanbul",
 }
 
+// analyzerText is up to 30 random pieces: a word-break piece one time in
+// three, else one of stemWords and a mark after it.
+func analyzerText(rng *rand.Rand) string {
+	var b strings.Builder
+	for range rng.IntN(30) {
+		if rng.IntN(3) == 0 {
+			b.WriteString(wordPieces[rng.IntN(len(wordPieces))])
+		} else {
+			b.WriteString(stemWords[rng.IntN(len(stemWords))])
+			b.WriteByte(" ,.\n"[rng.IntN(4)])
+		}
+	}
+	return b.String()
+}
+
 // TestFastAnalyzerMatchesEn: the analyzer documents and queries go
 // through gives the tokens of bleve's own "en" analyzer, term, offsets,
 // position and type, on generated text, from several goroutines (run
@@ -43,16 +58,7 @@ func TestFastAnalyzerMatchesEn(t *testing.T) {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(g), 7))
 			for range 3000 {
-				var b strings.Builder
-				for range rng.IntN(30) {
-					if rng.IntN(3) == 0 {
-						b.WriteString(wordPieces[rng.IntN(len(wordPieces))])
-					} else {
-						b.WriteString(stemWords[rng.IntN(len(stemWords))])
-						b.WriteByte(" ,.\n"[rng.IntN(4)])
-					}
-				}
-				text := []byte(b.String())
+				text := []byte(analyzerText(rng))
 				// bleve's lower case filter writes into the text it is given
 				if got, want := tokenString(fast.Analyze(text)), tokenString(want.Analyze(bytes.Clone(text))); got != want {
 					t.Errorf("tokens of %q:\n got  %s\n want %s (bleve's en analyzer)", text, got, want)
@@ -139,16 +145,7 @@ func TestEachTermMatchesTerms(t *testing.T) {
 	texts := []string{"", " ", "The keeper's lamps", "caf\xc3\xa9 \xff lamps", strings.Join(stemWords, " ")}
 	rng := rand.New(rand.NewPCG(3, 9))
 	for range 2000 {
-		var b strings.Builder
-		for range rng.IntN(30) {
-			if rng.IntN(2) == 0 {
-				b.WriteString(wordPieces[rng.IntN(len(wordPieces))])
-			} else {
-				b.WriteString(stemWords[rng.IntN(len(stemWords))])
-				b.WriteByte(" ,.\n"[rng.IntN(4)])
-			}
-		}
-		texts = append(texts, b.String())
+		texts = append(texts, analyzerText(rng))
 	}
 	for _, text := range texts {
 		if got, want := eachTermString(text), termsString(text); got != want {
