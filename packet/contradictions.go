@@ -16,10 +16,10 @@ import (
 // supersedes links are read.
 func (g *gatherer) flagContradictions(cands []*candidate) error {
 	// Only an attribute of a subject that two candidates state can be
-	// contradicted: most records state facts of themselves alone.
-	// So two candidates that state one can only share a subject, and
-	// most records are their own subject alone: their facts (every meta
-	// key of theirs) are not read.
+	// contradicted, so only the candidates that share their subject
+	// with another are read for facts: most records are their own
+	// subject alone, and reading every meta key of each was 4% of a
+	// short-turn packet's time.
 	subjects := make(map[string]int, len(cands))
 	for _, c := range cands {
 		subjects[facts.SubjectKey(c.rec)]++
