@@ -397,3 +397,20 @@ func FuzzExcerpt(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkExcerpt makes the excerpt of a long message (about 2,400
+// tokens of prose, 60 lines) for a question of three words that many of
+// its lines hold: what a long-chat packet does for each of its long
+// candidates, up to maxExcerpts a packet.
+func BenchmarkExcerpt(b *testing.B) {
+	body := longBody(9, 60, 41, "The ferryman kept the lantern by the harbour wall.")
+	counter := fxCounter(b)
+	bodyTokens := counter.Count(body)
+	q := queryTerms("Where did the ferryman keep the lantern?")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := makeExcerpt(body, bodyTokens, q, defaultExcerpt, counter); !ok {
+			b.Fatal("no excerpt")
+		}
+	}
+}
