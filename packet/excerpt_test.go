@@ -368,6 +368,51 @@ func TestExcerptShowsTwoPlacesThatMatchAlike(t *testing.T) {
 	}
 }
 
+// The lead record (the first in packet order: here the best hit, the
+// only one to hold every word of the question) is shown by an excerpt a
+// third larger than the profile's, the same at every budget; another
+// long record by one of the profile's size.
+func TestLeadRecordsExcerptIsLarger(t *testing.T) {
+	ns := "chat"
+	needle := "The ferryman hid the silver key under the third stone of the quay."
+	var recs []store.Record
+	for i := range 12 {
+		body := fmt.Sprintf("user: a short turn, number %d, about the weather.", i)
+		switch i {
+		case 5:
+			body = "assistant: " + longBody(9, 60, 41, needle)
+		case 8:
+			body = "assistant: " + longBody(10, 60, 30, "The ferryman rowed on.")
+		}
+		recs = append(recs, store.Record{NS: ns, ID: fmt.Sprintf("m%02d", i), Kind: "turn", Title: fmt.Sprintf("turn %d", i), Body: body})
+	}
+	env := fxOpen(t, recs, nil, true)
+	c := fxCounter(t)
+	query := "where did the ferryman hide the silver key"
+	size := DefaultConfig().Profiles["agent"].Excerpt
+	want := func(i, size int) string {
+		ex, ok := makeExcerpt(recs[i].Body, c.Count(recs[i].Body), queryTerms(query), size, c)
+		if !ok {
+			t.Fatalf("m%02d: no excerpt of %d tokens", i, size)
+		}
+		return ex.text
+	}
+	lead, other := want(5, size+size/leadExcerpt), want(8, size)
+	if lead == want(5, size) {
+		t.Fatal("m05's excerpt is the same at both sizes: the test cannot tell them apart")
+	}
+	// (From about 3,000 tokens m05's rest comes in and it is shown whole.)
+	for _, budget := range []int{600, 700, 1000, 1500} {
+		p, out := fxBuild(t, env, Request{NS: ns, Query: query, Budget: budget, Profile: "agent", Counter: c})
+		if e, ok := findEntry(p, "m05"); !ok || e.Form != formExcerpt || e.Text != lead {
+			t.Errorf("at %d m05 (in: %v) is %s of %d tokens; want the excerpt of %d tokens (%d)\n%s", budget, ok, e.Form, c.Count(e.Text), size+size/leadExcerpt, c.Count(lead), out)
+		}
+		if e, ok := findEntry(p, "m08"); !ok || e.Form != formExcerpt || e.Text != other {
+			t.Errorf("at %d m08 (in: %v) is %s of %d tokens; want the excerpt of %d tokens (%d)\n%s", budget, ok, e.Form, c.Count(e.Text), size, c.Count(other), out)
+		}
+	}
+}
+
 // FuzzExcerpt: for any body and question an excerpt never fails or
 // panics, and where there is one, it is at most two passages of the
 // body's own text, in its order.
