@@ -221,13 +221,13 @@ func TestFitExtendsInvalid(t *testing.T) {
 
 // From GrowFuller on, a step lets in the rest of an item (Extends) that
 // costs no more than the item by first fit, late as it is: here c's rest
-// comes in beside c at the step of 1,296 tokens, past a's and b's, which
-// do not fit there. Below GrowFuller a rest joins only the last prefix,
-// which ends at the first rest that does not fit.
+// comes in beside c at the step of 1,296 tokens, past b's, which does
+// not fit there. Below GrowFuller a rest joins only the last prefix,
+// which ends at the first rest that does not fit. (The lead, a, has no
+// rest here: see TestFitGrowLeadRestFirst.)
 func TestFitGrowFullerRests(t *testing.T) {
 	items := []Item{
 		{ID: "a", Rank: 1, Score: 3, Tokens: 400},
-		{ID: "a+", Rank: 1, Score: 2.9, Tokens: 100, Late: true, Extends: "a"},
 		{ID: "b", Rank: 1, Score: 2, Tokens: 400},
 		{ID: "b+", Rank: 1, Score: 1.9, Tokens: 390, Late: true, Extends: "b"},
 		{ID: "c", Rank: 1, Score: 1, Tokens: 400},
@@ -235,10 +235,46 @@ func TestFitGrowFullerRests(t *testing.T) {
 	}
 	checkGrowKeeps(t, items, []growCase{
 		{1000, []string{"a", "b"}},
-		{1250, []string{"a", "b", "c"}},                   // the step of 1,296 is past the limit: the prefix ends at a+
-		{1350, []string{"a", "a+", "b", "c", "c+"}},       // c+ at the step of 1,296, a+ in the prefix (without GrowFuller, it ends at b+)
-		{1740, []string{"a", "a+", "b", "b+", "c", "c+"}}, // all
+		{1250, []string{"a", "b", "c"}},             // the step of 1,296 is past the limit: the prefix ends at b+
+		{1300, []string{"a", "b", "c", "c+"}},       // c+ at the step of 1,296, past b+
+		{1640, []string{"a", "b", "b+", "c", "c+"}}, // all
 	})
+}
+
+// From the step that reaches GrowLead, the rest of the lead (the most
+// important item) is the first item out: a limit short of the next step
+// takes it in its prefix before the items after the lead, and the fill
+// stays monotone.
+func TestFitGrowLeadRestFirst(t *testing.T) {
+	items := []Item{
+		{ID: "a", Rank: 1, Score: 3, Tokens: 200},
+		{ID: "a+", Rank: 1, Score: 2.9, Tokens: 300, Late: true, Extends: "a"},
+		{ID: "b", Rank: 1, Score: 2, Tokens: 200},
+		{ID: "c", Rank: 1, Score: 1, Tokens: 200},
+		{ID: "d", Rank: 1, Score: 0.5, Tokens: 200},
+		{ID: "e", Rank: 1, Score: 0.4, Tokens: 200},
+	}
+	checkGrowKeeps(t, items, []growCase{
+		{300, []string{"a"}},
+		{700, []string{"a", "b", "c"}},             // the steps of 256, 496 and 696
+		{900, []string{"a", "a+", "b", "c"}},       // the next step would be 896, past 768: a+ leads the prefix (it was d)
+		{1100, []string{"a", "a+", "b", "c", "d"}}, // a+ at the step of 1,024, then d in the prefix
+		{1400, []string{"a", "a+", "b", "c", "d", "e"}},
+	})
+	var before []string
+	for limit := 100; limit <= 1400; limit += 10 {
+		res, err := Fit(Request{Items: items, Limit: limit, Grow: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := keptIDs(res)
+		for _, id := range before {
+			if !slices.Contains(got, id) {
+				t.Errorf("limit %d lacks %s, which %d tokens less kept", limit, id, 10)
+			}
+		}
+		before = got
+	}
 }
 
 // growCase is a limit and the items a growing fill keeps at it.
