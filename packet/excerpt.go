@@ -28,7 +28,7 @@ import (
 // that passage, scores as well, the excerpt shows two passages, one
 // around each (passages). A body the query does not match opens the
 // passage at its start. The lead record (the first in packet order) gets
-// a third more room (leadExcerpt): it is the one most likely to hold the
+// a third more room (leadExcerptSize): it is the one most likely to hold the
 // answer, and the answer often lies a few sentences past the words the
 // query shares with it.
 //
@@ -570,7 +570,7 @@ func (b *builder) excerpts() error {
 	for _, c := range picked {
 		sz := size
 		if c == lead {
-			sz += size / leadExcerpt
+			sz = leadExcerptSize(size)
 		}
 		ex, ok := makeExcerpt(bodies[c.rec.ID], c.tc.Body, q, sz, b.req.Counter)
 		if !ok {
@@ -583,8 +583,8 @@ func (b *builder) excerpts() error {
 	return nil
 }
 
-// leadExcerpt sets the lead record's excerpt: a third larger than the
-// profile's (size + size/leadExcerpt, 140 tokens for the agent's 105).
+// leadExcerptSize is the size of the lead record's excerpt: a third
+// larger than the profile's size (140 tokens for the agent's 105).
 // A body up to a fifth over that size is then shown whole. Measured on
 // story passages (docs/bench-history, 2026-12-07; 8,548 questions), the
 // answer was in the packet more often at 500 / 1k / 2k tokens (.815
@@ -593,10 +593,11 @@ func (b *builder) excerpts() error {
 // at 8k, short turns the same. A half or two thirds more lost .011-.016
 // more evidence at 500 (first 1,500 questions) for at most .005 more
 // answers; the first two excerpted records a third more, .021 more
-// evidence at 500; every excerpt at 120 or 140 tokens, more evidence for
-// fewer answers; the first excerpted record rather than the lead, long
+// evidence at 500; every excerpt at 120 or 140 tokens, less evidence
+// (.801 and .787 at 500) for fewer answers than the lead's larger
+// excerpt alone; the first excerpted record rather than the lead, long
 // chats' evidence (.568 -> .561 at 2k), where short records lead.
-const leadExcerpt = 3
+func leadExcerptSize(size int) int { return size + size/3 }
 
 // lead is the first candidate in packet order of the first search (a
 // deeper search's hits come only at bigger budgets, so it is the same at

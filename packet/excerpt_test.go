@@ -397,7 +397,7 @@ func TestLeadRecordsExcerptIsLarger(t *testing.T) {
 		}
 		return ex.text
 	}
-	lead, other := want(5, size+size/leadExcerpt), want(8, size)
+	lead, other := want(5, leadExcerptSize(size)), want(8, size)
 	if lead == want(5, size) {
 		t.Fatal("m05's excerpt is the same at both sizes: the test cannot tell them apart")
 	}
@@ -405,7 +405,7 @@ func TestLeadRecordsExcerptIsLarger(t *testing.T) {
 	for _, budget := range []int{600, 700, 1000, 1500} {
 		p, out := fxBuild(t, env, Request{NS: ns, Query: query, Budget: budget, Profile: "agent", Counter: c})
 		if e, ok := findEntry(p, "m05"); !ok || e.Form != formExcerpt || e.Text != lead {
-			t.Errorf("at %d m05 (in: %v) is %s of %d tokens; want the excerpt of %d tokens (%d)\n%s", budget, ok, e.Form, c.Count(e.Text), size+size/leadExcerpt, c.Count(lead), out)
+			t.Errorf("at %d m05 (in: %v) is %s of %d tokens; want the excerpt of %d tokens (%d)\n%s", budget, ok, e.Form, c.Count(e.Text), leadExcerptSize(size), c.Count(lead), out)
 		}
 		if e, ok := findEntry(p, "m08"); !ok || e.Form != formExcerpt || e.Text != other {
 			t.Errorf("at %d m08 (in: %v) is %s of %d tokens; want the excerpt of %d tokens (%d)\n%s", budget, ok, e.Form, c.Count(e.Text), size, c.Count(other), out)
