@@ -246,17 +246,15 @@ func TestExcerptOfWrappedProseKeepsSentences(t *testing.T) {
 	}
 }
 
-// Where the budget holds every record and room is left, an excerpted
-// record is shown whole, the most important first, and at every bigger
-// budget too: between the budget that holds every excerpt and the one
-// that holds every body, the record the query matches best is whole and
-// the other still an excerpt.
-func TestExcerptShownWholeWhereRoomIsLeft(t *testing.T) {
-	ns := "chat"
+// ferrymanChat is 12 turns of a chat in ns, short ones by short(i),
+// but for two long assistant messages: m05, which holds the sentence
+// that answers "where did the ferryman hide the silver key" in its 42nd
+// line of 60, and m08, which names the ferryman alone.
+func ferrymanChat(ns string, short func(i int) string) []store.Record {
 	needle := "The ferryman hid the silver key under the third stone of the quay."
 	var recs []store.Record
 	for i := range 12 {
-		body := fmt.Sprintf("user: the ferryman and the quay, turn %d. %s", i, fxProse(uint64(i), 12))
+		body := short(i)
 		switch i {
 		case 5:
 			body = "assistant: " + longBody(9, 60, 41, needle)
@@ -265,6 +263,19 @@ func TestExcerptShownWholeWhereRoomIsLeft(t *testing.T) {
 		}
 		recs = append(recs, store.Record{NS: ns, ID: fmt.Sprintf("m%02d", i), Kind: "turn", Title: fmt.Sprintf("turn %d", i), Body: body})
 	}
+	return recs
+}
+
+// Where the budget holds every record and room is left, an excerpted
+// record is shown whole, the most important first, and at every bigger
+// budget too: between the budget that holds every excerpt and the one
+// that holds every body, the record the query matches best is whole and
+// the other still an excerpt.
+func TestExcerptShownWholeWhereRoomIsLeft(t *testing.T) {
+	ns := "chat"
+	recs := ferrymanChat(ns, func(i int) string {
+		return fmt.Sprintf("user: the ferryman and the quay, turn %d. %s", i, fxProse(uint64(i), 12))
+	})
 	env := fxOpen(t, recs, nil, true)
 	build := func(b int) (*Packet, error) {
 		return Build(t.Context(), env.st, env.ix, Request{NS: ns, Query: "where did the ferryman hide the silver key", Budget: b,
@@ -374,18 +385,7 @@ func TestExcerptShowsTwoPlacesThatMatchAlike(t *testing.T) {
 // long record by one of the profile's size.
 func TestLeadRecordsExcerptIsLarger(t *testing.T) {
 	ns := "chat"
-	needle := "The ferryman hid the silver key under the third stone of the quay."
-	var recs []store.Record
-	for i := range 12 {
-		body := fmt.Sprintf("user: a short turn, number %d, about the weather.", i)
-		switch i {
-		case 5:
-			body = "assistant: " + longBody(9, 60, 41, needle)
-		case 8:
-			body = "assistant: " + longBody(10, 60, 30, "The ferryman rowed on.")
-		}
-		recs = append(recs, store.Record{NS: ns, ID: fmt.Sprintf("m%02d", i), Kind: "turn", Title: fmt.Sprintf("turn %d", i), Body: body})
-	}
+	recs := ferrymanChat(ns, func(i int) string { return fmt.Sprintf("user: a short turn, number %d, about the weather.", i) })
 	env := fxOpen(t, recs, nil, true)
 	c := fxCounter(t)
 	query := "where did the ferryman hide the silver key"
