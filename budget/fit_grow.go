@@ -50,18 +50,31 @@ func (f *fitter) grow() error {
 	f.cuts = nil // an item comes in whole or not at all
 	// Most important first, the late items after all the others: a
 	// larger limit may bring late items a smaller one lacks, and they
-	// must not come between the items both have.
+	// must not come between the items both have. Of the late items, the
+	// rests of items that are not late come first: a limit that has
+	// their items has them, whatever the ranks of the late items a
+	// larger limit brings (a deeper search's hits may outrank a recent
+	// record whose rest a smaller limit held).
+	extended := f.extendedIndex()
+	class := func(i int) int {
+		switch it := &f.items[i]; {
+		case !it.Late:
+			return 0
+		case it.Extends != "" && !f.items[extended[i]].Late:
+			return 1
+		}
+		return 2
+	}
 	out := make([]int, 0, len(f.order))
-	for _, late := range []bool{false, true} {
+	for c := range 3 {
 		for p := len(f.order) - 1; p >= 0; p-- {
-			if f.items[f.order[p]].Late == late {
+			if class(f.order[p]) == c {
 				out = append(out, f.order[p])
 			}
 		}
 	}
 	used, n := base, 0
 	var in []int // in the order they came in
-	extended := f.extendedIndex()
 	// The lead is the most important item out at the start; its rest
 	// (an item that extends it) moves to the front of the items out once
 	// a step reaches GrowLead (see GrowLead).
@@ -83,11 +96,13 @@ func (f *fitter) grow() error {
 		}
 		return it.Extends != "" && size >= GrowFuller && it.Tokens <= f.items[extended[i]].Tokens
 	}
-	// restFirst moves the lead's rest, while it is out, to the front of
-	// the items out.
+	// restFirst moves the lead's rest, while it is out and the lead is
+	// in, to the front of the items out. (Before the lead, the rest
+	// would be passed over and a prefix would go on past it, taking what
+	// a larger limit, with the rest in, has no room for.)
 	restFirst := func() bool {
 		k := slices.Index(out, leadRest)
-		if k <= 0 {
+		if k <= 0 || f.state[lead] != kept {
 			return false
 		}
 		copy(out[1:k+1], out[:k])

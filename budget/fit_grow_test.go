@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -52,7 +53,8 @@ func TestFitGrowFillsPastALargeItem(t *testing.T) {
 
 // TestFitGrowMonotone: on random items (some pinned, some late, a late
 // one given only from a limit on and less important than those given
-// before it, as a deeper search brings more hits),
+// before it, as a deeper search brings more hits; some with a rest that
+// extends them, as an excerpt's does),
 // every item kept at a limit is kept at every larger limit, and nothing
 // kept is over the limit.
 func TestFitGrowMonotone(t *testing.T) {
@@ -65,7 +67,7 @@ func TestFitGrowMonotone(t *testing.T) {
 			all[i] = Item{ID: fmt.Sprintf("i%02d", i), Rank: 1 + r.IntN(6), Score: float64(r.IntN(5)),
 				Tokens: 1 + r.IntN(300), Late: r.IntN(4) == 0, Pinned: r.IntN(15) == 0}
 			if all[i].Late && !all[i].Pinned {
-				from[i] = r.IntN(3000)
+				from[i] = 1 + r.IntN(2999)
 			}
 		}
 		// A deeper search brings hits less important than the hits it had
@@ -74,6 +76,14 @@ func TestFitGrowMonotone(t *testing.T) {
 		for i := range all {
 			if from[i] > 0 {
 				all[i].Rank, all[i].Score = 3, -float64(from[i])
+			}
+		}
+		// Some items shown by an excerpt have a rest (Extends), the lead
+		// among them at times: late, given at every limit.
+		for i := range n {
+			if it := all[i]; !it.Late && !it.Pinned && r.IntN(3) == 0 {
+				all = append(all, Item{ID: it.ID + "+", Rank: it.Rank, Score: it.Score - 0.5, Tokens: 1 + r.IntN(400), Late: true, Extends: it.ID})
+				from = append(from, 0)
 			}
 		}
 		frame := r.IntN(50)
@@ -100,8 +110,11 @@ func TestFitGrowMonotone(t *testing.T) {
 				t.Fatalf("seed %d limit %d: used %d", seed, limit, res.Used)
 			}
 			// An item out that fits the room left is held back, and
-			// one held back fits it.
+			// one held back fits it (a rest keeps its rule: holdBack).
 			for _, d := range res.Deferred {
+				if strings.HasSuffix(d.ID, "+") {
+					continue
+				}
 				if fitsRoom := d.Tokens <= limit-res.Used; fitsRoom != (d.Rule == RuleHeldBack) && !res.FrameOnly {
 					t.Fatalf("seed %d limit %d: %s of %d tokens deferred by rule %q with %d tokens left", seed, limit, d.ID, d.Tokens, d.Rule, limit-res.Used)
 				}
@@ -295,5 +308,39 @@ func checkGrowKeeps(t *testing.T, items []Item, cases []growCase) {
 		if got := keptIDs(res); !slices.Equal(got, tc.want) {
 			t.Errorf("limit %d: kept %v, want %v", tc.limit, got, tc.want)
 		}
+	}
+}
+
+// The lead's rest moves to the front of the items out only once the lead
+// is in: moved before it, a prefix passed over the rest (its item out)
+// and went on to take i06+, which a larger limit, with the lead and its
+// rest in, had no room for (a case TestFitGrowMonotone found).
+func TestFitGrowLeadRestAfterLead(t *testing.T) {
+	items := []Item{
+		{ID: "i00", Rank: 5, Score: 0, Tokens: 173, Pinned: true},
+		{ID: "i02", Rank: 5, Score: 2, Tokens: 126},
+		{ID: "i03", Rank: 3, Score: 3, Tokens: 300},
+		{ID: "i04", Rank: 6, Score: 3, Tokens: 39},
+		{ID: "i06", Rank: 4, Score: 2, Tokens: 128},
+		{ID: "i08", Rank: 6, Score: 3, Tokens: 55, Pinned: true},
+		{ID: "i09", Rank: 5, Score: 0, Tokens: 92},
+		{ID: "i02+", Rank: 5, Score: 1.5, Tokens: 196, Late: true, Extends: "i02"},
+		{ID: "i03+", Rank: 3, Score: 2.5, Tokens: 236, Late: true, Extends: "i03"},
+		{ID: "i06+", Rank: 4, Score: 1.5, Tokens: 190, Late: true, Extends: "i06"},
+		{ID: "i09+", Rank: 5, Score: -0.5, Tokens: 193, Late: true, Extends: "i09"},
+	}
+	var before []string
+	for limit := 900; limit <= 1600; limit++ {
+		res, err := Fit(Request{Items: items, Limit: limit, Frame: 44, Grow: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := keptIDs(res)
+		for _, id := range before {
+			if !slices.Contains(got, id) {
+				t.Fatalf("limit %d keeps %v, without %s, which limit %d kept", limit, got, id, limit-1)
+			}
+		}
+		before = got
 	}
 }

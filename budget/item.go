@@ -55,7 +55,9 @@ type Item struct {
 	// and the re-count takes it out first (it came in later); Fit refuses
 	// it in a request that does not grow. Rank it as the item it extends
 	// and score it lower, so that a larger limit shows a record fuller,
-	// never shorter.
+	// never shorter. The rest of an item that is not late is given
+	// wherever its item is, so it comes before every other late item,
+	// whatever their ranks.
 	Extends string
 	// Action is the overflow action; "" means Drop.
 	Action Action
