@@ -147,9 +147,10 @@ func (f *fitter) grow() error {
 		next := step()
 		if next >= GrowLead && restFirst() {
 			// The steps from here, and the prefix of a limit short of
-			// the next one, take the lead's rest first.
+			// the next one, take the lead's rest first (a late item:
+			// its step is at least GrowFuller, below).
 			first = out[0]
-			next = max(step(), GrowLead)
+			next = step()
 		}
 		if f.items[first].Late {
 			// Of the late items only a rest comes in at a step.
