@@ -20,13 +20,15 @@ func (g *gatherer) flagContradictions(cands []*candidate) error {
 	// with another are read for facts: most records are their own
 	// subject alone, and reading every meta key of each was 4% of a
 	// short-turn packet's time.
+	keys := make([]string, len(cands))
 	subjects := make(map[string]int, len(cands))
-	for _, c := range cands {
-		subjects[facts.SubjectKey(c.rec)]++
+	for i, c := range cands {
+		keys[i] = facts.SubjectKey(c.rec)
+		subjects[keys[i]]++
 	}
 	stated := map[string][]*candidate{}
-	for _, c := range cands {
-		if subjects[facts.SubjectKey(c.rec)] < 2 {
+	for i, c := range cands {
+		if subjects[keys[i]] < 2 {
 			continue
 		}
 		for _, f := range facts.Of(c.rec) {
