@@ -54,7 +54,11 @@ type recallReport struct {
 	// whose packet at the larger budget lacks a record the smaller one
 	// includes.
 	NotMonotone map[string]int `json:"not_monotone"`
-	Groups      []string       `json:"groups"`
+	// ShorterForms counts, per pair of neighbouring budgets, the
+	// questions whose packet at the larger budget shows a record of the
+	// smaller one in a shorter form (formOrder).
+	ShorterForms map[string]int `json:"shorter_forms"`
+	Groups       []string       `json:"groups"`
 	// FragmentHits and FragmentMisses count the entry and note fragments
 	// whose token count came from the process's cache, and those counted
 	// (packet.FragmentStats, over the whole run).
@@ -64,7 +68,7 @@ type recallReport struct {
 
 func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 	rep := &recallReport{Budgets: budgets, Cells: map[string]map[int]map[string]*recallCell{},
-		LatencyMs: map[int][2]float64{}, NotMonotone: map[string]int{}}
+		LatencyMs: map[int][2]float64{}, NotMonotone: map[string]int{}, ShorterForms: map[string]int{}}
 	rep.FragmentHits, rep.FragmentMisses = packet.FragmentStats()
 	for _, c := range cats {
 		rep.Groups = append(rep.Groups, strconv.Itoa(c))
@@ -81,6 +85,7 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 	}
 	lat := map[int][]float64{}
 	loreIDs := map[string]map[int][]string{}
+	loreForms := map[string]map[int]map[string]string{} // question, budget, id: form
 	for _, r := range rows {
 		for _, g := range []string{strconv.Itoa(r.Category), "all"} {
 			c := rep.Cells[r.Method][r.Budget][g]
@@ -125,6 +130,16 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 				loreIDs[r.QID] = map[int][]string{}
 			}
 			loreIDs[r.QID][r.Budget] = r.IDs
+			if loreForms[r.QID] == nil {
+				loreForms[r.QID] = map[int]map[string]string{}
+			}
+			forms := map[string]string{}
+			for i, id := range r.IDs {
+				if i < len(r.Forms) {
+					forms[id] = r.Forms[i]
+				}
+			}
+			loreForms[r.QID][r.Budget] = forms
 		}
 	}
 	for _, bs := range rep.Cells {
@@ -156,8 +171,25 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 				}
 			}
 		}
+		rep.ShorterForms[key] = 0
+		for _, byBudget := range loreForms {
+			for id, form := range byBudget[small] {
+				if larger, ok := byBudget[large][id]; ok && formOrder(larger) < formOrder(form) {
+					rep.ShorterForms[key]++
+					break
+				}
+			}
+		}
 	}
 	return rep
+}
+
+// formOrder orders the forms a packet shows a record in, from the
+// shortest (the design's title < excerpt < summary or whole); a form it
+// does not know is the shortest of all, so that a change to a new one
+// is counted, not passed over.
+func formOrder(form string) int {
+	return slices.Index([]string{"title", "excerpt", "summary", "full"}, form)
 }
 
 func quantile(sorted []float64, q float64) float64 {
@@ -268,6 +300,11 @@ func (rep *recallReport) print(w io.Writer) {
 	for i := 1; i < len(rep.Budgets); i++ {
 		key := fmt.Sprintf("%d->%d", rep.Budgets[i-1], rep.Budgets[i])
 		fmt.Fprintf(w, " %s: %d;", key, rep.NotMonotone[key])
+	}
+	fmt.Fprint(w, "\nQuestions whose packet at the larger budget shows a record of the smaller one in a shorter form:")
+	for i := 1; i < len(rep.Budgets); i++ {
+		key := fmt.Sprintf("%d->%d", rep.Budgets[i-1], rep.Budgets[i])
+		fmt.Fprintf(w, " %s: %d;", key, rep.ShorterForms[key])
 	}
 	if all := rep.FragmentHits + rep.FragmentMisses; all > 0 {
 		fmt.Fprintf(w, "\n\nFragment counts from the process's cache: %d of %d (%.1f%%)", rep.FragmentHits, all, 100*float64(rep.FragmentHits)/float64(all))

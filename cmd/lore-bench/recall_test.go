@@ -47,6 +47,15 @@ func TestRecallFixture(t *testing.T) {
 	if len(rep.NotMonotone) != 2 {
 		t.Errorf("monotonicity checked for %d budget steps; want 2", len(rep.NotMonotone))
 	}
+	// ... and shows each of them in the same or a fuller form.
+	for step, n := range rep.ShorterForms {
+		if n != 0 {
+			t.Errorf("budgets %s: %d questions whose bigger packet shows a record of the smaller in a shorter form", step, n)
+		}
+	}
+	if len(rep.ShorterForms) != 2 {
+		t.Errorf("forms checked for %d budget steps; want 2", len(rep.ShorterForms))
+	}
 	for _, budget := range []int{300, 450, 600} {
 		lore := rep.Cells[methodLore][budget]["all"]
 		if lore.Over != 0 || lore.N != 4 {
@@ -88,5 +97,35 @@ func TestRoomLeft(t *testing.T) {
 	p.Deferred = append(p.Deferred, packet.Note{ID: "c", Tokens: 40})
 	if !roomLeft(p) {
 		t.Errorf("40 tokens left, a note of 40: want room left")
+	}
+}
+
+// TestSummarizeCountsShorterForms: the report counts a question whose
+// larger packet shows a record of the smaller one in a shorter form,
+// apart from one that lacks a record, and a fuller form not at all.
+func TestSummarizeCountsShorterForms(t *testing.T) {
+	row := func(qid string, budget int, ids, forms []string) recallRow {
+		return recallRow{QID: qid, Category: 1, Method: methodLore, Budget: budget, IDs: ids, Forms: forms}
+	}
+	rows := []recallRow{
+		// q1: a excerpt -> full (fuller), then full -> excerpt (shorter).
+		row("q1", 500, []string{"a"}, []string{"excerpt"}),
+		row("q1", 1000, []string{"a", "b"}, []string{"full", "full"}),
+		row("q1", 2000, []string{"a", "b"}, []string{"excerpt", "full"}),
+		// q2: b lost at 2000, a kept whole throughout.
+		row("q2", 500, []string{"a"}, []string{"full"}),
+		row("q2", 1000, []string{"a", "b"}, []string{"full", "title"}),
+		row("q2", 2000, []string{"a"}, []string{"full"}),
+	}
+	rep := summarizeRecall(rows, []int{500, 1000, 2000}, []int{1})
+	for key, want := range map[string]int{"500->1000": 0, "1000->2000": 1} {
+		if got := rep.ShorterForms[key]; got != want {
+			t.Errorf("ShorterForms[%s] = %d, want %d", key, got, want)
+		}
+	}
+	for key, want := range map[string]int{"500->1000": 0, "1000->2000": 1} {
+		if got := rep.NotMonotone[key]; got != want {
+			t.Errorf("NotMonotone[%s] = %d, want %d", key, got, want)
+		}
 	}
 }
