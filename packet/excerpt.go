@@ -1,11 +1,7 @@
 package packet
 
 import (
-	"math"
-	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
@@ -70,11 +66,10 @@ func makeExcerpt(body string, bodyTokens int, q map[string]bool, size int, count
 	if size <= 0 || bodyTokens <= size+size/5 {
 		return excerpt{}, false
 	}
-	units := splitUnits(body)
+	units := scoreUnits(body, q)
 	if len(units) < 2 {
 		return excerpt{}, false
 	}
-	scoreUnits(body, units, q)
 	spans, shown := passages(body, units, size, counter)
 	if 100*shown > 85*bodyTokens {
 		return excerpt{}, false
@@ -136,105 +131,6 @@ func passages(body string, units []textUnit, size int, counter budget.Counter) (
 	return [][2]int{a, b}, t1 + t2
 }
 
-// scoreUnits scores each unit by the query terms it holds, each term
-// once, weighted by how few units hold it: a term in every line of the
-// record tells less about where the answer is than one in a single line.
-//
-// A unit is analysed only when its lower-cased text holds a query term,
-// less a last letter the stemmer may have rewritten (a stem is most of
-// its word: "synchron" in "Synchronized", "happ" for "happi"):
-// analysis was a third of a long chat's packet time when every body was
-// analysed whole, and most lines of a long message hold no query word.
-// The stem must start a word (containsAtWordStart): found anywhere, a
-// short term ("use" in "because") sent units to analysis that then held
-// none of it (on the long chats, analysis took 1.84 s of the recall
-// benchmark's profile, 1.27 s now; the same excerpts on all three
-// sets).
-func scoreUnits(body string, units []textUnit, q map[string]bool) {
-	if len(q) == 0 {
-		return
-	}
-	holds := make([][]string, len(units)) // each unit's query terms, once each, in text order
-	df := map[string]int{}
-	lowerASCII := asciiLower(body) // "" when the body is not ASCII
-	// What the prefilter looks for: each term less its last letter where
-	// the stemmer may have rewritten it ("happy" is filed as "happi"),
-	// and the irregular forms filed under it ("met" under "meet").
-	stems := make([]string, 0, len(q))
-	for t := range q {
-		stems = append(stems, index.IrregularWords(t)...)
-		if len(t) > 4 {
-			t = t[:len(t)-1]
-		}
-		stems = append(stems, t)
-	}
-	slices.Sort(stems)
-	for k, u := range units {
-		text := body[u.start:u.end]
-		lower := ""
-		if lowerASCII != "" {
-			lower = lowerASCII[u.start:u.end]
-		} else {
-			lower = strings.ToLower(text)
-		}
-		maybe := false
-		for _, t := range stems {
-			if containsAtWordStart(lower, t) {
-				maybe = true
-				break
-			}
-		}
-		if !maybe {
-			continue
-		}
-		index.EachTerm(text, func(term []byte) {
-			if !q[string(term)] || holdsTerm(holds[k], term) {
-				return
-			}
-			t := string(term)
-			holds[k] = append(holds[k], t)
-			df[t]++
-		})
-	}
-	// Summed in text order: a sum in a map's order could differ in its
-	// last bit from one run to the next, and so could the passage.
-	n := float64(len(units))
-	for i, h := range holds {
-		for _, t := range h {
-			units[i].score += math.Log(1 + n/float64(df[t]))
-		}
-	}
-}
-
-// holdsTerm reports whether terms has term, without making a string of
-// it.
-func holdsTerm(terms []string, term []byte) bool {
-	for _, t := range terms {
-		if t == string(term) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsAtWordStart reports whether stem occurs in text where a word
-// starts: after no letter, digit or underscore. A word's analysed term
-// starts as the word does, so a unit where the stem occurs only inside
-// words ("use" in "because") holds no term it could be.
-func containsAtWordStart(text, stem string) bool {
-	for from := 0; ; {
-		i := strings.Index(text[from:], stem)
-		if i < 0 {
-			return false
-		}
-		i += from
-		if r, _ := utf8.DecodeLastRuneInString(text[:i]); i == 0 || !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
-			return true
-		}
-		from = i + 1
-	}
-}
-
 // fitsWhole reports whether every candidate, whole, fits the budget by
 // its cached counts and a frame of wholeFrame tokens: then no excerpt is
 // made, and the packet shows every record whole. A bigger budget holds
@@ -268,23 +164,6 @@ const (
 // packet; the first 64 take 9.5 with the same recall at every budget
 // (32: .005 less at 8k).
 const maxExcerpts = 64
-
-// asciiLower is s in lower case, byte for byte, when s is ASCII (its
-// offsets are then s's own); "" otherwise.
-func asciiLower(s string) (lower string) {
-	b := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return ""
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b[i] = c
-	}
-	return string(b)
-}
 
 // seedUnit is the best-scoring unit, the first of equals: 0 when none
 // scores.

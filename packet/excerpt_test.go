@@ -3,6 +3,7 @@ package packet
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -184,8 +185,7 @@ func TestLongRecordBlocksNothing(t *testing.T) {
 // also where the stem is not a prefix of the word ("happy" is "happi").
 func TestExcerptScoresStemmedWords(t *testing.T) {
 	body := "The road was long and grey.\nShe was happy at the mill.\nThe river ran on."
-	units := splitUnits(body)
-	scoreUnits(body, units, queryTerms("Was she happy?"))
+	units := scoreUnits(body, queryTerms("Was she happy?"))
 	if len(units) != 3 || units[1].score <= 0 || units[0].score != 0 || units[2].score != 0 {
 		t.Errorf("scores %+v; want the second line alone scored", units)
 	}
@@ -196,8 +196,7 @@ func TestExcerptScoresStemmedWords(t *testing.T) {
 // otherwise looks for.
 func TestExcerptScoresIrregularForms(t *testing.T) {
 	body := "The road was long and grey.\nWe met at the mill.\nThe river ran on."
-	units := splitUnits(body)
-	scoreUnits(body, units, queryTerms("Where did we meet?"))
+	units := scoreUnits(body, queryTerms("Where did we meet?"))
 	if len(units) != 3 || units[1].score <= 0 || units[0].score != 0 || units[2].score != 0 {
 		t.Errorf("scores %+v; want the second line alone scored", units)
 	}
@@ -230,7 +229,7 @@ func TestExcerptOfWrappedProseKeepsSentences(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("units:\n%q\nwant:\n%q", got, want)
 	}
-	scoreUnits(body, units, queryTerms("where did the ferryman hide the key"))
+	units = scoreUnits(body, queryTerms("where did the ferryman hide the key"))
 	if seedUnit(units) != 2 {
 		t.Errorf("seed %d; want the ferryman's sentence (2)", seedUnit(units))
 	}
@@ -302,30 +301,6 @@ func TestExcerptShownWholeWhereRoomIsLeft(t *testing.T) {
 	}
 	if !seen {
 		t.Error("no budget shows m05 whole beside m08's excerpt")
-	}
-}
-
-// The prefilter finds a stem only where a word starts, after any
-// character that is not a letter, digit or underscore, ASCII or not.
-func TestContainsAtWordStart(t *testing.T) {
-	for _, c := range []struct {
-		text, stem string
-		want       bool
-	}{
-		{"because it was late", "use", false},
-		{"because we use it", "use", true},
-		{"a re-use of it", "use", true},
-		{"“synchronized the clocks", "synchron", true},
-		{"—use it", "use", true},
-		{"my_use and misuse", "use", false},
-		{"café use", "use", true},
-		{"naïveuse", "use", false},
-		{"use", "use", true},
-		{"", "use", false},
-	} {
-		if got := containsAtWordStart(c.text, c.stem); got != c.want {
-			t.Errorf("containsAtWordStart(%q, %q) = %v, want %v", c.text, c.stem, got, c.want)
-		}
 	}
 }
 
@@ -443,19 +418,36 @@ func FuzzExcerpt(f *testing.F) {
 	})
 }
 
+// newBodies numbers the bodies BenchmarkExcerpt makes new, across its
+// runs.
+var newBodies int
+
 // BenchmarkExcerpt makes the excerpt of a long message (about 2,400
 // tokens of prose, 60 lines) for a question of three words that many of
 // its lines hold: what a long-chat packet does for each of its long
-// candidates, up to maxExcerpts a packet.
+// candidates, up to maxExcerpts a packet. "kept": the body's terms are
+// kept from a packet before (excerpt_terms.go); "new": a body never
+// seen.
 func BenchmarkExcerpt(b *testing.B) {
 	body := longBody(9, 60, 41, "The ferryman kept the lantern by the harbour wall.")
 	counter := fxCounter(b)
 	bodyTokens := counter.Count(body)
 	q := queryTerms("Where did the ferryman keep the lantern?")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, ok := makeExcerpt(body, bodyTokens, q, defaultExcerpt, counter); !ok {
-			b.Fatal("no excerpt")
+	b.Run("kept", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := makeExcerpt(body, bodyTokens, q, defaultExcerpt, counter); !ok {
+				b.Fatal("no excerpt")
+			}
 		}
-	}
+	})
+	b.Run("new", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			newBodies++
+			if _, ok := makeExcerpt(body+strconv.Itoa(newBodies), bodyTokens, q, defaultExcerpt, counter); !ok {
+				b.Fatal("no excerpt")
+			}
+		}
+	})
 }
