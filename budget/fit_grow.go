@@ -12,7 +12,8 @@ import "slices"
 // while the room left holds it (first fit), up to the first late item
 // (from GrowFuller on, up to the first late item that is not a small
 // enough rest of an item: see GrowFuller; from GrowLead the rest of the
-// most important item comes first: see GrowLead);
+// most important item comes first: see GrowLead; and, where the room is
+// a large share of the items, the rests of the next few: see GrowShare);
 // past the last step below the limit, the items out come in most
 // important first until one does not fit (a prefix). Each step only adds
 // to the one before, and where the steps fall depends on the items alone,
@@ -75,38 +76,39 @@ func (f *fitter) grow() error {
 	}
 	used, n := base, 0
 	var in []int // in the order they came in
-	// The lead is the most important item out at the start; its rest
-	// (an item that extends it) moves to the front of the items out once
-	// a step reaches GrowLead (see GrowLead).
-	lead, leadRest := -1, -1
-	if len(out) > 0 {
-		lead = out[0]
-		for i, j := range extended {
-			if j == lead && (leadRest < 0 || i < leadRest) {
-				leadRest = i
-			}
-		}
-	}
+	// The early rests come first once a step reaches theirs (earlyRests):
+	// the lead's (the most important item out at the start) from
+	// GrowLead; where the room is a large share of the first search's
+	// items (GrowShare), the next items' too.
+	early := f.earlyRests(out, extended, class)
 	// fuller reports whether item i is the rest of an item (Extends)
 	// that a step of size lets in by first fit, late as it is.
 	fuller := func(i, size int) bool {
-		it := &f.items[i]
-		if i == leadRest {
-			return size >= GrowLead
+		if k := slices.IndexFunc(early, func(e earlyRest) bool { return e.rest == i }); k >= 0 && (early[k].at(size) || !early[k].shared) {
+			// The lead's rest comes in at its step, not before; the
+			// others, before theirs, as any rest does.
+			return early[k].at(size)
 		}
+		it := &f.items[i]
 		return it.Extends != "" && size >= GrowFuller && it.Tokens <= f.items[extended[i]].Tokens
 	}
-	// restFirst moves the lead's rest, while it is out and the lead is
-	// in, to the front of the items out. (Before the lead, the rest
-	// would be passed over and a prefix would go on past it, taking what
-	// a larger limit, with the rest in, has no room for.)
-	restFirst := func() bool {
-		k := slices.Index(out, leadRest)
-		if k <= 0 || f.state[lead] != kept {
+	// restFirst moves the early rests that a step of size takes first,
+	// while they are out and their items in, to the front of the items
+	// out, in the order of their items. (Before its item, a rest would be
+	// passed over and a prefix would go on past it, taking what a larger
+	// limit, with the rest in, has no room for.)
+	restFirst := func(size int) bool {
+		var move []int
+		for _, e := range early {
+			if e.at(size) && f.state[extended[e.rest]] == kept && slices.Contains(out, e.rest) {
+				move = append(move, e.rest)
+			}
+		}
+		if len(move) == 0 || len(move) <= len(out) && slices.Equal(out[:len(move)], move) {
 			return false
 		}
-		copy(out[1:k+1], out[:k])
-		out[0] = leadRest
+		others := slices.DeleteFunc(slices.Clone(out), func(i int) bool { return slices.Contains(move, i) })
+		out = append(append(out[:0], move...), others...)
 		return true
 	}
 	fill := func(limit int, prefix bool) {
@@ -145,10 +147,12 @@ func (f *fitter) grow() error {
 			return max(size+1, min(next, max(2*size, GrowFirst)))
 		}
 		next := step()
-		if next >= GrowLead && restFirst() {
+		for moves := 0; moves < 4 && restFirst(next); moves++ {
 			// The steps from here, and the prefix of a limit short of
-			// the next one, take the lead's rest first (a late item:
-			// its step is at least GrowFuller, below).
+			// the next one, take the early rests first (late items:
+			// their step is at least GrowFuller, below). A step sized
+			// for a moved rest may let in more (a larger step), or
+			// fewer (a smaller one: those moved stay in front).
 			first = out[0]
 			next = step()
 		}
@@ -176,6 +180,66 @@ func (f *fitter) grow() error {
 	f.grown = in
 	f.diag("grew the limit from the frame: %d items in", n)
 	return nil
+}
+
+// earlyRest is a rest (an item that extends another) that comes before
+// the other items out from a step of from tokens (see earlyRests); where
+// shared, only once the step is a large share of the first search's
+// items (pool tokens whole: GrowShare).
+type earlyRest struct {
+	rest, from int
+	shared     bool
+	pool       int
+}
+
+// at reports whether a step of size takes the rest first.
+func (e earlyRest) at(size int) bool {
+	return size >= e.from && (!e.shared || e.pool <= GrowShare*size)
+}
+
+// earlyRests are the rests that come first, in the order of their
+// items: the rest of the lead (out[0], the most important item out at
+// the start) from GrowLead, and, where the step is a large share of the
+// first search's items (GrowShare), the rest of the next item from
+// GrowFuller and those of the four after it from GrowMore. out is the
+// items out, most important first; class is grow's (0 for the items
+// that are not late, 1 for their rests). An item with more than one rest
+// offers its first.
+func (f *fitter) earlyRests(out []int, extended map[int]int, class func(int) int) []earlyRest {
+	if len(extended) == 0 || len(out) == 0 {
+		return nil
+	}
+	restOf := make(map[int]int, len(extended))
+	for i, j := range extended {
+		if r, ok := restOf[j]; !ok || i < r {
+			restOf[j] = i
+		}
+	}
+	pool := 0 // the items not late, and their rests
+	for _, i := range out {
+		if class(i) < 2 {
+			pool += f.items[i].Tokens
+		}
+	}
+	var early []earlyRest
+	for p, i := range out[:min(len(out), 2+GrowMoreRests)] {
+		if p > 0 && class(i) != 0 {
+			break
+		}
+		r, ok := restOf[i]
+		if !ok {
+			continue
+		}
+		switch p {
+		case 0:
+			early = append(early, earlyRest{rest: r, from: GrowLead})
+		case 1:
+			early = append(early, earlyRest{rest: r, from: GrowFuller, shared: true, pool: pool})
+		default:
+			early = append(early, earlyRest{rest: r, from: GrowMore, shared: true, pool: pool})
+		}
+	}
+	return early
 }
 
 // holdBack gives the items out that fit the room the fill left their
@@ -244,4 +308,30 @@ const (
 	GrowFirst  = 256
 	GrowFuller = 1024
 	GrowLead   = 768
+)
+
+// GrowShare, GrowMore and GrowMoreRests bring the rests of the items
+// after the lead first (earlyRests) where the room is a large share of
+// what the first search found: once a step is at least a quarter of the
+// items that are not late, whole (their excerpts and rests), the rest of
+// the second item comes first from GrowFuller, and those of the third to
+// the sixth from GrowMore. There a packet holds most of those items
+// anyway, and the best of them whole hold the answer more often than
+// the excerpts of the last few; where the first search found many times
+// the room (a long chat: 19 to 67 times the limit at 2,000 and 4,000
+// tokens), each rest would take the room of a deeper hit, and nothing
+// changes. Measured on the agent packet (docs/bench-history,
+// 2026-12-07; story passages, whose items are 1.05 to 2.9 times the
+// limit there): the answer in the packet at 1,000 / 2,000 / 4,000 tokens
+// .914 .962 .989 -> .915 .969 .995, the evidence .926 .984 .998 -> .926
+// .982 .998; long chats the same row for row, short turns the same
+// (they have no excerpts). The rests of the next two items from
+// GrowFuller lost more evidence at 2,000 (.982 -> .978 on 1,500
+// questions) for .004 more answers; the third to the sixth from
+// GrowMore, rather than the third and fourth, bought .002 more answers
+// at 4,000.
+const (
+	GrowShare     = 4
+	GrowMore      = 3072
+	GrowMoreRests = 4
 )

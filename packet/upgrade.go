@@ -16,8 +16,11 @@ import (
 // first search step is in, in the order of their records, before the
 // records of a deeper search; from budget.GrowFuller on, a rest no
 // larger than its excerpt comes in by first fit (past a larger one that
-// does not fit), so a story's passages are shown whole where they fit. A
-// larger budget shows each record in the same form or whole. Measured
+// does not fit), so a story's passages are shown whole where they fit;
+// the lead's rest, and where the budget is a large share of the first
+// search's records the next few records' rests, come first from a step
+// of their own (budget.GrowLead, budget.GrowShare).
+// A larger budget shows each record in the same form or whole. Measured
 // (docs/bench-history, issue 36): on story passages the answer is in the
 // packet more often at 1,000 to 4,000 tokens (.874 -> .877, .901 ->
 // .930, .958 -> .995), evidence the same on every set; the rest let in
