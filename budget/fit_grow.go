@@ -200,11 +200,11 @@ func (e earlyRest) at(size int) bool {
 // earlyRests are the rests that come first, in the order of their
 // items: the rest of the lead (out[0], the most important item out at
 // the start) from GrowLead, and, where the step is a large share of the
-// first search's items (GrowShare), the rest of the next item from
-// GrowFuller and those of the four after it from GrowMore. out is the
-// items out, most important first; class is grow's (0 for the items
-// that are not late, 1 for their rests). An item with more than one rest
-// offers its first.
+// first search's items (GrowShare), the rests of the next
+// GrowFullerRests items from GrowFuller and those of the GrowMoreRests
+// after them from GrowMore. out is the items out, most important first;
+// class is grow's (0 for the items that are not late, 1 for their
+// rests). An item with more than one rest offers its first.
 func (f *fitter) earlyRests(out []int, extended map[int]int, class func(int) int) []earlyRest {
 	if len(extended) == 0 || len(out) == 0 {
 		return nil
@@ -222,7 +222,7 @@ func (f *fitter) earlyRests(out []int, extended map[int]int, class func(int) int
 		}
 	}
 	var early []earlyRest
-	for p, i := range out[:min(len(out), 2+GrowMoreRests)] {
+	for p, i := range out[:min(len(out), 1+GrowFullerRests+GrowMoreRests)] {
 		if p > 0 && class(i) != 0 {
 			break
 		}
@@ -230,10 +230,10 @@ func (f *fitter) earlyRests(out []int, extended map[int]int, class func(int) int
 		if !ok {
 			continue
 		}
-		switch p {
-		case 0:
+		switch {
+		case p == 0:
 			early = append(early, earlyRest{rest: r, from: GrowLead})
-		case 1:
+		case p <= GrowFullerRests:
 			early = append(early, earlyRest{rest: r, from: GrowFuller, shared: true, pool: pool})
 		default:
 			early = append(early, earlyRest{rest: r, from: GrowMore, shared: true, pool: pool})
@@ -310,28 +310,30 @@ const (
 	GrowLead   = 768
 )
 
-// GrowShare, GrowMore and GrowMoreRests bring the rests of the items
-// after the lead first (earlyRests) where the room is a large share of
-// what the first search found: once a step is at least a quarter of the
-// items that are not late, whole (their excerpts and rests), the rest of
-// the second item comes first from GrowFuller, and those of the third to
-// the sixth from GrowMore. There a packet holds most of those items
-// anyway, and the best of them whole hold the answer more often than
-// the excerpts of the last few; where the first search found many times
-// the room (a long chat: 19 to 67 times the limit at 2,000 and 4,000
-// tokens), each rest would take the room of a deeper hit, and nothing
-// changes. Measured on the agent packet (docs/bench-history,
-// 2026-12-07; story passages, whose items are 1.05 to 2.9 times the
-// limit there): the answer in the packet at 1,000 / 2,000 / 4,000 tokens
-// .914 .962 .989 -> .915 .969 .995, the evidence .926 .984 .998 -> .926
-// .982 .998; long chats the same row for row, short turns the same
-// (they have no excerpts). The rests of the next two items from
-// GrowFuller lost more evidence at 2,000 (.982 -> .978 on 1,500
-// questions) for .004 more answers; the third to the sixth from
-// GrowMore, rather than the third and fourth, bought .002 more answers
-// at 4,000.
+// GrowShare, GrowFullerRests, GrowMore and GrowMoreRests bring the
+// rests of the items after the lead first (earlyRests) where the room is
+// a large share of what the first search found: once a step is at least
+// a quarter of the items that are not late, whole (their excerpts and
+// rests), the rests of the second and third items come first from
+// GrowFuller, and those of the fourth to the sixth from GrowMore. There
+// a packet holds most of those items anyway, and the best of them whole
+// hold the answer more often than the excerpts of the last few; where
+// the first search found many times the room (a long chat: 19 to 67
+// times the limit at 2,000 and 4,000 tokens), each rest would take the
+// room of a deeper hit, and nothing changes. Measured on the agent
+// packet (docs/bench-history, 2026-12-07; story passages, whose items
+// are 1.05 to 2.9 times the limit there): the answer in the packet at
+// 1,000 / 2,000 / 4,000 tokens .914 .962 .989 -> .916 .973 .995, the
+// evidence .926 .984 .998 -> .926 .979 .998 (its bar at 2,000 is bm25's
+// .949); long chats the same row for row, short turns the same (they
+// have no excerpts). The second item's rest alone from GrowFuller gave
+// .969 answers at 2,000 for .982 evidence, bm25's answers being .970;
+// the second to the fourth, .975 for .976. The fourth to the sixth from
+// GrowMore, rather than the fourth alone, bought .002 more answers at
+// 4,000.
 const (
-	GrowShare     = 4
-	GrowMore      = 3072
-	GrowMoreRests = 4
+	GrowShare       = 4
+	GrowFullerRests = 2
+	GrowMore        = 3072
+	GrowMoreRests   = 3
 )

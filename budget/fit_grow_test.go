@@ -234,26 +234,28 @@ func TestFitExtendsInvalid(t *testing.T) {
 
 // From GrowFuller on, a step lets in the rest of an item (Extends) that
 // costs no more than the item by first fit, late as it is: here d's rest
-// comes in beside d at the step of 1,296 tokens, past c's, which does
+// comes in beside d at the step of 1,596 tokens, past c's, which does
 // not fit there. Below GrowFuller a rest joins only the last prefix,
 // which ends at the first rest that does not fit. (The lead, a, and the
-// item after it, b, have no rest here: see TestFitGrowLeadRestFirst and
+// two items after it, b and b2, have no rest here: see
+// TestFitGrowLeadRestFirst and
 // TestFitGrowNextRestFirstWhereRoomIsLargeShare; c's would come first
 // only from GrowMore.)
 func TestFitGrowFullerRests(t *testing.T) {
 	items := []Item{
 		{ID: "a", Rank: 1, Score: 3, Tokens: 300},
 		{ID: "b", Rank: 1, Score: 2.5, Tokens: 300},
+		{ID: "b2", Rank: 1, Score: 2.2, Tokens: 300},
 		{ID: "c", Rank: 1, Score: 2, Tokens: 300},
 		{ID: "c+", Rank: 1, Score: 1.9, Tokens: 290, Late: true, Extends: "c"},
 		{ID: "d", Rank: 1, Score: 1, Tokens: 300},
 		{ID: "d+", Rank: 1, Score: 0.9, Tokens: 50, Late: true, Extends: "d"},
 	}
 	checkGrowKeeps(t, items, []growCase{
-		{1000, []string{"a", "b", "c"}},
-		{1250, []string{"a", "b", "c", "d"}},             // the step of 1,296 is past the limit: the prefix ends at c+
-		{1300, []string{"a", "b", "c", "d", "d+"}},       // d+ at the step of 1,296, past c+
-		{1540, []string{"a", "b", "c", "c+", "d", "d+"}}, // all
+		{1300, []string{"a", "b", "b2", "c"}},
+		{1550, []string{"a", "b", "b2", "c", "d"}},             // the step of 1,596 is past the limit: the prefix ends at c+
+		{1600, []string{"a", "b", "b2", "c", "d", "d+"}},       // d+ at the step of 1,596, past c+
+		{1840, []string{"a", "b", "b2", "c", "c+", "d", "d+"}}, // all
 	})
 }
 
@@ -349,11 +351,11 @@ func TestFitGrowLeadRestAfterLead(t *testing.T) {
 }
 
 // Where the first search's items, whole, are at most GrowShare times a
-// step, the rest of the item after the lead comes first from GrowFuller,
-// as the lead's does from GrowLead: here b+ comes in before e at 1,150
-// tokens. With many more items (a long chat's pool), the same limit
-// takes the next item instead and b+ waits behind every item that is
-// not late.
+// step, the rests of the two items after the lead come first from
+// GrowFuller, as the lead's does from GrowLead: here b+ and c+ come in
+// before e at 1,300 tokens. With many more items (a long chat's pool),
+// the same limit takes the next items instead and b+ and c+ wait behind
+// every item that is not late.
 func TestFitGrowNextRestFirstWhereRoomIsLargeShare(t *testing.T) {
 	items := []Item{
 		{ID: "a", Rank: 1, Score: 10, Tokens: 200},
@@ -361,18 +363,19 @@ func TestFitGrowNextRestFirstWhereRoomIsLargeShare(t *testing.T) {
 		{ID: "b", Rank: 1, Score: 9, Tokens: 200},
 		{ID: "b+", Rank: 1, Score: 0.8, Tokens: 150, Late: true, Extends: "b"},
 		{ID: "c", Rank: 1, Score: 8, Tokens: 200},
+		{ID: "c+", Rank: 1, Score: 0.7, Tokens: 150, Late: true, Extends: "c"},
 		{ID: "d", Rank: 1, Score: 7, Tokens: 200},
 		{ID: "e", Rank: 1, Score: 6, Tokens: 200},
 		{ID: "f", Rank: 1, Score: 5, Tokens: 200},
 	}
 	checkGrowKeeps(t, items, []growCase{
-		{1150, []string{"a", "a+", "b", "b+", "c", "d"}},
+		{1300, []string{"a", "a+", "b", "b+", "c", "c+", "d"}},
 	})
 	many := slices.Clone(items)
 	for k := range 20 {
 		many = append(many, Item{ID: fmt.Sprintf("z%02d", k), Rank: 1, Score: 4 - float64(k)/10, Tokens: 200})
 	}
 	checkGrowKeeps(t, many, []growCase{
-		{1150, []string{"a", "a+", "b", "c", "d", "e"}},
+		{1300, []string{"a", "a+", "b", "c", "d", "e", "f"}},
 	})
 }
