@@ -1,7 +1,6 @@
 package index
 
 import (
-	"slices"
 	"strings"
 	"sync"
 
@@ -42,11 +41,9 @@ const irregularForms = `arise arose arisen|awake awoke awoken|beat beaten|become
 
 // irregular is the table, read once: terms maps the stemmed term of each
 // irregular form to the stemmed term of its base ("met" -> "meet",
-// "brought" -> "bring"); verbs maps each form to its base word; words
-// lists, sorted, the forms filed under each base's term.
+// "brought" -> "bring"); verbs maps each form to its base word.
 type irregular struct {
 	terms, verbs map[string]string
-	words        map[string][]string
 }
 
 var irregularTable = sync.OnceValue(func() irregular {
@@ -55,7 +52,7 @@ var irregularTable = sync.OnceValue(func() irregular {
 		ts := stemmer.Filter(analysis.TokenStream{&analysis.Token{Term: []byte(w)}})
 		return string(ts[0].Term)
 	}
-	t := irregular{terms: map[string]string{}, verbs: map[string]string{}, words: map[string][]string{}}
+	t := irregular{terms: map[string]string{}, verbs: map[string]string{}}
 	for _, verb := range strings.Split(irregularForms, "|") {
 		forms := strings.Fields(verb)
 		base := stem(forms[0])
@@ -63,12 +60,8 @@ var irregularTable = sync.OnceValue(func() irregular {
 			t.verbs[f] = forms[0]
 			if s := stem(f); s != base {
 				t.terms[s] = base
-				t.words[base] = append(t.words[base], f)
 			}
 		}
-	}
-	for _, w := range t.words {
-		slices.Sort(w)
 	}
 	return t
 })
@@ -79,11 +72,6 @@ func irregularTerms() map[string]string { return irregularTable().terms }
 // under its verb to the verb ("met" -> "meet"). The map is shared: read
 // it, never write.
 func IrregularVerbs() map[string]string { return irregularTable().verbs }
-
-// IrregularWords lists, sorted, the words other than its own spellings
-// that the index files under term ("met" for "meet"): text that holds
-// none of term's spellings may still hold the term through them.
-func IrregularWords(term string) []string { return irregularTable().words[term] }
 
 // irregularFilter files each irregular form's term under its base's
 // (irregularTerms). It looks at each token alone, so the termCache may

@@ -45,11 +45,10 @@ func TestIrregularFormsFiledUnderTheirVerb(t *testing.T) {
 	if got, want := termOf("met"), termOf("meet"); got != want {
 		t.Errorf("met is filed as %q, meet as %q", got, want)
 	}
-	if got := IrregularWords(termOf("meet")); !slices.Equal(got, []string{"met"}) {
-		t.Errorf("IrregularWords(meet) = %q, want [met]", got)
-	}
-	if got := IrregularWords(termOf("go")); !slices.Equal(got, []string{"gone", "went"}) {
-		t.Errorf("IrregularWords(go) = %q, want [gone went]", got)
+	for _, w := range []string{"went", "gone"} {
+		if got, want := termOf(w), termOf("go"); got != want {
+			t.Errorf("%s is filed as %q, go as %q", w, got, want)
+		}
 	}
 	if got := IrregularVerbs()["bought"]; got != "buy" {
 		t.Errorf("IrregularVerbs()[bought] = %q, want buy", got)
