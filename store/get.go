@@ -89,7 +89,51 @@ func (s *Store) Heads(ns string, ids []string) ([]Record, error) {
 			return nil, err
 		}
 	}
+	g, useKept := s.rc.begin()
+	if !useKept {
+		return s.readHeads(ns, ids)
+	}
+	kept := make([]*Record, len(ids))
+	var miss []string
+	for i, id := range ids {
+		if r, ok := s.rc.head(g, cacheKey(ns, id)); ok {
+			kept[i] = &r
+		} else {
+			miss = append(miss, id)
+		}
+	}
+	read, err := s.readHeads(ns, miss)
+	if err != nil || len(miss) == len(ids) {
+		if err == nil && s.rc.still(g) {
+			s.rc.keepHeads(g, read)
+		}
+		return read, err
+	}
+	if !s.rc.still(g) {
+		// A write ran: what was kept may be older than the read.
+		return s.readHeads(ns, ids)
+	}
+	s.rc.keepHeads(g, read)
 	out := make([]Record, 0, len(ids))
+	for i, id := range ids {
+		switch {
+		case kept[i] != nil:
+			out = append(out, *kept[i])
+		case len(read) > 0 && read[0].ID == id:
+			out = append(out, read[0])
+			read = read[1:]
+		}
+	}
+	return out, nil
+}
+
+// readHeads reads the heads of ids in one read transaction, in the order
+// of ids; ids with no record are left out.
+func (s *Store) readHeads(ns string, ids []string) ([]Record, error) {
+	out := make([]Record, 0, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
 	err := s.view(func(tx KVTx) error {
 		prefetch(tx, ns, ids, bucketHeads)
 		get := getter(tx.Bucket(bucketHeads))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -241,7 +242,48 @@ func (s *Store) NeighborsOf(ns string, ids []string, rels []string) (map[string]
 		}
 	}
 	follow := relSet(rels)
+	g, useKept := s.rc.begin()
+	if !useKept {
+		out, _, err := s.readNeighbors(ns, ids, follow)
+		return out, err
+	}
 	out := make(map[string][]Neighbor, len(ids))
+	var miss []string
+	for _, id := range ids {
+		nbs, ok := s.rc.neighbors(g, neighborsKey(ns, id, follow))
+		switch {
+		case !ok:
+			miss = append(miss, id)
+		case len(nbs) > 0:
+			out[id] = nbs
+		}
+	}
+	read, byKey, err := s.readNeighbors(ns, miss, follow)
+	if err != nil {
+		return nil, err
+	}
+	if !s.rc.still(g) {
+		if len(miss) == len(ids) {
+			return read, nil
+		}
+		// A write ran: what was kept may be older than the read.
+		out, _, err := s.readNeighbors(ns, ids, follow)
+		return out, err
+	}
+	s.rc.keepNeighbors(g, byKey)
+	maps.Copy(out, read)
+	return out, nil
+}
+
+// readNeighbors reads the one-hop neighbours of ids over the relations
+// follow in one read transaction: by id where there are any, and by
+// neighborsKey for every id (empty lists too), for the read cache.
+func (s *Store) readNeighbors(ns string, ids []string, follow map[string]bool) (map[string][]Neighbor, map[string][]Neighbor, error) {
+	out := make(map[string][]Neighbor, len(ids))
+	byKey := make(map[string][]Neighbor, len(ids))
+	if len(ids) == 0 {
+		return out, byKey, nil
+	}
 	err := s.view(func(tx KVTx) error {
 		ls := newLinkScan(tx)
 		for _, id := range ids {
@@ -249,13 +291,14 @@ func (s *Store) NeighborsOf(ns string, ids []string, rels []string) (map[string]
 			if err != nil {
 				return err
 			}
+			byKey[neighborsKey(ns, id, follow)] = nbs
 			if len(nbs) > 0 {
 				out[id] = nbs
 			}
 		}
 		return nil
 	})
-	return out, err
+	return out, byKey, err
 }
 
 // relSet is the set of relations to follow; empty follows all.

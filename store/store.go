@@ -103,6 +103,7 @@ type Store struct {
 	eng  Engine
 	path string
 	opts Options
+	rc   *readCache // nil but for a bbolt store (readcache.go)
 }
 
 // Open opens the store file at path, creating it (and its buckets) unless
@@ -147,7 +148,7 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, valuef(path, "open store %q: %w", path, err)
 	}
 	eng := &boltEngine{db: db, path: path, readOnly: o.ReadOnly, lockTimeout: o.LockTimeout}
-	s := &Store{eng: eng, path: path, opts: o}
+	s := &Store{eng: eng, path: path, opts: o, rc: &readCache{}}
 	if err := eng.init(); err != nil {
 		db.Close()
 		return nil, err
@@ -232,6 +233,7 @@ func (s *Store) updateRev(fn func(tx KVTx) error) (uint64, error) {
 	if s.opts.ReadOnly {
 		return 0, valuef(s.path, "write to store %q: %w (opened for reading)", s.path, ErrReadOnly)
 	}
+	defer s.rc.writing()()
 	return s.eng.Update(fn)
 }
 
