@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lorekeep/lore/index"
 )
@@ -205,3 +206,35 @@ func (bt *bodyTerms) score(q map[string]bool) []textUnit {
 	}
 	return units
 }
+
+// warmTerms works out the kept terms (termsOf) of the second half of
+// picked's bodies on a goroutine of its own, from the last, while the
+// caller makes the excerpts from the first: a packet's first question
+// about a subject meets most of its long bodies for the first time, and
+// their analysis was about 5 ms of a long chat's packet of 500 tokens.
+// The goroutine stops at the body the caller has reached (its reached).
+// Measured on the long chats (four runs, in turns with the commit
+// before; every row the same): p50 at 500 tokens, each question's first
+// packet, 11.8-16.2 -> 10.6-12.3 ms; at 1k-8k, where the bodies are kept
+// already, the same within the runs' drift (7.2-11.8 against 7.5-11.1).
+func warmTerms(picked []*candidate, bodies map[string]string) *termWarmer {
+	w := &termWarmer{}
+	if len(picked) < 8 {
+		return w
+	}
+	w.wg.Go(func() {
+		for k := len(picked) - 1; k >= len(picked)/2 && int64(k) > w.reached.Load(); k-- {
+			termsOf(bodies[picked[k].rec.ID])
+		}
+	})
+	return w
+}
+
+// termWarmer is warmTerms' goroutine: reached is the index of the body
+// the caller is at, and wait waits for the goroutine to stop.
+type termWarmer struct {
+	reached atomic.Int64
+	wg      sync.WaitGroup
+}
+
+func (w *termWarmer) wait() { w.wg.Wait() }
