@@ -219,15 +219,20 @@ func (bt *bodyTerms) score(q map[string]bool) []textUnit {
 // already, the same within the runs' drift (7.2-11.8 against 7.5-11.1).
 func warmTerms(picked []*candidate, bodies map[string]string) *termWarmer {
 	w := &termWarmer{}
+	warmTermsWith(w, picked, bodies)
+	return w
+}
+
+// warmTermsWith starts w's goroutine (warmTerms).
+func warmTermsWith(w *termWarmer, picked []*candidate, bodies map[string]string) {
 	if len(picked) < 8 {
-		return w
+		return
 	}
 	w.wg.Go(func() {
 		for k := len(picked) - 1; k >= len(picked)/2 && int64(k) > w.reached.Load(); k-- {
 			termsOf(bodies[picked[k].rec.ID])
 		}
 	})
-	return w
 }
 
 // termWarmer is warmTerms' goroutine: reached is the index of the body
