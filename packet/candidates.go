@@ -206,7 +206,7 @@ func (g *gatherer) focus() error {
 		}
 	}
 	if len(ids) > 0 {
-		heads, err := g.src.Heads(req.NS, ids)
+		heads, err := readHeads(g.src, req.NS, ids)
 		if err != nil {
 			return badvalue.Errorf(req.NS, "read focus records in ns %q: %w", req.NS, err)
 		}
@@ -486,7 +486,7 @@ func (g *gatherer) readHeads() error {
 		}
 	}
 	if len(ids) > 0 {
-		heads, err := g.src.Heads(g.req.NS, ids)
+		heads, err := readHeads(g.src, g.req.NS, ids)
 		if err != nil {
 			return badvalue.Errorf(g.req.NS, "read candidate records in ns %q: %w", g.req.NS, err)
 		}

@@ -285,7 +285,7 @@ func (g *gatherer) headsAside(heads map[string]store.Record, ids []string) error
 		return nil
 	}
 	slices.Sort(unread)
-	read, err := g.src.Heads(g.req.NS, unread)
+	read, err := readHeads(g.src, g.req.NS, unread)
 	if err != nil {
 		return badvalue.Errorf(g.req.NS, "records two after the hits in ns %q: %w", g.req.NS, err)
 	}
@@ -460,7 +460,7 @@ func (g *gatherer) readHitHeads(hits []index.Hit) error {
 			ids = append(ids, h.ID)
 		}
 	}
-	heads, err := g.src.Heads(g.req.NS, ids)
+	heads, err := readHeads(g.src, g.req.NS, ids)
 	if err != nil {
 		return badvalue.Errorf(g.req.NS, "read hit records in ns %q: %w", g.req.NS, err)
 	}

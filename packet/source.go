@@ -22,6 +22,23 @@ type Source interface {
 	List(opts store.ListOptions) ([]store.Record, string, error)
 }
 
+// SharedHeads is implemented by a Source that can hand out heads that
+// share their maps with heads it keeps (*store.Store does, see
+// store.Store.HeadsShared): the candidates' heads are read through it,
+// and a packet changes no head it reads.
+type SharedHeads interface {
+	HeadsShared(ns string, ids []string) ([]store.Record, error)
+}
+
+// readHeads reads heads from src, sharing them where src can: the
+// candidates' heads, which a build only reads.
+func readHeads(src Source, ns string, ids []string) ([]store.Record, error) {
+	if sh, ok := src.(SharedHeads); ok {
+		return sh.HeadsShared(ns, ids)
+	}
+	return src.Heads(ns, ids)
+}
+
 // TokenSetter is implemented by a Source that can cache token counts for
 // another encoding (*store.Store does). Build uses it when a record has no
 // cached count for the request's encoding: it counts once and caches.
