@@ -242,6 +242,7 @@ func (s *Store) NeighborsOf(ns string, ids []string, rels []string) (map[string]
 		}
 	}
 	follow := relSet(rels)
+	relsK := relsKey(follow)
 	g, useKept := s.rc.begin()
 	if !useKept {
 		out, _, err := s.readNeighbors(ns, ids, follow)
@@ -250,7 +251,7 @@ func (s *Store) NeighborsOf(ns string, ids []string, rels []string) (map[string]
 	out := make(map[string][]Neighbor, len(ids))
 	var miss []string
 	for _, id := range ids {
-		nbs, ok := s.rc.neighbors(g, neighborsKey(ns, id, follow))
+		nbs, ok := s.rc.neighbors(g, neighborsKey(ns, id, relsK))
 		switch {
 		case !ok:
 			miss = append(miss, id)
@@ -286,12 +287,13 @@ func (s *Store) readNeighbors(ns string, ids []string, follow map[string]bool) (
 	}
 	err := s.view(func(tx KVTx) error {
 		ls := newLinkScan(tx)
+		relsK := relsKey(follow)
 		for _, id := range ids {
 			nbs, err := neighborsWith(ls, ns, id, 1, follow)
 			if err != nil {
 				return err
 			}
-			byKey[neighborsKey(ns, id, follow)] = nbs
+			byKey[neighborsKey(ns, id, relsK)] = nbs
 			if len(nbs) > 0 {
 				out[id] = nbs
 			}

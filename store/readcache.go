@@ -141,10 +141,13 @@ func (c *readCache) keepNeighbors(g uint64, byKey map[string][]Neighbor) {
 func cacheKey(ns, id string) string { return ns + "\x00" + id }
 
 // neighborsKey is the key of a record's neighbour list over the
-// relations follow (all where empty).
-func neighborsKey(ns, id string, follow map[string]bool) string {
-	rels := slices.Sorted(maps.Keys(follow))
-	return cacheKey(ns, id) + "\x00" + strings.Join(rels, "\x00")
+// relations whose relsKey is rels.
+func neighborsKey(ns, id, rels string) string { return cacheKey(ns, id) + "\x00" + rels }
+
+// relsKey names the relations follow (all where empty) in a
+// neighborsKey.
+func relsKey(follow map[string]bool) string {
+	return strings.Join(slices.Sorted(maps.Keys(follow)), "\x00")
 }
 
 // cloneHead copies what of r a caller could change in place: its
