@@ -100,17 +100,6 @@ func TestBodyTermsPostings(t *testing.T) {
 	}
 }
 
-// A unit scores for a word whose short term is not a prefix of it
-// ("lady" is filed as "ladi"): a prefilter that looked for the term in
-// the text passed such lines over.
-func TestExcerptScoresShortRewrittenWords(t *testing.T) {
-	body := "The road was long and grey.\nThe lady sat down by the bank.\nThe river ran on."
-	units := scoreUnits(body, queryTerms("Which lady?"))
-	if len(units) != 3 || units[1].score <= 0 || units[0].score != 0 || units[2].score != 0 {
-		t.Errorf("scores %+v; want the second line alone scored", units)
-	}
-}
-
 // TestBodyCacheBounded: the process keeps at most two generations of
 // bodies, and a body in use stays kept (the same bodyTerms comes back)
 // however many others come and go.

@@ -64,12 +64,22 @@ func (c *readCache) begin() (uint64, bool) {
 // still reports whether no write started since begin returned g.
 func (c *readCache) still(g uint64) bool { return c.gen.Load() == g }
 
-// reset empties the maps when their entries were read at another
-// generation than g. Called with mu held.
-func (c *readCache) reset(g uint64) {
+// ready readies the maps for n entries read at generation g, with mu
+// held: false when a write has started since (nothing is to be kept);
+// else the maps are emptied when their entries were read at another
+// generation, and m (one of them) when n more would take it past
+// readCacheEntries.
+func ready[V any](c *readCache, g uint64, m func() map[string]V, n int) bool {
+	if !c.still(g) {
+		return false
+	}
 	if c.at != g || c.heads == nil {
 		c.at, c.heads, c.links = g, map[string]Record{}, map[string][]Neighbor{}
 	}
+	if len(m())+n > readCacheEntries {
+		clear(m())
+	}
+	return true
 }
 
 // head returns the head kept for key at generation g, a copy where
@@ -93,12 +103,8 @@ func (c *readCache) head(g uint64, key string, copies bool) (Record, bool) {
 func (c *readCache) keepHeads(g uint64, heads []Record, copies bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.still(g) {
+	if !ready(c, g, func() map[string]Record { return c.heads }, len(heads)) {
 		return
-	}
-	c.reset(g)
-	if len(c.heads)+len(heads) > readCacheEntries {
-		clear(c.heads)
 	}
 	for _, r := range heads {
 		if copies {
@@ -125,12 +131,8 @@ func (c *readCache) neighbors(g uint64, key string) ([]Neighbor, bool) {
 func (c *readCache) keepNeighbors(g uint64, byKey map[string][]Neighbor) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.still(g) {
+	if !ready(c, g, func() map[string][]Neighbor { return c.links }, len(byKey)) {
 		return
-	}
-	c.reset(g)
-	if len(c.links)+len(byKey) > readCacheEntries {
-		clear(c.links)
 	}
 	for k, nbs := range byKey {
 		c.links[k] = slices.Clone(nbs)
