@@ -63,12 +63,21 @@
 // transaction, so a callback may use the store; the walk is therefore not
 // one snapshot.
 //
+// A bbolt store keeps the heads and neighbour lists it has decoded
+// (readcache.go) while no write runs: a write counts a generation up
+// before and after, and a read uses what is kept only if the count was
+// even before its transaction and is unchanged after. Heads hands out
+// copies; HeadsShared, for callers that only read (a packet), the kept
+// heads themselves. An engine other than bbolt keeps nothing: its
+// writers may be other processes on other hosts.
+//
 // # Engines
 //
 // An engine is the database the buckets live in (Engine, engine.go).
 // Everything about records, links, versions and the change log is
 // written once against the kv layer (KVTx, KVBucket, KVCursor), and
-// Store has no branch on its engine. An engine outside this package
+// Store has no branch on its engine (Open gives a bbolt store its read
+// cache). An engine outside this package
 // implements Engine and its KVTx, opens its Store with NewStore, and
 // registers a Driver for its URL scheme from its init (Register,
 // url.go), as a database/sql driver does; a program links it by
