@@ -115,13 +115,13 @@ func (s *Store) heads(ns string, ids []string, copies bool) ([]Record, error) {
 		}
 	}
 	read, err := s.readHeads(ns, miss)
-	if err != nil || len(miss) == len(ids) {
-		if err == nil && s.rc.still(g) {
-			s.rc.keepHeads(g, read, copies)
-		}
-		return read, err
+	if err != nil {
+		return nil, err
 	}
 	if !s.rc.still(g) {
+		if len(miss) == len(ids) {
+			return read, nil
+		}
 		// A write ran: what was kept may be older than the read.
 		return s.readHeads(ns, ids)
 	}
