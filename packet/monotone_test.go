@@ -204,15 +204,10 @@ func checkMonotoneForms(t *testing.T, label string, forms bool, lo, hi int, step
 			if !ok {
 				t.Fatalf("%s: %s is in the packet at %d but not at %d\n%v\n%v", label, e.ID, prevBudget, b, prev, entryIDs(p))
 			}
-			if forms && formOrder(now.Form) < formOrder(e.Form) {
+			if forms && FormOrder(now.Form) < FormOrder(e.Form) {
 				t.Fatalf("%s: %s is shown %s at %d but %s at %d", label, e.ID, e.Form, prevBudget, now.Form, b)
 			}
 		}
 		prev, prevBudget = p.Records, b
 	}
-}
-
-// formOrder orders an entry's forms from the shortest.
-func formOrder(f string) int {
-	return slices.Index([]string{"title", formExcerpt, "summary", "full"}, f)
 }

@@ -53,6 +53,14 @@ type Entry struct {
 	beside bool
 }
 
+// FormOrder orders the forms an Entry shows a record in, from the
+// shortest (the design's title < excerpt < summary or whole): a larger
+// budget shows each record of a smaller one in the same form or one
+// later in this order. A form it does not know is -1, below them all.
+func FormOrder(form string) int {
+	return slices.Index([]string{"title", formExcerpt, "summary", "full"}, form)
+}
+
 // Note is a deferral note: a record left out of the packet, or shown
 // shortened (its summary, its title, or its body truncated), and how to
 // fetch it.

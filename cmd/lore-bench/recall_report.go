@@ -56,7 +56,7 @@ type recallReport struct {
 	NotMonotone map[string]int `json:"not_monotone"`
 	// ShorterForms counts, per pair of neighbouring budgets, the
 	// questions whose packet at the larger budget shows a record of the
-	// smaller one in a shorter form (formOrder).
+	// smaller one in a shorter form (packet.FormOrder).
 	ShorterForms map[string]int `json:"shorter_forms"`
 	Groups       []string       `json:"groups"`
 	// FragmentHits and FragmentMisses count the entry and note fragments
@@ -174,7 +174,7 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 		rep.ShorterForms[key] = 0
 		for _, byBudget := range loreForms {
 			for id, form := range byBudget[small] {
-				if larger, ok := byBudget[large][id]; ok && formOrder(larger) < formOrder(form) {
+				if larger, ok := byBudget[large][id]; ok && packet.FormOrder(larger) < packet.FormOrder(form) {
 					rep.ShorterForms[key]++
 					break
 				}
@@ -182,14 +182,6 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 		}
 	}
 	return rep
-}
-
-// formOrder orders the forms a packet shows a record in, from the
-// shortest (the design's title < excerpt < summary or whole); a form it
-// does not know is the shortest of all, so that a change to a new one
-// is counted, not passed over.
-func formOrder(form string) int {
-	return slices.Index([]string{"title", "excerpt", "summary", "full"}, form)
 }
 
 func quantile(sorted []float64, q float64) float64 {
