@@ -35,13 +35,8 @@ func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (_ bs
 		}
 	}()
 	m := ix.bi.Mapping()
-	model := bindex.DefaultScoringModel
-	if im, ok := m.(*mapping.IndexMappingImpl); ok && im.ScoringModel == bindex.BM25Scoring {
-		model = bindex.BM25Scoring
-	}
-	ctx = context.WithValue(ctx, bsearch.GetScoringModelCallbackKey,
-		bsearch.GetScoringModelCallbackFn(func() string { return model }))
-	if w, ok := wordsOf(bq); ok && pruneWords && model == bindex.BM25Scoring {
+	ctx = withScoringModel(ctx, m)
+	if w, ok := wordsOf(bq); ok && pruneWords && scoringModel(m) == bindex.BM25Scoring {
 		best, _, err := prunedBest(ctx, r, w, size)
 		if err == nil {
 			return best, withIDs(best, r)
@@ -64,6 +59,22 @@ func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (_ bs
 		return nil, err
 	}
 	return best, withIDs(best, r)
+}
+
+// scoringModel is the scoring model of the index mapping m.
+func scoringModel(m mapping.IndexMapping) string {
+	if im, ok := m.(*mapping.IndexMappingImpl); ok && im.ScoringModel == bindex.BM25Scoring {
+		return bindex.BM25Scoring
+	}
+	return bindex.DefaultScoringModel
+}
+
+// withScoringModel tells the searchers made with ctx the scoring model of
+// m, as bleve's own search does.
+func withScoringModel(ctx context.Context, m mapping.IndexMapping) context.Context {
+	model := scoringModel(m)
+	return context.WithValue(ctx, bsearch.GetScoringModelCallbackKey,
+		bsearch.GetScoringModelCallbackFn(func() string { return model }))
 }
 
 // withIDs reads the document id of each match.

@@ -45,8 +45,9 @@ type Query struct {
 	// Limit caps the hits; 0 means DefaultLimit; negative is invalid.
 	Limit int
 	// AnyTerm reads Text as a question, not a search box: a record
-	// matching any of its terms is a hit, and a "quoted phrase" found
-	// whole adds to the score but is never required. A
+	// matching any of its terms is a hit, a "quoted phrase" found whole
+	// adds to the score but is never required, and so does each pair of
+	// its words found side by side (pairs.go). A
 	// packet's query is parsed this way: people write questions, and a
 	// misspelt quoted title must not empty the packet.
 	AnyTerm bool
@@ -82,7 +83,16 @@ func (ix *Index) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	if err != nil {
 		return nil, err
 	}
-	found, err := ix.topN(ctx, bq, limit, q.Text == "")
+	pairs := pairsOf(q, ix.b)
+	size := limit
+	if len(pairs) > 0 {
+		size = max(limit, pairWindow) // the window the pairs re-rank, whatever the limit
+	}
+	found, err := ix.topN(ctx, bq, size, q.Text == "")
+	if err == nil && len(pairs) > 0 {
+		found, err = ix.withPairs(ctx, found, bq, pairs)
+	}
+	found = found[:min(limit, len(found))]
 	if ctx.Err() != nil && err != nil {
 		return nil, fmt.Errorf("index %s: search %q in %q: %w", ix.dir, q.Text, q.NS, err)
 	}
@@ -131,9 +141,7 @@ func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie boo
 		for _, h := range hits {
 			h.Score = stableScore(h.Score)
 		}
-		slices.SortStableFunc(hits, func(a, b *bsearch.DocumentMatch) int {
-			return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
-		})
+		slices.SortStableFunc(hits, byScoreThenID)
 		return hits
 	}
 	if allTie {
@@ -150,6 +158,11 @@ func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie boo
 		return sorted(hits), err
 	}
 	return sorted(hits)[:min(limit, len(hits))], nil
+}
+
+// byScoreThenID orders hits best first, ties by document id.
+func byScoreThenID(a, b *bsearch.DocumentMatch) int {
+	return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
 }
 
 // stableScore is a score as every build of the index gives it: rounded

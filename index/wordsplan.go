@@ -17,6 +17,8 @@ const exhausted = math.MaxUint64
 
 // wordClause is one term of a words query in one field.
 type wordClause struct {
+	term   string // as the index files it (under its namespace)
+	name   string // its field's name
 	reader bindex.TermFieldReader
 	scorer *scorer.TermQueryScorer
 	boost  float64
@@ -158,7 +160,7 @@ func openWords(ctx context.Context, r bindex.IndexReader, w wordsQuery) (_ *word
 			if err != nil {
 				return p, err
 			}
-			c := &wordClause{reader: rd, boost: tq.Boost(), count: rd.Count()}
+			c := &wordClause{term: tq.Term, name: tq.Field(), reader: rd, boost: tq.Boost(), count: rd.Count()}
 			c.scorer = scorer.NewTermQueryScorer([]byte(tq.Term), tq.Field(), tq.Boost(), docTotal, c.count, avg, bsearch.SearcherOptions{})
 			group = append(group, c)
 		}

@@ -1,0 +1,282 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// Word pairs. A question's terms that stand side by side in it ("Roth
+// IRA", "confirmed attendees", "attend my event") say more when a record
+// holds them side by side too than when it holds them apart, and BM25
+// scores the two alike. So a question (Query.AnyTerm) re-ranks the best
+// records by its words: each pair a record holds as the question says it,
+// in a field, adds the two terms' scores in that field again (the
+// ordered-bigram part of the sequential dependence model, Metzler and
+// Croft, 2005; bleve has no query for its unordered windows).
+//
+// Only the first pairWindow records by the words are re-ranked, so the
+// order is one fixed order whatever the limit: the best n hits are the
+// first n of the best m > n, as a packet's deeper searches need (a
+// record past the window keeps its words' score, which no record in the
+// window is below). The words search keeps its pruning (prunedBest).
+//
+// Measured with the recall benchmark's packets at 500 / 1k / 2k / 4k /
+// 8k tokens, beside the commit before in the same hour (docs/bench-history,
+// 2026-12-07): long user/assistant chats .438 .529 .569 .633 .674 ->
+// .436 .536 .578 .633 .683; short turns .723 .799 .856 .903 .937 ->
+// .728 .801 .857 .900 .937; story passages .808 .926 .979 .998 .999 ->
+// .814 .929 .980 .998 .999, their answers .824 .916 .973 .995 .999 ->
+// .828 .918 .973 .995 .999. Pairs only side by side (no stop word
+// between) gained less on the stories and short turns at 500 (.810 and
+// .726), pairs at half their scores less on the long chats at 1k
+// (.528); a window of 1,280 the same as 320.
+
+// maxWordPairs bounds the pairs a question adds: a question is a
+// sentence or two, not a page pasted in.
+const maxWordPairs = 16
+
+// pairWindow is how many of the best records by the words a question's
+// pairs re-rank: about the hits a packet's first search reads.
+const pairWindow = 320
+
+// wordPair is two terms of a question, as the index files them, gap
+// places apart in it (1: side by side; 2: a stop word between).
+type wordPair struct {
+	a, b string
+	gap  uint64
+}
+
+// wordPairs lists the pairs of terms that stand side by side in a
+// question, or with one stop word between (a record's text must have
+// them at the same distance: "attend my event" finds "attend the
+// event"), each pair once, in the question's order, at most
+// maxWordPairs.
+func wordPairs(words analysis.TokenStream) []wordPair {
+	var pairs []wordPair
+	for i := 0; i+1 < len(words) && len(pairs) < maxWordPairs; i++ {
+		a, b := words[i], words[i+1]
+		p := wordPair{a: string(a.Term), b: string(b.Term), gap: uint64(b.Position - a.Position)}
+		if p.gap < 1 || p.gap > 2 || p.a == p.b || slices.Contains(pairs, p) {
+			continue
+		}
+		pairs = append(pairs, p)
+	}
+	return pairs
+}
+
+// pairsOf is q's word pairs: none unless q is a question.
+func pairsOf(q Query, b *builder) []wordPair {
+	if !q.AnyTerm || strings.TrimSpace(q.Text) == "" {
+		return nil
+	}
+	return wordPairs(b.terms(q.NS, strings.ReplaceAll(q.Text, `"`, " ")))
+}
+
+// withPairs re-ranks the first pairWindow of found (topN's hits of the
+// words query bq, in its order) by pairs, and returns found in the new
+// order. A query that is not a words query (quoted phrases) keeps its
+// order.
+func (ix *Index) withPairs(ctx context.Context, found bsearch.DocumentMatchCollection, bq query.Query, pairs []wordPair) (_ bsearch.DocumentMatchCollection, err error) {
+	w, ok := wordsOf(bq)
+	if !ok || len(found) == 0 {
+		return found, nil
+	}
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := r.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	plan, err := openWords(ctx, r, w)
+	if errors.Is(err, errNotPrunable) {
+		return found, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := plan.close(); err == nil {
+			err = cerr
+		}
+	}()
+	fields, err := openPairFields(ctx, r, plan, pairs)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, f := range fields {
+			for _, t := range f.terms {
+				if cerr := t.reader.Close(); err == nil {
+					err = cerr
+				}
+			}
+		}
+	}()
+	window := slices.Clone(found[:min(len(found), pairWindow)])
+	for _, h := range window {
+		if len(h.IndexInternalID) == 0 {
+			return found, nil // no place in the index to read its pairs at
+		}
+	}
+	slices.SortFunc(window, func(a, b *bsearch.DocumentMatch) int {
+		return slices.Compare(a.IndexInternalID, b.IndexInternalID)
+	})
+	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(4, 0), IndexReader: r}
+	for n, h := range window {
+		if n%checkDoneEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		for _, f := range fields {
+			if err := f.advance(h.IndexInternalID); err != nil {
+				return nil, err
+			}
+		}
+		// As bleve scores a disjunction of the pairs, each a disjunction
+		// over the fields of a phrase: sums, each times the share of its
+		// clauses that match.
+		bonus, held := 0.0, 0
+		for _, p := range pairs {
+			sum, in := 0.0, 0
+			for _, f := range fields {
+				if s, ok := f.pair(sctx, h.IndexInternalID, p); ok {
+					sum += s
+					in++
+				}
+			}
+			if in > 0 {
+				bonus += sum * (float64(in) / float64(len(fields)))
+				held++
+			}
+		}
+		if held > 0 {
+			bonus *= float64(held) / float64(len(pairs))
+			h.Score = stableScore(h.Score + stableScore(bonus))
+		}
+	}
+	out := slices.Clone(found)
+	slices.SortStableFunc(out, byScoreThenID)
+	return out, nil
+}
+
+// pairField is one field's postings, with positions, of the terms that
+// make up the pairs.
+type pairField struct {
+	terms map[string]*pairTerm
+}
+
+type pairTerm struct {
+	clause *wordClause // its score in the field, as the words score it
+	reader bindex.TermFieldReader
+	tfd    bindex.TermFieldDoc
+	at     bindex.IndexInternalID // the record reader is at; nil at the end
+}
+
+// openPairFields opens, in each field of plan, the postings with
+// positions of the terms some pair holds.
+func openPairFields(ctx context.Context, r bindex.IndexReader, plan *wordsPlan, pairs []wordPair) (_ []*pairField, err error) {
+	inPair := map[string]bool{}
+	for _, p := range pairs {
+		inPair[p.a], inPair[p.b] = true, true
+	}
+	var out []*pairField
+	defer func() {
+		if err != nil {
+			for _, f := range out {
+				for _, t := range f.terms {
+					_ = t.reader.Close()
+				}
+			}
+		}
+	}()
+	for _, g := range plan.fields {
+		f := &pairField{terms: map[string]*pairTerm{}}
+		out = append(out, f)
+		for _, c := range g {
+			if !inPair[c.term] || f.terms[c.term] != nil {
+				continue
+			}
+			rd, err := r.TermFieldReader(ctx, []byte(c.term), c.name, true, true, true)
+			if err != nil {
+				return out, err
+			}
+			f.terms[c.term] = &pairTerm{clause: c, reader: rd}
+		}
+	}
+	return out, nil
+}
+
+// advance moves f's postings to record id, or past it where it holds
+// none of a term. Records are asked about in rising order, so postings
+// only move forward.
+func (f *pairField) advance(id bindex.IndexInternalID) error {
+	for _, t := range f.terms {
+		if t.at != nil && t.at.Compare(id) >= 0 {
+			continue
+		}
+		tfd, err := t.reader.Advance(id, &t.tfd)
+		if err != nil {
+			return err
+		}
+		t.at = nil
+		if tfd != nil {
+			t.at = tfd.ID
+		}
+	}
+	return nil
+}
+
+// pair is the score of pair p in record id's field f, as bleve's phrase
+// query gives it (its two terms' scores), and whether f holds p there,
+// as the question has it.
+func (f *pairField) pair(sctx *bsearch.SearchContext, id bindex.IndexInternalID, p wordPair) (float64, bool) {
+	a, b := f.terms[p.a], f.terms[p.b]
+	if a == nil || b == nil || !a.at.Equals(id) || !b.at.Equals(id) || !besides(a.tfd.Vectors, b.tfd.Vectors, p.gap) {
+		return 0, false
+	}
+	return a.score(sctx) + b.score(sctx), true
+}
+
+// score is t's score in the record it is at, as the words query scores
+// it (the scorer's query norm and boost).
+func (t *pairTerm) score(sctx *bsearch.SearchContext) float64 {
+	tfd := t.tfd
+	tfd.Vectors = nil // no locations to keep
+	dm := t.clause.scorer.Score(sctx, &tfd)
+	s := dm.Score
+	sctx.DocumentMatchPool.Put(dm)
+	return s
+}
+
+// besides reports whether some position of b is gap places after one of
+// a. A field's positions come in the order of its text (Lore's text
+// fields hold one value each, never an array), so one pass of each
+// finds it.
+func besides(a, b []*bindex.TermFieldVector, gap uint64) bool {
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j].Pos < x.Pos+gap {
+			j++
+		}
+		if j == len(b) {
+			return false
+		}
+		if b[j].Pos == x.Pos+gap {
+			return true
+		}
+	}
+	return false
+}
