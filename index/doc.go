@@ -74,6 +74,11 @@
 // and scores bleve's searchers would, bit for bit: at 1,000,000 records
 // it scores a quarter of the matches.
 //
+// A question (Query.AnyTerm, a packet's query) then re-ranks the best
+// pairWindow of those hits by its word pairs: two of its words found in
+// a record as the question has them add their scores there again
+// (pairs.go).
+//
 // # Locking
 //
 // Scorch keeps a bbolt file (root.bolt) open for the life of an Index: a
