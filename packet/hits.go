@@ -48,7 +48,7 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 		if err := g.readHitHeads(tieredHits(own)); err != nil {
 			return err
 		}
-		own = withSequenceContext(own, nbs.nbs, g.cfg, g.shortness)
+		own = withSequenceContext(own, nbs.nbs, g.cfg, g.shortness, g.perLength)
 	}
 	if own, err = g.candidateHits(own, nbs, step); err != nil {
 		return err

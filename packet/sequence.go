@@ -89,7 +89,12 @@ func sequenceAdjacent(nbs []store.Neighbor) []string {
 // short turn, the hits around it are the same exchange; a long message
 // that happens to sit between two hits holds its own answer or not, and
 // once lifted by them it pushed strong isolated hits out of a packet.
-func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortness func(id string) float64) []tieredHit {
+//
+// A gain that comes mainly through long records (perLength below 1: a
+// long reply beside the hit, or the hit two steps off across one) does
+// not carry a hit past the best hits by their own score
+// (keepOwnPlaces).
+func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortness, perLength func(id string) float64) []tieredHit {
 	type scored struct {
 		score float64
 		tier  int
@@ -103,7 +108,9 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 		}
 	}
 	ctxShare, winShare := max(0, float64(cfg.ContextShare)/100), max(0, float64(cfg.WindowShare)/100)
+	long := func(id string) bool { return perLength(id) < 1 }
 	out := slices.Clone(hits)
+	throughLong := make([]bool, len(out)) // gained mainly through long records
 	for i, h := range out {
 		counts := func(id string) float64 {
 			if o, ok := hit[id]; ok && o.tier <= h.tier && id != h.ID {
@@ -111,16 +118,29 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 			}
 			return 0
 		}
-		around, best := 0.0, 0.0
+		// around and best as the sequence gives them; aroundShort and
+		// bestShort through short records alone.
+		around, best, aroundShort, bestShort := 0.0, 0.0, 0.0, 0.0
 		for _, x := range sequenceAdjacent(nbs[h.ID]) {
 			around += counts(x)
 			best = max(best, counts(x))
+			if !long(x) {
+				aroundShort += counts(x)
+				bestShort = max(bestShort, counts(x))
+			}
 			for _, y := range touching[x] {
 				best = max(best, counts(y))
+				if !long(x) && !long(y) {
+					bestShort = max(bestShort, counts(y))
+				}
 			}
 		}
-		out[i].score = h.Score + (ctxShare*around+winShare*best)*shortness(h.ID)
+		gain := (ctxShare*around + winShare*best) * shortness(h.ID)
+		short := (ctxShare*aroundShort + winShare*bestShort) * shortness(h.ID)
+		out[i].score = h.Score + gain
+		throughLong[i] = gain-short > short
 	}
+	keepOwnPlaces(out, throughLong, perLength)
 	slices.SortStableFunc(out, func(a, b tieredHit) int {
 		if a.tier != b.tier {
 			return a.tier - b.tier
@@ -128,4 +148,59 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 		return cmp.Compare(b.score, a.score)
 	})
 	return out
+}
+
+// ownPlaces is how many of the best hits by their own score keep their
+// places against hits lifted through long records (keepOwnPlaces):
+// about what a packet of 500 tokens holds. Measured on long
+// user/assistant chats (docs/bench-history, 2026-12-07): 6 to 8 hold the
+// same evidence at 500 tokens, 10 lost it at 1,000 and 2,000, 3 and 4
+// kept less of the knowledge-update questions' evidence.
+const ownPlaces = 7
+
+// keepOwnPlaces raises each of the ownPlaces best hits of the first tier,
+// by their own search score per length, just above every other hit of
+// that tier whose sequence gain came mainly through long records
+// (throughLong), where its score in sequence context had put that hit
+// first.
+//
+// In a chat of short questions and long replies, a long reply that
+// repeats the question's words many times lifts the short messages
+// beside it, and the message two steps off across it, above a short
+// message that states the answer itself; where the records around a hit
+// are short (turns of a conversation), the gain is the same exchange and
+// nothing moves. The raised hits keep their order by own score; hits
+// lifted through short records keep theirs. It reads the first tier
+// alone, so a bigger budget orders it the same way.
+func keepOwnPlaces(out []tieredHit, throughLong []bool, perLength func(id string) float64) {
+	var first []int
+	for i, h := range out {
+		if h.tier == 0 {
+			first = append(first, i)
+		}
+	}
+	byOwn := slices.Clone(first)
+	slices.SortStableFunc(byOwn, func(a, b int) int {
+		return cmp.Compare(out[b].Score*perLength(out[b].ID), out[a].Score*perLength(out[a].ID))
+	})
+	byOwn = byOwn[:min(ownPlaces, len(byOwn))]
+	top := 0.0 // the best score of a hit lifted through long records
+	for _, i := range first {
+		if throughLong[i] && !slices.Contains(byOwn, i) {
+			top = max(top, out[i].score)
+		}
+	}
+	if top <= 0 {
+		return
+	}
+	for _, i := range byOwn {
+		if out[i].score <= top {
+			// Just above top, in the order of their own scores. (Measured:
+			// a step of a billionth of top in place of this millionth of
+			// the own score gave the same candidate order, yet one
+			// knowledge-update packet at 500 tokens lost a record to the
+			// fill; docs/bench-history.)
+			out[i].score = top + 1e-6*out[i].Score*perLength(out[i].ID)
+		}
+	}
 }

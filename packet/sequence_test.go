@@ -46,7 +46,7 @@ func hitIDs(hs []tieredHit) []string {
 func TestSequenceContextRaisesHitsNearStrongOnes(t *testing.T) {
 	nbs := chain("t1", "t2", "t3", "t4", "t5")
 	hits := tiered(0, "t1", 10.0, "lone", 3.0, "t3", 2.0)
-	got := withSequenceContext(hits, nbs, DefaultConfig(), whole)
+	got := withSequenceContext(hits, nbs, DefaultConfig(), whole, whole)
 	if want := []string{"t1", "t3", "lone"}; !slices.Equal(hitIDs(got), want) {
 		t.Fatalf("order %v, want %v", hitIDs(got), want)
 	}
@@ -60,7 +60,7 @@ func TestSequenceContextRaisesHitsNearStrongOnes(t *testing.T) {
 	}
 	off := DefaultConfig()
 	off.ContextShare, off.WindowShare = -1, -1
-	if got := withSequenceContext(hits, nbs, off, whole); !slices.Equal(hitIDs(got), []string{"t1", "lone", "t3"}) {
+	if got := withSequenceContext(hits, nbs, off, whole, whole); !slices.Equal(hitIDs(got), []string{"t1", "lone", "t3"}) {
 		t.Errorf("with both shares off the search order must stay: %v", hitIDs(got))
 	}
 }
@@ -72,8 +72,8 @@ func TestSequenceContextTiersKeepShallowerOrder(t *testing.T) {
 	nbs := chain("a", "b", "c", "d", "e", "f", "g")
 	shallow := tiered(0, "a", 5.0, "d", 4.0, "g", 1.0)
 	deep := append(slices.Clone(shallow), tiered(1, "b", 0.9, "f", 0.8, "c", 0.7)...)
-	got1 := withSequenceContext(shallow, nbs, DefaultConfig(), whole)
-	got2 := withSequenceContext(deep, nbs, DefaultConfig(), whole)
+	got1 := withSequenceContext(shallow, nbs, DefaultConfig(), whole, whole)
+	got2 := withSequenceContext(deep, nbs, DefaultConfig(), whole, whole)
 	if !slices.Equal(hitIDs(got2[:len(got1)]), hitIDs(got1)) {
 		t.Fatalf("tier 0 order %v changed to %v by a deeper tier", hitIDs(got1), hitIDs(got2))
 	}
@@ -165,3 +165,28 @@ func TestAgentHitsWithoutSequence(t *testing.T) {
 
 // whole is the shortness of a record of any size that counts as short.
 func whole(string) float64 { return 1 }
+
+// A long reply that matches the question lifts the short message after
+// it (the window and the context share) above hits that match better on
+// their own: those keep their places (keepOwnPlaces). Where the same
+// records are short, the lift is the same exchange and stands.
+func TestSequenceContextLongReplyDoesNotPassOwnBest(t *testing.T) {
+	nbs := chain("q1", "r1", "q2", "r2", "q3")
+	hits := tiered(0, "r1", 10.0, "f1", 5.0, "f2", 5.0, "f3", 5.0, "f4", 5.0, "f5", 5.0, "s", 3.0, "q2", 1.0)
+	longReply := func(f float64) func(string) float64 {
+		return func(id string) float64 {
+			if strings.HasPrefix(id, "r") {
+				return f
+			}
+			return 1
+		}
+	}
+	got := hitIDs(withSequenceContext(hits, nbs, DefaultConfig(), longReply(0.1), longReply(0.3)))
+	if want := []string{"r1", "f1", "f2", "f3", "f4", "f5", "s", "q2"}; !slices.Equal(got, want) {
+		t.Errorf("with long replies: order %v, want %v", got, want)
+	}
+	got = hitIDs(withSequenceContext(hits, nbs, DefaultConfig(), whole, whole))
+	if want := []string{"r1", "q2", "f1", "f2", "f3", "f4", "f5", "s"}; !slices.Equal(got, want) {
+		t.Errorf("with short records: order %v, want %v", got, want)
+	}
+}
