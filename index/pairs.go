@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -120,7 +122,7 @@ func (ix *Index) withPairs(ctx context.Context, found bsearch.DocumentMatchColle
 	defer func() {
 		for _, f := range fields {
 			for _, t := range f.terms {
-				if cerr := t.reader.Close(); err == nil {
+				if cerr := t.vectors.Close(); err == nil {
 					err = cerr
 				}
 			}
@@ -128,20 +130,22 @@ func (ix *Index) withPairs(ctx context.Context, found bsearch.DocumentMatchColle
 	}()
 	window := slices.Clone(found[:min(len(found), pairWindow)])
 	for _, h := range window {
-		if len(h.IndexInternalID) == 0 {
-			return found, nil // no place in the index to read its pairs at
+		if len(h.IndexInternalID) != 8 {
+			return found, nil // not scorch's record numbers, which the words' postings go by
 		}
 	}
 	slices.SortFunc(window, func(a, b *bsearch.DocumentMatch) int {
 		return slices.Compare(a.IndexInternalID, b.IndexInternalID)
 	})
 	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(4, 0), IndexReader: r}
+	id := make([]byte, 8) // a record number, as the postings take it
 	for n, h := range window {
 		if n%checkDoneEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		doc := binary.BigEndian.Uint64(h.IndexInternalID)
 		for _, f := range fields {
-			if err := f.advance(h.IndexInternalID); err != nil {
+			if err := f.advance(doc, id); err != nil {
 				return nil, err
 			}
 		}
@@ -149,10 +153,14 @@ func (ix *Index) withPairs(ctx context.Context, found bsearch.DocumentMatchColle
 		// over the fields of a phrase: sums, each times the share of its
 		// clauses that match.
 		bonus, held := 0.0, 0
-		for _, p := range pairs {
+		for k, p := range pairs {
 			sum, in := 0.0, 0
 			for _, f := range fields {
-				if s, ok := f.pair(sctx, h.IndexInternalID, p); ok {
+				s, ok, err := f.pair(sctx, doc, id, k, p)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
 					sum += s
 					in++
 				}
@@ -172,17 +180,23 @@ func (ix *Index) withPairs(ctx context.Context, found bsearch.DocumentMatchColle
 	return out, nil
 }
 
-// pairField is one field's postings, with positions, of the terms that
-// make up the pairs.
+// pairField is, in one field, the terms that make up the pairs.
 type pairField struct {
 	terms map[string]*pairTerm
+	pairs [][2]*pairTerm // the terms of each pair, nil where the field has none of one
 }
 
+// pairTerm is one term of the pairs in one field: whether a record
+// holds it, with its frequency and norm, from the words' postings (the
+// plan's clause, read without positions), and its positions from
+// postings of their own, read only in records that hold both terms of a
+// pair there (reading positions was most of the re-ranking's time).
 type pairTerm struct {
-	clause *wordClause // its score in the field, as the words score it
-	reader bindex.TermFieldReader
-	tfd    bindex.TermFieldDoc
-	at     bindex.IndexInternalID // the record reader is at; nil at the end
+	clause  *wordClause // where the term is, and its score there
+	started bool        // clause has been moved at least once
+	vectors bindex.TermFieldReader
+	vtfd    bindex.TermFieldDoc
+	vdoc    uint64 // the record vectors is at; exhausted before the first read
 }
 
 // openPairFields opens, in each field of plan, the postings with
@@ -197,7 +211,7 @@ func openPairFields(ctx context.Context, r bindex.IndexReader, plan *wordsPlan, 
 		if err != nil {
 			for _, f := range out {
 				for _, t := range f.terms {
-					_ = t.reader.Close()
+					_ = t.vectors.Close()
 				}
 			}
 		}
@@ -213,49 +227,71 @@ func openPairFields(ctx context.Context, r bindex.IndexReader, plan *wordsPlan, 
 			if err != nil {
 				return out, err
 			}
-			f.terms[c.term] = &pairTerm{clause: c, reader: rd}
+			f.terms[c.term] = &pairTerm{clause: c, vectors: rd, vdoc: exhausted}
+		}
+		f.pairs = make([][2]*pairTerm, len(pairs))
+		for i, p := range pairs {
+			f.pairs[i] = [2]*pairTerm{f.terms[p.a], f.terms[p.b]}
 		}
 	}
 	return out, nil
 }
 
-// advance moves f's postings to record id, or past it where it holds
-// none of a term. Records are asked about in rising order, so postings
-// only move forward.
-func (f *pairField) advance(id bindex.IndexInternalID) error {
+// advance moves f's terms to record doc, or past it where it holds none
+// of a term. Records are asked about in rising order, so postings only
+// move forward.
+func (f *pairField) advance(doc uint64, id []byte) error {
 	for _, t := range f.terms {
-		if t.at != nil && t.at.Compare(id) >= 0 {
+		if t.started && t.clause.doc >= doc {
 			continue
 		}
-		tfd, err := t.reader.Advance(id, &t.tfd)
-		if err != nil {
+		if err := t.clause.advance(doc, id); err != nil {
 			return err
 		}
-		t.at = nil
-		if tfd != nil {
-			t.at = tfd.ID
-		}
+		t.started = true
 	}
 	return nil
 }
 
-// pair is the score of pair p in record id's field f, as bleve's phrase
+// pair is the score of pair p, the k-th, in record doc's field f, as bleve's phrase
 // query gives it (its two terms' scores), and whether f holds p there,
 // as the question has it.
-func (f *pairField) pair(sctx *bsearch.SearchContext, id bindex.IndexInternalID, p wordPair) (float64, bool) {
-	a, b := f.terms[p.a], f.terms[p.b]
-	if a == nil || b == nil || !a.at.Equals(id) || !b.at.Equals(id) || !besides(a.tfd.Vectors, b.tfd.Vectors, p.gap) {
-		return 0, false
+func (f *pairField) pair(sctx *bsearch.SearchContext, doc uint64, id []byte, k int, p wordPair) (float64, bool, error) {
+	a, b := f.pairs[k][0], f.pairs[k][1]
+	if a == nil || b == nil || a.clause.doc != doc || b.clause.doc != doc {
+		return 0, false, nil
 	}
-	return a.score(sctx) + b.score(sctx), true
+	va, err := a.positions(doc, id)
+	if err != nil {
+		return 0, false, err
+	}
+	vb, err := b.positions(doc, id)
+	if err != nil || !besides(va, vb, p.gap) {
+		return 0, false, err
+	}
+	return a.score(sctx) + b.score(sctx), true, nil
+}
+
+// positions are t's positions in record doc, which holds t.
+func (t *pairTerm) positions(doc uint64, id []byte) ([]*bindex.TermFieldVector, error) {
+	if t.vdoc != doc {
+		binary.BigEndian.PutUint64(id, doc)
+		tfd, err := t.vectors.Advance(id, &t.vtfd)
+		if err != nil {
+			return nil, err
+		}
+		if tfd == nil || len(tfd.ID) != 8 || binary.BigEndian.Uint64(tfd.ID) != doc {
+			return nil, fmt.Errorf("term %q: its positions are not at record %d, which holds it", t.clause.term, doc)
+		}
+		t.vdoc = doc
+	}
+	return t.vtfd.Vectors, nil
 }
 
 // score is t's score in the record it is at, as the words query scores
 // it (the scorer's query norm and boost).
 func (t *pairTerm) score(sctx *bsearch.SearchContext) float64 {
-	tfd := t.tfd
-	tfd.Vectors = nil // no locations to keep
-	dm := t.clause.scorer.Score(sctx, &tfd)
+	dm := t.clause.scorer.Score(sctx, &t.clause.tfd)
 	s := dm.Score
 	sctx.DocumentMatchPool.Put(dm)
 	return s
