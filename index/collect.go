@@ -21,11 +21,7 @@ import (
 // values): a tenth of a packet's search at 100,000 records, and the
 // packet waits on that search.
 func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (_ bsearch.DocumentMatchCollection, err error) {
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := adv.Reader()
+	r, err := ix.reader()
 	if err != nil {
 		return nil, err
 	}
@@ -34,9 +30,28 @@ func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (_ bs
 			err = cerr
 		}
 	}()
+	return ix.bestScoredIn(ctx, r, bq, size)
+}
+
+// reader opens a reader of the index's current snapshot.
+func (ix *Index) reader() (bindex.IndexReader, error) {
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	return adv.Reader()
+}
+
+// bestScoredIn is bestScored in the snapshot r reads.
+func (ix *Index) bestScoredIn(ctx context.Context, r bindex.IndexReader, bq query.Query, size int) (_ bsearch.DocumentMatchCollection, err error) {
 	m := ix.bi.Mapping()
-	ctx = withScoringModel(ctx, m)
-	if w, ok := wordsOf(bq); ok && pruneWords && scoringModel(m) == bindex.BM25Scoring {
+	model := bindex.DefaultScoringModel
+	if im, ok := m.(*mapping.IndexMappingImpl); ok && im.ScoringModel == bindex.BM25Scoring {
+		model = bindex.BM25Scoring
+	}
+	ctx = context.WithValue(ctx, bsearch.GetScoringModelCallbackKey,
+		bsearch.GetScoringModelCallbackFn(func() string { return model }))
+	if w, ok := wordsOf(bq); ok && pruneWords && model == bindex.BM25Scoring {
 		best, _, err := prunedBest(ctx, r, w, size)
 		if err == nil {
 			return best, withIDs(best, r)
@@ -59,22 +74,6 @@ func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (_ bs
 		return nil, err
 	}
 	return best, withIDs(best, r)
-}
-
-// scoringModel is the scoring model of the index mapping m.
-func scoringModel(m mapping.IndexMapping) string {
-	if im, ok := m.(*mapping.IndexMappingImpl); ok && im.ScoringModel == bindex.BM25Scoring {
-		return bindex.BM25Scoring
-	}
-	return bindex.DefaultScoringModel
-}
-
-// withScoringModel tells the searchers made with ctx the scoring model of
-// m, as bleve's own search does.
-func withScoringModel(ctx context.Context, m mapping.IndexMapping) context.Context {
-	model := scoringModel(m)
-	return context.WithValue(ctx, bsearch.GetScoringModelCallbackKey,
-		bsearch.GetScoringModelCallbackFn(func() string { return model }))
 }
 
 // withIDs reads the document id of each match.

@@ -81,28 +81,15 @@ func pairsOf(q Query, b *builder) []wordPair {
 	return wordPairs(b.terms(q.NS, strings.ReplaceAll(q.Text, `"`, " ")))
 }
 
-// withPairs re-ranks the first pairWindow of found (topN's hits of the
-// words query bq, in its order) by pairs, and returns found in the new
-// order. A query that is not a words query (quoted phrases) keeps its
-// order.
-func (ix *Index) withPairs(ctx context.Context, found bsearch.DocumentMatchCollection, bq query.Query, pairs []wordPair) (_ bsearch.DocumentMatchCollection, err error) {
+// withPairs re-ranks the first pairWindow of found (topNIn's hits of the
+// words query bq in r, in its order) by pairs, and returns found in the
+// new order. A query that is not a words query (quoted phrases) keeps
+// its order.
+func (ix *Index) withPairs(ctx context.Context, r bindex.IndexReader, found bsearch.DocumentMatchCollection, bq query.Query, pairs []wordPair) (_ bsearch.DocumentMatchCollection, err error) {
 	w, ok := wordsOf(bq)
 	if !ok || len(found) == 0 {
 		return found, nil
 	}
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if cerr := r.Close(); err == nil {
-			err = cerr
-		}
-	}()
 	plan, err := openWords(ctx, r, w)
 	if errors.Is(err, errNotPrunable) {
 		return found, nil

@@ -193,3 +193,22 @@ func TestPairsKeepPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestPairsPastATieLongerThanTheMargin: when a tie runs past topN's
+// margin, bleve's own search (the id sort) finds the hits; the pairs
+// still re-rank them.
+func TestPairsPastATieLongerThanTheMargin(t *testing.T) {
+	ix, _ := openTemp(t)
+	recs := []store.Record{rec("n", "a-apart", "fact", "", "lantern, then zebra")}
+	for i := range pairWindow + tieMargin(pairWindow) + 10 {
+		recs = append(recs, rec("n", fmt.Sprintf("twin-%03d", i), "fact", "", "zebra lantern"))
+	}
+	mustApply(t, ix, recs, nil, 1)
+	got := search(t, ix, Query{NS: "n", Text: "zebra lantern", AnyTerm: true, Limit: 5})
+	if len(got) != 5 || got[0].ID != "twin-000" {
+		t.Fatalf("hits %v: the twins hold the pair and come first, by id", ids(got))
+	}
+	if plain := search(t, ix, Query{NS: "n", Text: "zebra lantern", Limit: 5}); plain[0].ID != "a-apart" {
+		t.Fatalf("the words alone: %v, want a-apart first (a tie, by id)", ids(plain))
+	}
+}

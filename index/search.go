@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 // DefaultLimit is the number of hits Search returns when Query.Limit is 0.
@@ -88,10 +89,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	if len(pairs) > 0 {
 		size = max(limit, pairWindow) // the window the pairs re-rank, whatever the limit
 	}
-	found, err := ix.topN(ctx, bq, size, q.Text == "")
-	if err == nil && len(pairs) > 0 {
-		found, err = ix.withPairs(ctx, found, bq, pairs)
-	}
+	found, err := ix.search(ctx, bq, size, q.Text == "", pairs)
 	found = found[:min(limit, len(found))]
 	if ctx.Err() != nil && err != nil {
 		return nil, fmt.Errorf("index %s: search %q in %q: %w", ix.dir, q.Text, q.NS, err)
@@ -118,7 +116,40 @@ func (ix *Index) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	return hits, nil
 }
 
-// topN returns the limit best matches of bq by score, ties by document
+// search is topN, re-ranked by pairs (withPairs) in the same snapshot:
+// a record's number in the index is only the same within one.
+func (ix *Index) search(ctx context.Context, bq query.Query, size int, allTie bool, pairs []wordPair) (_ bsearch.DocumentMatchCollection, err error) {
+	r, err := ix.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := r.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	found, err := ix.topNIn(ctx, r, bq, size, allTie, len(pairs) > 0)
+	if err != nil || len(pairs) == 0 {
+		return found, err
+	}
+	return ix.withPairs(ctx, r, found, bq, pairs)
+}
+
+// topN is topNIn in the index's current snapshot.
+func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie bool) (_ bsearch.DocumentMatchCollection, err error) {
+	r, err := ix.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := r.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return ix.topNIn(ctx, r, bq, limit, allTie, false)
+}
+
+// topNIn returns the limit best matches of bq by score, ties by document
 // id. Sorting by id in bleve makes its collector read the id of every
 // document that matches (13% of a search's CPU at 100,000 records), so
 // it sorts by score alone, for tieMargin(limit) more hits than asked:
@@ -127,13 +158,25 @@ func (ix *Index) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 // sorting them here by score, then id, gives exactly the id sort's hits
 // and order. Else (a tie longer than the margin, and every query that
 // scores nothing: allTie) the id sort decides.
-func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie bool) (bsearch.DocumentMatchCollection, error) {
+//
+// With numbered, every hit carries its number in r's snapshot: bleve's own
+// search (the id sort) reads another, so its hits are looked up in r (one
+// that r does not hold has none).
+func (ix *Index) topNIn(ctx context.Context, r bindex.IndexReader, bq query.Query, limit int, allTie, numbered bool) (bsearch.DocumentMatchCollection, error) {
 	byID := func() (bsearch.DocumentMatchCollection, error) {
 		req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
 		req.SortBy([]string{"-_score", "_id"})
 		res, err := ix.bi.SearchInContext(ctx, req)
 		if err != nil {
 			return nil, err
+		}
+		for _, h := range res.Hits {
+			if !numbered {
+				break
+			}
+			if h.IndexInternalID, err = r.InternalID(h.ID); err != nil {
+				return nil, err
+			}
 		}
 		return res.Hits, nil
 	}
@@ -149,7 +192,7 @@ func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie boo
 		return sorted(hits), err
 	}
 	size := limit + tieMargin(limit)
-	hits, err := ix.bestScored(ctx, bq, size)
+	hits, err := ix.bestScoredIn(ctx, r, bq, size)
 	if err != nil {
 		return nil, err
 	}
