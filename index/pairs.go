@@ -19,15 +19,21 @@ import (
 // holds them side by side too than when it holds them apart, and BM25
 // scores the two alike. So a question (Query.AnyTerm) re-ranks the best
 // records by its words: each pair a record holds as the question says it,
-// in a field, adds the two terms' scores in that field again (the
-// ordered-bigram part of the sequential dependence model, Metzler and
-// Croft, 2005; bleve has no query for its unordered windows).
+// in a field, adds the two terms' scores in that field again, with the
+// shares bleve gives a disjunction of the pairs' phrases (the fields that
+// hold a pair of the three, the pairs held of the question's): the
+// ordered-bigram part of the sequential dependence model (Metzler and
+// Croft, 2005; bleve has no query for its unordered windows, and
+// counting them, measured, gained nothing).
 //
 // Only the first pairWindow records by the words are re-ranked, so the
 // order is one fixed order whatever the limit: the best n hits are the
 // first n of the best m > n, as a packet's deeper searches need (a
 // record past the window keeps its words' score, which no record in the
-// window is below). The words search keeps its pruning (prunedBest).
+// window is below). The words search keeps its pruning (prunedBest);
+// positions are read only in records that hold both words of a pair.
+// That costs about a millisecond a packet on short turns (p50 5.3-6.1 ->
+// 6.5-7.3 ms at 500-4k tokens, BENCHMARKS.md).
 //
 // Measured with the recall benchmark's packets at 500 / 1k / 2k / 4k /
 // 8k tokens, beside the commit before in the same hour (docs/bench-history,
@@ -38,7 +44,7 @@ import (
 // .828 .918 .973 .995 .999. Pairs only side by side (no stop word
 // between) gained less on the stories and short turns at 500 (.810 and
 // .726), pairs at half their scores less on the long chats at 1k
-// (.528); a window of 1,280 the same as 320.
+// (.528); a window of 1,280 the same as 320, of 128 less at 2k-8k.
 
 // maxWordPairs bounds the pairs a question adds: a question is a
 // sentence or two, not a page pasted in.
