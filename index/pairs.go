@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -121,22 +122,26 @@ func (ix *Index) withPairs(ctx context.Context, r bindex.IndexReader, found bsea
 			}
 		}
 	}()
-	window := slices.Clone(found[:min(len(found), pairWindow)])
-	for _, h := range window {
+	// The window in the index's order, as postings are read.
+	type numbered struct {
+		doc uint64
+		h   *bsearch.DocumentMatch
+	}
+	window := make([]numbered, 0, min(len(found), pairWindow))
+	for _, h := range found[:min(len(found), pairWindow)] {
 		if len(h.IndexInternalID) != 8 {
 			return found, nil // not scorch's record numbers, which the words' postings go by
 		}
+		window = append(window, numbered{binary.BigEndian.Uint64(h.IndexInternalID), h})
 	}
-	slices.SortFunc(window, func(a, b *bsearch.DocumentMatch) int {
-		return slices.Compare(a.IndexInternalID, b.IndexInternalID)
-	})
+	slices.SortFunc(window, func(a, b numbered) int { return cmp.Compare(a.doc, b.doc) })
 	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(4, 0), IndexReader: r}
 	id := make([]byte, 8) // a record number, as the postings take it
-	for n, h := range window {
+	for n, w := range window {
 		if n%checkDoneEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		doc := binary.BigEndian.Uint64(h.IndexInternalID)
+		doc, h := w.doc, w.h
 		for _, f := range fields {
 			if err := f.advance(doc, id); err != nil {
 				return nil, err
@@ -193,12 +198,10 @@ type pairTerm struct {
 }
 
 // openPairFields opens, in each field of plan, the postings with
-// positions of the terms some pair holds.
+// positions of the terms of the pairs that some record holds both terms
+// of there: a pair one of whose terms no record's field holds (the
+// summaries where records have none, most titles) costs nothing.
 func openPairFields(ctx context.Context, r bindex.IndexReader, plan *wordsPlan, pairs []wordPair) (_ []*pairField, err error) {
-	inPair := map[string]bool{}
-	for _, p := range pairs {
-		inPair[p.a], inPair[p.b] = true, true
-	}
 	var out []*pairField
 	defer func() {
 		if err != nil {
@@ -212,6 +215,16 @@ func openPairFields(ctx context.Context, r bindex.IndexReader, plan *wordsPlan, 
 	for _, g := range plan.fields {
 		f := &pairField{terms: map[string]*pairTerm{}}
 		out = append(out, f)
+		held := map[string]bool{} // terms some record holds in this field
+		for _, c := range g {
+			held[c.term] = held[c.term] || c.count > 0
+		}
+		inPair := map[string]bool{}
+		for _, p := range pairs {
+			if held[p.a] && held[p.b] {
+				inPair[p.a], inPair[p.b] = true, true
+			}
+		}
 		for _, c := range g {
 			if !inPair[c.term] || f.terms[c.term] != nil {
 				continue
