@@ -195,11 +195,13 @@ func keepOwnPlaces(out []tieredHit, throughLong []bool, perLength func(id string
 	}
 	for _, i := range byOwn {
 		if out[i].score <= top {
-			// Just above top, in the order of their own scores. (Measured:
-			// a step of a billionth of top in place of this millionth of
-			// the own score gave the same candidate order, yet one
-			// knowledge-update packet at 500 tokens lost a record to the
-			// fill; docs/bench-history.)
+			// Just above top, in the order of their own scores. The
+			// neighbours of a hit take their scores from its score
+			// (gatherer.hits), so the step matters beyond this order:
+			// measured, a step of a billionth of top in place of this
+			// millionth of the own score gave these hits the same order,
+			// yet one knowledge-update packet at 500 tokens lost a
+			// record (docs/bench-history).
 			out[i].score = top + 1e-6*out[i].Score*perLength(out[i].ID)
 		}
 	}
