@@ -197,7 +197,7 @@ func keepOwnPlaces(out []tieredHit, throughLong []bool, perLength func(id string
 		if out[i].score <= top {
 			// Just above top, in the order of their own scores. The
 			// neighbours of a hit take their scores from its score
-			// (gatherer.hits), so the step matters beyond this order:
+			// (gatherer.hits), so the step can matter beyond this order:
 			// measured, a step of a billionth of top in place of this
 			// millionth of the own score gave these hits the same order,
 			// yet one knowledge-update packet at 500 tokens lost a
