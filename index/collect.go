@@ -20,8 +20,20 @@ import (
 // fields and highlights to load, a collector sized for facets and doc
 // values): a tenth of a packet's search at 100,000 records, and the
 // packet waits on that search.
-func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (_ bsearch.DocumentMatchCollection, err error) {
-	r, err := ix.reader()
+func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (bsearch.DocumentMatchCollection, error) {
+	return ix.inSnapshot(func(r bindex.IndexReader) (bsearch.DocumentMatchCollection, error) {
+		return ix.bestScoredIn(ctx, r, bq, size)
+	})
+}
+
+// inSnapshot runs fn with a reader of the index's current snapshot, and
+// closes the reader after it.
+func (ix *Index) inSnapshot(fn func(r bindex.IndexReader) (bsearch.DocumentMatchCollection, error)) (_ bsearch.DocumentMatchCollection, err error) {
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
 	if err != nil {
 		return nil, err
 	}
@@ -30,16 +42,7 @@ func (ix *Index) bestScored(ctx context.Context, bq query.Query, size int) (_ bs
 			err = cerr
 		}
 	}()
-	return ix.bestScoredIn(ctx, r, bq, size)
-}
-
-// reader opens a reader of the index's current snapshot.
-func (ix *Index) reader() (bindex.IndexReader, error) {
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	return adv.Reader()
+	return fn(r)
 }
 
 // bestScoredIn is bestScored in the snapshot r reads.

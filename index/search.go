@@ -118,35 +118,21 @@ func (ix *Index) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 
 // search is topN, re-ranked by pairs (withPairs) in the same snapshot:
 // a record's number in the index is only the same within one.
-func (ix *Index) search(ctx context.Context, bq query.Query, size int, allTie bool, pairs []wordPair) (_ bsearch.DocumentMatchCollection, err error) {
-	r, err := ix.reader()
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if cerr := r.Close(); err == nil {
-			err = cerr
+func (ix *Index) search(ctx context.Context, bq query.Query, size int, allTie bool, pairs []wordPair) (bsearch.DocumentMatchCollection, error) {
+	return ix.inSnapshot(func(r bindex.IndexReader) (bsearch.DocumentMatchCollection, error) {
+		found, err := ix.topNIn(ctx, r, bq, size, allTie, len(pairs) > 0)
+		if err != nil || len(pairs) == 0 {
+			return found, err
 		}
-	}()
-	found, err := ix.topNIn(ctx, r, bq, size, allTie, len(pairs) > 0)
-	if err != nil || len(pairs) == 0 {
-		return found, err
-	}
-	return ix.withPairs(ctx, r, found, bq, pairs)
+		return ix.withPairs(ctx, r, found, bq, pairs)
+	})
 }
 
 // topN is topNIn in the index's current snapshot.
-func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie bool) (_ bsearch.DocumentMatchCollection, err error) {
-	r, err := ix.reader()
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if cerr := r.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	return ix.topNIn(ctx, r, bq, limit, allTie, false)
+func (ix *Index) topN(ctx context.Context, bq query.Query, limit int, allTie bool) (bsearch.DocumentMatchCollection, error) {
+	return ix.inSnapshot(func(r bindex.IndexReader) (bsearch.DocumentMatchCollection, error) {
+		return ix.topNIn(ctx, r, bq, limit, allTie, false)
+	})
 }
 
 // topNIn returns the limit best matches of bq by score, ties by document
