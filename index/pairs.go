@@ -45,7 +45,7 @@ import (
 // .828 .918 .973 .995 .999. Pairs only side by side (no stop word
 // between) gained less on the stories and short turns at 500 (.810 and
 // .726), pairs at half their scores less on the long chats at 1k
-// (.528); a window of 1,280 the same as 320, of 128 less at 2k-8k.
+// (.528); a window of 1,280 the same as 320, of 128 less at every budget.
 
 // maxWordPairs bounds the pairs a question adds: a question is a
 // sentence or two, not a page pasted in.
