@@ -204,6 +204,11 @@ func TestPairsPastATieLongerThanTheMargin(t *testing.T) {
 		recs = append(recs, rec("n", fmt.Sprintf("twin-%03d", i), "fact", "", "zebra lantern"))
 	}
 	mustApply(t, ix, recs, nil, 1)
+	// The premise: the words alone tie past the margin of the window.
+	deep := search(t, ix, Query{NS: "n", Text: "zebra lantern", Limit: pairWindow + tieMargin(pairWindow) + 1})
+	if n := pairWindow + tieMargin(pairWindow) + 1; len(deep) != n || deep[0].Score != deep[n-1].Score {
+		t.Fatalf("the words alone give %d hits, first %v last %v: no tie past the margin", len(deep), deep[0].Score, deep[len(deep)-1].Score)
+	}
 	got := search(t, ix, Query{NS: "n", Text: "zebra lantern", AnyTerm: true, Limit: 5})
 	if len(got) != 5 || got[0].ID != "twin-000" {
 		t.Fatalf("hits %v: the twins hold the pair and come first, by id", ids(got))

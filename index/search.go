@@ -156,12 +156,11 @@ func (ix *Index) topNIn(ctx context.Context, r bindex.IndexReader, bq query.Quer
 		if err != nil {
 			return nil, err
 		}
-		for _, h := range res.Hits {
-			if !numbered {
-				break
-			}
-			if h.IndexInternalID, err = r.InternalID(h.ID); err != nil {
-				return nil, err
+		if numbered {
+			for _, h := range res.Hits {
+				if h.IndexInternalID, err = r.InternalID(h.ID); err != nil {
+					return nil, err
+				}
 			}
 		}
 		return res.Hits, nil
