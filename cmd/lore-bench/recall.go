@@ -32,6 +32,7 @@ type recallConfig struct {
 	convert    string
 	limit      int
 	cpuProfile string
+	memProfile string
 	config     string
 	// recordVectors and queryVectors name the vector files of a user's
 	// own model (recall_vectors.go); queryVecs holds the second, read.
@@ -53,6 +54,7 @@ func parseRecallFlags(args []string, stderr io.Writer) (recallConfig, error) {
 	fs.StringVar(&c.convert, "convert", "", "write the records as `lore import` JSONL to this file and exit (for the shared scorer's -setup)")
 	fs.IntVar(&c.limit, "limit", 0, "score only the first N questions (0: all)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scoring loop to this file")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write an allocation profile to this file when the scoring ends (pprof -sample_index=alloc_space -focus=scoreQuestions)")
 	fs.StringVar(&c.recordVectors, "record-vectors", "", "JSONL of {namespace, id, vector}: the records' embeddings from your model (see recall_vectors.go)")
 	fs.StringVar(&c.queryVectors, "query-vectors", "", "JSONL of {qid, vector}: the questions' embeddings from the same model; the packets are then asked with them")
 	fs.StringVar(&c.config, "config", "", "a lore.json for the store the packets are built from (default: {\"encoding\": \"cl100k_base\"}, the scorer's encoding)")
@@ -203,6 +205,9 @@ func runRecall(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if err := writeMemProfile(c.memProfile); err != nil {
+		return err
+	}
 	rep := summarizeRecall(rows, c.budgets, c.categories)
 	rep.Questions = len(queries)
 	rep.print(stdout)
@@ -266,6 +271,23 @@ func startCPUProfile(file string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// writeMemProfile writes the allocations made since the process began;
+// -focus=scoreQuestions keeps those of the packets and baselines.
+func writeMemProfile(file string) error {
+	if file == "" {
+		return nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // scoreQuestions scores every question in order, noting progress every
