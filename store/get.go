@@ -105,15 +105,9 @@ func (s *Store) heads(ns string, ids []string, copies bool) ([]Record, error) {
 	if !useKept {
 		return s.readHeads(ns, ids)
 	}
-	kept := make([]*Record, len(ids))
-	var miss []string
-	for i, id := range ids {
-		if r, ok := s.rc.head(g, cacheKey(ns, id), copies); ok {
-			kept[i] = &r
-		} else {
-			miss = append(miss, id)
-		}
-	}
+	out := make([]Record, len(ids))
+	found := make([]bool, len(ids))
+	miss := s.rc.keptHeads(g, ns, ids, copies, out, found)
 	read, err := s.readHeads(ns, miss)
 	if err != nil {
 		return nil, err
@@ -126,17 +120,20 @@ func (s *Store) heads(ns string, ids []string, copies bool) ([]Record, error) {
 		return s.readHeads(ns, ids)
 	}
 	s.rc.keepHeads(g, read, copies)
-	out := make([]Record, 0, len(ids))
+	n := 0
 	for i, id := range ids {
 		switch {
-		case kept[i] != nil:
-			out = append(out, *kept[i])
+		case found[i]:
+			out[n] = out[i]
+			n++
 		case len(read) > 0 && read[0].ID == id:
-			out = append(out, read[0])
+			out[n] = read[0]
 			read = read[1:]
+			n++
 		}
 	}
-	return out, nil
+	clear(out[n:])
+	return out[:n], nil
 }
 
 // readHeads reads the heads of ids in one read transaction, in the order

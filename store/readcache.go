@@ -82,19 +82,30 @@ func ready[V any](c *readCache, g uint64, m func() map[string]V, n int) bool {
 	return true
 }
 
-// head returns the head kept for key at generation g, a copy where
-// copies is set (else it shares its slices and maps with the one kept).
-func (c *readCache) head(g uint64, key string, copies bool) (Record, bool) {
+// keptHeads sets out[i] to the head kept for ns and ids[i] at generation
+// g (a copy where copies is set) and found[i] where there is one, and
+// returns the ids it has none for. One lock and no key built a head: a
+// packet asks for hundreds.
+func (c *readCache) keptHeads(g uint64, ns string, ids []string, copies bool, out []Record, found []bool) (miss []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r, ok := c.heads[key]
-	if !ok || c.at != g {
-		return Record{}, false
+	if c.at != g {
+		return ids
 	}
-	if copies {
-		r = cloneHead(r)
+	key := make([]byte, 0, len(ns)+64)
+	for i, id := range ids {
+		key = append(append(append(key[:0], ns...), 0), id...)
+		r, ok := c.heads[string(key)]
+		if !ok {
+			miss = append(miss, id)
+			continue
+		}
+		if copies {
+			r = cloneHead(r)
+		}
+		out[i], found[i] = r, true
 	}
-	return r, true
+	return miss
 }
 
 // keepHeads keeps heads, read at generation g, unless a write has
