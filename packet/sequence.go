@@ -95,43 +95,35 @@ func sequenceAdjacent(nbs []store.Neighbor) []string {
 // not carry a hit past the best hits by their own score
 // (keepOwnPlaces).
 func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortness, perLength func(id string) float64) []tieredHit {
-	type scored struct {
-		score float64
-		tier  int
-	}
-	hit := make(map[string]scored, len(hits))
-	touching := map[string][]string{} // the hits one step from a record
-	for _, h := range hits {
-		hit[h.ID] = scored{h.Score, h.tier}
-		for _, x := range sequenceAdjacent(nbs[h.ID]) {
-			touching[x] = append(touching[x], h.ID)
-		}
-	}
+	ctx := newSequenceGraph(hits, nbs, perLength)
 	ctxShare, winShare := max(0, float64(cfg.ContextShare)/100), max(0, float64(cfg.WindowShare)/100)
-	long := func(id string) bool { return perLength(id) < 1 }
 	out := slices.Clone(hits)
 	throughLong := make([]bool, len(out)) // gained mainly through long records
 	for i, h := range out {
-		counts := func(id string) float64 {
-			if o, ok := hit[id]; ok && o.tier <= h.tier && id != h.ID {
-				return o.score
+		self := ctx.at[h.ID]
+		counts := func(j int) float64 { // what hit j gives h: a hit of its tier or a shallower one
+			if j >= 0 && hits[j].tier <= h.tier && j != self {
+				return hits[j].Score
 			}
 			return 0
 		}
 		// around and best as the sequence gives them; aroundShort and
 		// bestShort through short records alone.
 		around, best, aroundShort, bestShort := 0.0, 0.0, 0.0, 0.0
-		for _, x := range sequenceAdjacent(nbs[h.ID]) {
-			around += counts(x)
-			best = max(best, counts(x))
-			if !long(x) {
-				aroundShort += counts(x)
-				bestShort = max(bestShort, counts(x))
+		for _, k := range ctx.adjacent[i] {
+			x := &ctx.nodes[k]
+			cx := counts(x.hit)
+			around += cx
+			best = max(best, cx)
+			if !x.long {
+				aroundShort += cx
+				bestShort = max(bestShort, cx)
 			}
-			for _, y := range touching[x] {
-				best = max(best, counts(y))
-				if !long(x) && !long(y) {
-					bestShort = max(bestShort, counts(y))
+			for _, j := range x.touching {
+				cy := counts(j)
+				best = max(best, cy)
+				if !x.long && !ctx.longHit[j] {
+					bestShort = max(bestShort, cy)
 				}
 			}
 		}
@@ -140,7 +132,7 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 		out[i].score = h.Score + gain
 		throughLong[i] = gain-short > short
 	}
-	keepOwnPlaces(out, throughLong, perLength)
+	keepOwnPlaces(out, throughLong, ctx.scales)
 	slices.SortStableFunc(out, func(a, b tieredHit) int {
 		if a.tier != b.tier {
 			return a.tier - b.tier
@@ -148,6 +140,53 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 		return cmp.Compare(b.score, a.score)
 	})
 	return out
+}
+
+// sequenceGraph is the hits' "next" links read once, by position, for
+// withSequenceContext: its loops ask every neighbour of every hit, and
+// of every hit beside it, whether it is a hit and whether it is long,
+// and map lookups by id were most of a packet's time there.
+type sequenceGraph struct {
+	at       map[string]int // a hit's position in hits (the last, for an id found twice)
+	nodes    []sequenceNode // the records one step from a hit
+	adjacent [][]int        // the nodes one step from hits[i], in sequenceAdjacent's order
+	scales   []float64      // perLength of hits[j]
+	longHit  []bool         // whether hits[j] is long (perLength below 1)
+}
+
+// sequenceNode is a record one step from a hit.
+type sequenceNode struct {
+	hit      int   // its position in hits, -1 if it is no hit
+	long     bool  // perLength below 1
+	touching []int // the hits one step from it, in hits' order
+}
+
+func newSequenceGraph(hits []tieredHit, nbs hitNeighbors, perLength func(id string) float64) *sequenceGraph {
+	g := &sequenceGraph{at: make(map[string]int, len(hits)), adjacent: make([][]int, len(hits)),
+		scales: make([]float64, len(hits)), longHit: make([]bool, len(hits))}
+	for i, h := range hits {
+		g.at[h.ID] = i
+		g.scales[i] = perLength(h.ID)
+		g.longHit[i] = g.scales[i] < 1
+	}
+	node := map[string]int{}
+	for i, h := range hits {
+		for _, x := range sequenceAdjacent(nbs[h.ID]) {
+			k, ok := node[x]
+			if !ok {
+				k = len(g.nodes)
+				node[x] = k
+				j, isHit := g.at[x]
+				if !isHit {
+					j = -1
+				}
+				g.nodes = append(g.nodes, sequenceNode{hit: j, long: perLength(x) < 1})
+			}
+			g.adjacent[i] = append(g.adjacent[i], k)
+			g.nodes[k].touching = append(g.nodes[k].touching, g.at[h.ID])
+		}
+	}
+	return g
 }
 
 // ownPlaces is how many of the best hits by their own score keep their
@@ -171,8 +210,9 @@ const ownPlaces = 7
 // are short (turns of a conversation), the gain is the same exchange and
 // nothing moves. The raised hits keep their order by own score; hits
 // lifted through short records keep theirs. It reads the first tier
-// alone, so a bigger budget orders it the same way.
-func keepOwnPlaces(out []tieredHit, throughLong []bool, perLength func(id string) float64) {
+// alone, so a bigger budget orders it the same way. perLength[i] is
+// out[i]'s (gatherer.perLength).
+func keepOwnPlaces(out []tieredHit, throughLong []bool, perLength []float64) {
 	var first []int
 	for i, h := range out {
 		if h.tier == 0 {
@@ -181,7 +221,7 @@ func keepOwnPlaces(out []tieredHit, throughLong []bool, perLength func(id string
 	}
 	byOwn := slices.Clone(first)
 	slices.SortStableFunc(byOwn, func(a, b int) int {
-		return cmp.Compare(out[b].Score*perLength(out[b].ID), out[a].Score*perLength(out[a].ID))
+		return cmp.Compare(out[b].Score*perLength[b], out[a].Score*perLength[a])
 	})
 	byOwn = byOwn[:min(ownPlaces, len(byOwn))]
 	top := 0.0 // the best score of a hit lifted through long records
@@ -202,7 +242,7 @@ func keepOwnPlaces(out []tieredHit, throughLong []bool, perLength func(id string
 			// millionth of the own score gave these hits the same order,
 			// yet one knowledge-update packet at 500 tokens lost a
 			// record (docs/bench-history).
-			out[i].score = top + 1e-6*out[i].Score*perLength(out[i].ID)
+			out[i].score = top + 1e-6*out[i].Score*perLength[i]
 		}
 	}
 }
