@@ -133,13 +133,26 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 		throughLong[i] = gain-short > short
 	}
 	keepOwnPlaces(out, throughLong, ctx.scales)
-	slices.SortStableFunc(out, func(a, b tieredHit) int {
-		if a.tier != b.tier {
-			return a.tier - b.tier
+	// By tier, then score, ties in search order: a stable sort's order,
+	// sorted faster by position.
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if out[a].tier != out[b].tier {
+			return out[a].tier - out[b].tier
 		}
-		return cmp.Compare(b.score, a.score)
+		if c := cmp.Compare(out[b].score, out[a].score); c != 0 {
+			return c
+		}
+		return a - b
 	})
-	return out
+	sorted := make([]tieredHit, len(out))
+	for i, j := range order {
+		sorted[i] = out[j]
+	}
+	return sorted
 }
 
 // sequenceGraph is the hits' "next" links read once, by position, for
@@ -171,6 +184,7 @@ func newSequenceGraph(hits []tieredHit, nbs hitNeighbors, perLength func(id stri
 	}
 	node := map[string]int{}
 	for i, h := range hits {
+		self := g.at[h.ID]
 		for _, x := range sequenceAdjacent(nbs[h.ID]) {
 			k, ok := node[x]
 			if !ok {
@@ -183,7 +197,7 @@ func newSequenceGraph(hits []tieredHit, nbs hitNeighbors, perLength func(id stri
 				g.nodes = append(g.nodes, sequenceNode{hit: j, long: perLength(x) < 1})
 			}
 			g.adjacent[i] = append(g.adjacent[i], k)
-			g.nodes[k].touching = append(g.nodes[k].touching, g.at[h.ID])
+			g.nodes[k].touching = append(g.nodes[k].touching, self)
 		}
 	}
 	return g
