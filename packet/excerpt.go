@@ -66,11 +66,12 @@ func makeExcerpt(body string, bodyTokens int, q map[string]bool, size int, count
 	if size <= 0 || bodyTokens <= size+size/5 {
 		return excerpt{}, false
 	}
-	units := scoreUnits(body, q)
+	bt := termsOf(body)
+	units := bt.score(q)
 	if len(units) < 2 {
 		return excerpt{}, false
 	}
-	spans, shown := passages(body, units, size, counter)
+	spans, shown := passages(units, size, bt.unitCounts(body, counter))
 	if 100*shown > 85*bodyTokens {
 		return excerpt{}, false
 	}
@@ -106,9 +107,9 @@ func makeExcerpt(body string, bodyTokens int, q map[string]bool, size int, count
 // .951 .989 from 500 to 4,000 tokens), the evidence the same. A second
 // place that scores at all lost answers (.893 -> .880 at 1,000 on 1,500
 // questions): the answer lies more often just after the best one.
-func passages(body string, units []textUnit, size int, counter budget.Counter) (spans [][2]int, total int) {
+func passages(units []textUnit, size int, count func(unit int) int) (spans [][2]int, total int) {
 	seed := seedUnit(units)
-	lo, hi, t1 := growPassage(body, units, seed, size/2, 0, len(units)-1, counter)
+	lo, hi, t1 := growPassage(units, seed, size/2, 0, len(units)-1, count)
 	second := -1
 	for i, u := range units {
 		if (i < lo-1 || i > hi+1) && u.score > 0 && u.score >= units[seed].score && (second < 0 || u.score > units[second].score) {
@@ -116,18 +117,18 @@ func passages(body string, units []textUnit, size int, counter budget.Counter) (
 		}
 	}
 	if second < 0 || t1 >= size {
-		lo, hi, total = growPassage(body, units, seed, size, 0, len(units)-1, counter)
+		lo, hi, total = growPassage(units, seed, size, 0, len(units)-1, count)
 		return [][2]int{{lo, hi}}, total
 	}
 	var a, b [2]int
 	var t2 int
 	if second < lo {
-		a[0], a[1], t2 = growPassage(body, units, second, size-t1, 0, lo-2, counter)
-		b[0], b[1], t1 = growPassage(body, units, seed, size-t2, a[1]+2, len(units)-1, counter)
+		a[0], a[1], t2 = growPassage(units, second, size-t1, 0, lo-2, count)
+		b[0], b[1], t1 = growPassage(units, seed, size-t2, a[1]+2, len(units)-1, count)
 		return [][2]int{a, b}, t1 + t2
 	}
-	b[0], b[1], t2 = growPassage(body, units, second, size-t1, hi+2, len(units)-1, counter)
-	a[0], a[1], t1 = growPassage(body, units, seed, size-t2, 0, b[0]-2, counter)
+	b[0], b[1], t2 = growPassage(units, second, size-t1, hi+2, len(units)-1, count)
+	a[0], a[1], t1 = growPassage(units, seed, size-t2, 0, b[0]-2, count)
 	return [][2]int{a, b}, t1 + t2
 }
 
@@ -181,11 +182,11 @@ func seedUnit(units []textUnit) int {
 // the better-scoring neighbour (before it, on a tie, while nothing before
 // the seed is in: a line of context reads better than none), within the
 // units first to last, until it holds size tokens; total is the tokens
-// of its units, each counted alone.
-func growPassage(body string, units []textUnit, seed, size, first, last int, counter budget.Counter) (lo, hi, total int) {
+// of its units, each counted alone (count).
+func growPassage(units []textUnit, seed, size, first, last int, count func(unit int) int) (lo, hi, total int) {
 	tokens := func(i int) int {
 		if units[i].tokens < 0 {
-			units[i].tokens = counter.Count(body[units[i].start:units[i].end])
+			units[i].tokens = count(i)
 		}
 		return units[i].tokens
 	}

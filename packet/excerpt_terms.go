@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
 )
 
@@ -48,6 +49,14 @@ type bodyTerms struct {
 	terms    []string
 	first    []int32
 	postings []posting
+
+	// counts keeps each unit's token count by counter name, counted the
+	// first time a passage reaches the unit (count+1; 0 while not
+	// counted): a count depends on the unit's text alone, and the next
+	// packet's passages reach the same units. Not in bytes: 4 bytes a
+	// unit and encoding.
+	countsMu sync.Mutex
+	counts   map[string][]atomic.Int32
 }
 
 // posting is one unit that holds a term: its index, and the term's place
@@ -160,6 +169,29 @@ func newBodyTerms(body string) *bodyTerms {
 		next[r]++
 	}
 	return bt
+}
+
+// unitCounts returns a counter of body's units by their index, in
+// counter's tokens, that keeps what it counts in bt (counts).
+func (bt *bodyTerms) unitCounts(body string, counter budget.Counter) func(unit int) int {
+	bt.countsMu.Lock()
+	cs, ok := bt.counts[counter.Name()]
+	if !ok {
+		if bt.counts == nil {
+			bt.counts = map[string][]atomic.Int32{}
+		}
+		cs = make([]atomic.Int32, len(bt.units))
+		bt.counts[counter.Name()] = cs
+	}
+	bt.countsMu.Unlock()
+	return func(i int) int {
+		if n := cs[i].Load(); n > 0 {
+			return int(n - 1)
+		}
+		n := counter.Count(body[bt.units[i].start:bt.units[i].end])
+		cs[i].Store(int32(n + 1))
+		return n
+	}
 }
 
 // postingsOf returns the units that hold term t.
