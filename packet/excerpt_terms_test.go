@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
 	"github.com/lorekeep/lore/store"
 )
@@ -156,5 +157,37 @@ func TestWarmTermsKeepsTheSecondHalf(t *testing.T) {
 	}
 	if got, want := run(7), []bool{false, false, false, false, false, false, false, false, true, true}; !slices.Equal(got, want) {
 		t.Errorf("with the caller at body 7: kept %v; want %v", got, want)
+	}
+}
+
+// TestUnitCountsKeptPerEncoding: a body's kept unit counts are each
+// unit's own count in the asking counter's encoding, the same when
+// asked again, and kept apart per encoding (a second counter whose
+// counts differ does not read the first one's).
+func TestUnitCountsKeptPerEncoding(t *testing.T) {
+	body := strings.Repeat("The ferryman kept the lantern by the quay, and nobody asked him why.\n", 3) +
+		"Synchronised servers running quickly: 1234567 tokens, ÜBER-lady cries; über.\n"
+	exact := fxCounter(t)
+	est, err := budget.NewCounter(budget.Estimate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bt := termsOf(body)
+	differ := false
+	for _, c := range []budget.Counter{exact, est, exact} {
+		count := bt.unitCounts(body, c)
+		for i, u := range bt.units {
+			want := c.Count(body[u.start:u.end])
+			if got := count(i); got != want {
+				t.Fatalf("%s: unit %d counted %d, want %d", c.Name(), i, got, want)
+			}
+			if got := count(i); got != want {
+				t.Fatalf("%s: unit %d counted %d the second time, want %d", c.Name(), i, got, want)
+			}
+			differ = differ || exact.Count(body[u.start:u.end]) != est.Count(body[u.start:u.end])
+		}
+	}
+	if !differ {
+		t.Fatal("the fixture's units count the same in both encodings: the test shows nothing")
 	}
 }
