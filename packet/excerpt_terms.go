@@ -216,25 +216,25 @@ func (bt *bodyTerms) score(q map[string]bool) []textUnit {
 	units := slices.Clone(bt.units)
 	// Each unit's terms of q, by their places in it, with their weights.
 	type held struct {
-		place  int32
-		weight float64
+		unit, place int32
+		weight      float64
 	}
-	holds := map[int32][]held{}
+	var holds []held
 	n := float64(len(units))
 	for t := range q {
 		ps := bt.postingsOf(t)
 		w := math.Log(1 + n/float64(len(ps)))
 		for _, p := range ps {
-			holds[p.unit] = append(holds[p.unit], held{p.place, w})
+			holds = append(holds, held{p.unit, p.place, w})
 		}
 	}
 	// Summed in text order: a sum in q's order could differ in its last
 	// bit from one run to the next, and so could the passage.
-	for k, h := range holds {
-		slices.SortFunc(h, func(a, b held) int { return cmp.Compare(a.place, b.place) })
-		for _, x := range h {
-			units[k].score += x.weight
-		}
+	slices.SortFunc(holds, func(a, b held) int {
+		return cmp.Or(cmp.Compare(a.unit, b.unit), cmp.Compare(a.place, b.place))
+	})
+	for _, h := range holds {
+		units[h.unit].score += h.weight
 	}
 	return units
 }
