@@ -147,9 +147,10 @@ func prepare(ctx context.Context, bg *helpers, src Source, srch Searcher, req Re
 	if err := g.flagContradictions(cands); err != nil {
 		return nil, nil, err
 	}
+	flagged := g.startTextContradictions(cands)
 	slices.SortFunc(g.superseded, func(a, c Superseded) int { return cmp.Compare(a.ID, c.ID) })
 	b := &builder{ctx: ctx, bg: bg, srch: srch, req: g.req, asked: req, cfg: cfg, src: src, cands: cands, bodies: map[string]string{},
-		memo: newMemoCounter(req.Counter), superseded: g.superseded}
+		memo: newMemoCounter(req.Counter), superseded: g.superseded, flagged: flagged}
 	if err := b.measure(); err != nil {
 		return nil, nil, err
 	}

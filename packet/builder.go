@@ -35,7 +35,11 @@ type builder struct {
 	cands        []*candidate
 	bodies       map[string]string // loaded bodies by id
 	counted      map[string]string // bodies read only to count them (countMissing), by id
-	warns        []string
+	// flagged waits for the contradictions read from the candidates'
+	// text (startTextContradictions): measure calls it before anything
+	// reads a candidate's contradicts.
+	flagged func() error
+	warns   []string
 
 	cost [][3]int // per candidate: entry cost by form (full, summary, title)
 	note []int    // per candidate: cost of its deferral note

@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/lorekeep/lore/facts"
@@ -10,7 +11,8 @@ import (
 // flagContradictions marks each candidate that contradicts another
 // candidate of the request (facts.Conflicts: different values of one
 // attribute of one subject, at some same time, neither superseding the
-// other; and, read from free text, flagTextContradictions). The flag is read from the candidates, not from what a budget
+// other; and, read from free text, flagTextContradictions, which runs
+// apart: startTextContradictions). The flag is read from the candidates, not from what a budget
 // keeps, so a record's heading is the same at every budget; it drops
 // nothing. Only candidates that state facts are looked at, and only their
 // supersedes links are read.
@@ -61,7 +63,30 @@ func (g *gatherer) flagContradictions(cands []*candidate) error {
 			byID[c.B].contradicts = append(byID[c.B].contradicts, fmt.Sprintf("%s on %s", c.A, c.Attribute))
 		}
 	}
-	return g.flagTextContradictions(cands)
+	return nil
+}
+
+// startTextContradictions runs flagTextContradictions on a helper
+// goroutine where the source reads concurrently, and returns the wait
+// for it: it reads up to maxTextClaimCandidates bodies, about a
+// millisecond of a long chat's packet, while the packet's excerpts are
+// made. Nothing may read a candidate's contradicts before the wait
+// returns; else it runs here and the wait returns its error.
+func (g *gatherer) startTextContradictions(cands []*candidate) (wait func() error) {
+	if !readsConcurrently(g.src) {
+		err := g.flagTextContradictions(cands)
+		return func() error { return err }
+	}
+	done := make(chan error, 1)
+	g.bg.Go(func(context.Context) { done <- g.flagTextContradictions(cands) })
+	var err error
+	var waited bool
+	return func() error {
+		if !waited {
+			err, waited = <-done, true
+		}
+		return err
+	}
 }
 
 // supersedeLinks reads the supersedes links of ids and reports, for two
