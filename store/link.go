@@ -249,16 +249,7 @@ func (s *Store) NeighborsOf(ns string, ids []string, rels []string) (map[string]
 		return out, err
 	}
 	out := make(map[string][]Neighbor, len(ids))
-	var miss []string
-	for _, id := range ids {
-		nbs, ok := s.rc.neighbors(g, neighborsKey(ns, id, relsK))
-		switch {
-		case !ok:
-			miss = append(miss, id)
-		case len(nbs) > 0:
-			out[id] = nbs
-		}
-	}
+	miss := s.rc.keptNeighbors(g, ns, ids, relsK, out)
 	read, byKey, err := s.readNeighbors(ns, miss, follow)
 	if err != nil {
 		return nil, err

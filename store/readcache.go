@@ -125,16 +125,39 @@ func (c *readCache) keepHeads(g uint64, heads []Record, copies bool) {
 	}
 }
 
-// neighbors returns a copy of the neighbour list kept for key at
-// generation g.
-func (c *readCache) neighbors(g uint64, key string) ([]Neighbor, bool) {
+// keptNeighbors sets out[id], for each of ids with a neighbour list
+// kept at generation g over the relations relsK (neighborsKey), to a
+// copy of it (ids whose list is empty are left out), and returns the ids
+// it has none for. One lock, no key built, and the copies share one
+// backing array, each capped at its length: a packet asks for hundreds.
+func (c *readCache) keptNeighbors(g uint64, ns string, ids []string, relsK string, out map[string][]Neighbor) (miss []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	nbs, ok := c.links[key]
-	if !ok || c.at != g {
-		return nil, false
+	if c.at != g {
+		return ids
 	}
-	return slices.Clone(nbs), true
+	kept := make([][]Neighbor, len(ids))
+	n := 0
+	key := make([]byte, 0, len(ns)+len(relsK)+64)
+	for i, id := range ids {
+		key = append(append(append(append(append(key[:0], ns...), 0), id...), 0), relsK...)
+		nbs, ok := c.links[string(key)]
+		if !ok {
+			miss = append(miss, id)
+			continue
+		}
+		kept[i] = nbs
+		n += len(nbs)
+	}
+	all := make([]Neighbor, 0, n)
+	for i, nbs := range kept {
+		if len(nbs) > 0 {
+			from := len(all)
+			all = append(all, nbs...)
+			out[ids[i]] = all[from:len(all):len(all)]
+		}
+	}
+	return miss
 }
 
 // keepNeighbors keeps copies of the neighbour lists by key, read at
