@@ -37,7 +37,8 @@ type builder struct {
 	counted      map[string]string // bodies read only to count them (countMissing), by id
 	// flagged waits for the contradictions read from the candidates'
 	// text (startTextContradictions): measure calls it before anything
-	// reads a candidate's contradicts.
+	// reads a candidate's contradicts; nil when there is nothing to wait
+	// for.
 	flagged func() error
 	warns   []string
 

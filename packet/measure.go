@@ -28,8 +28,10 @@ func (b *builder) measure() error {
 	if err := b.excerpts(); err != nil {
 		return err
 	}
-	if err := b.flagged(); err != nil {
-		return err
+	if b.flagged != nil {
+		if err := b.flagged(); err != nil {
+			return err
+		}
 	}
 	// Not before the floor: a build stopped there loads no body.
 	b.bodiesAhead = b.startBodiesAhead()
