@@ -98,3 +98,29 @@ func TestInvalidUTF8QueryEchoedValid(t *testing.T) {
 		}
 	}
 }
+
+// The md frame does not echo the query: the caller has it, and in a
+// small packet a long question took a record's room. The packet's request
+// still carries it, and xml and json show it.
+func TestMDLeavesQueryOut(t *testing.T) {
+	env := excerptStore(t, "The ferryman hid the silver key.")
+	query := "where did the ferryman hide the silver key"
+	for _, c := range []struct {
+		budget int
+		format string
+		echo   bool
+	}{
+		{500, "md", false},
+		{compactBelow, "md", false},
+		{500, "xml", true},
+		{500, "json", true},
+	} {
+		p, out := fxBuild(t, env, Request{NS: "chat", Query: query, Budget: c.budget, Profile: "agent", Format: c.format})
+		if got := strings.Contains(string(out), query); got != c.echo || len(p.Records) == 0 {
+			t.Errorf("%s at %d: query echoed %t, want %t; %d records", c.format, c.budget, got, c.echo, len(p.Records))
+		}
+		if p.Request.Query != query {
+			t.Errorf("%s at %d: the packet's request has query %q", c.format, c.budget, p.Request.Query)
+		}
+	}
+}

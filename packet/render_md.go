@@ -133,14 +133,15 @@ const compactBelow = 2000
 // each with its reason and fetch command (NoteGroup.handle).
 const explainHint = "; `--deferred KIND` lists a group"
 
-// mdRequest states the request once: the query, the focus, and the
-// options that differ from the defaults.
+// mdRequest states the request: the focus, and the options that differ
+// from the defaults. Not the query: it is the caller's own text, which
+// the caller has, and echoed it took a record's room in a small packet
+// (15 to 50 tokens of 500 for a long question); shown from some budget
+// on, it was a jump in the frame there that pushed out records a budget
+// a token smaller held. xml and json carry it in their request.
 func mdRequest(p *Packet) string {
 	r := p.Request
 	var b strings.Builder
-	if r.Query != "" {
-		fmt.Fprintf(&b, "Query: %s\n", oneLine(r.Query))
-	}
 	if len(r.Focus) > 0 {
 		focus := make([]string, len(r.Focus))
 		for i, f := range r.Focus {
