@@ -63,23 +63,22 @@ func FuzzOneLine(f *testing.F) {
 	})
 }
 
-// A section heading: below compactBelow the hits label goes, and a
-// packet's only section, its records of one kind, is headed by the kind.
-func TestMDSectionCompact(t *testing.T) {
+// A section heading: a packet's only section, its records of one kind,
+// is headed by the kind alone; others by rank and the kind they share.
+func TestMDSection(t *testing.T) {
 	hits := []Entry{{ID: "m1", Rank: 3, Kind: "turn", hit: true}, {ID: "m2", Rank: 3, Kind: "turn", hit: true}}
 	for _, c := range []struct {
-		kind           string
-		compact, alone bool
-		want           string
+		kind  string
+		alone bool
+		want  string
 	}{
-		{"turn", false, true, "\n## Rank 3 · turn · " + hitsLabel + "\n"},
-		{"turn", true, false, "\n## Rank 3 · turn\n"},
-		{"turn", true, true, "\n## turn\n"},
-		{"", true, true, "\n## Rank 3\n"},
-		{"", false, false, "\n## Rank 3 · " + hitsLabel + "\n"},
+		{"turn", false, "\n## Rank 3 · turn\n"},
+		{"turn", true, "\n## turn\n"},
+		{"", true, "\n## Rank 3\n"},
+		{"", false, "\n## Rank 3\n"},
 	} {
-		if got := mdSection(hits, c.kind, c.compact, c.alone); got != c.want {
-			t.Errorf("mdSection(kind %q, compact %t, alone %t) = %q, want %q", c.kind, c.compact, c.alone, got, c.want)
+		if got := mdSection(hits, c.kind, c.alone); got != c.want {
+			t.Errorf("mdSection(kind %q, alone %t) = %q, want %q", c.kind, c.alone, got, c.want)
 		}
 	}
 }
@@ -111,7 +110,7 @@ func TestMDLeavesQueryOut(t *testing.T) {
 		echo   bool
 	}{
 		{500, "md", false},
-		{compactBelow, "md", false},
+		{4000, "md", false},
 		{500, "xml", true},
 		{500, "json", true},
 	} {

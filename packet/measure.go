@@ -225,7 +225,7 @@ func (b *builder) sectionHeadings() int {
 		if b.req.Format == "xml" {
 			t += b.req.Counter.Count(xmlSection([]Entry{h}, h.Kind) + "</section>\n")
 		} else {
-			t += b.req.Counter.Count(mdSection([]Entry{h}, h.Kind, b.req.Budget < compactBelow, false))
+			t += b.req.Counter.Count(mdSection([]Entry{h}, h.Kind, false))
 		}
 	}
 	return t

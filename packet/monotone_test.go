@@ -211,3 +211,36 @@ func checkMonotoneForms(t *testing.T, label string, forms bool, lo, hi int, step
 		prev, prevBudget = p.Records, b
 	}
 }
+
+// TestAgentMonotoneAcross2000: every budget from 1,980 to 2,020 tokens,
+// on conversations with long messages. The md frame once grew at 2,000
+// tokens (the profile's name, the deferred records' cost, the hits
+// label), and a full packet of 1,999 held a record the packet of 2,000
+// lacked (these two, before the frame was the same at every budget).
+func TestAgentMonotoneAcross2000(t *testing.T) {
+	for _, c := range []struct {
+		seed  uint64
+		query string
+	}{{3, "opened bridge oath"}, {7, "storm grain ash chapel the"}} {
+		r := rand.New(rand.NewPCG(c.seed, 11))
+		var recs []store.Record
+		var links []store.Link
+		for i := range 100 {
+			id := fmt.Sprintf("D%d:%d", 1+i/20, 1+i%20)
+			words := 8 + r.IntN(60)
+			if i%9 == 4 {
+				words = 150 + r.IntN(400) // a long message: shown by its excerpt
+			}
+			recs = append(recs, store.Record{NS: "conv", ID: id, Kind: "turn", Title: fmt.Sprintf("speaker %d", i%2),
+				Order: int64(i + 1), Body: fxProse(c.seed*1000+uint64(i), words)})
+			if i > 0 {
+				links = append(links, store.Link{NS: "conv", From: recs[i-1].ID, Rel: "next", To: id})
+			}
+		}
+		env := fxOpen(t, recs, links, true)
+		label := fmt.Sprintf("seed %d %q", c.seed, c.query)
+		checkMonotoneForms(t, label, true, 1980, 2020, func(int) int { return 1 }, func(b int) (*Packet, error) {
+			return Build(t.Context(), env.st, env.ix, Request{NS: "conv", Query: c.query, Budget: b, Profile: "agent", Counter: fxCounter(t)})
+		})
+	}
+}

@@ -285,7 +285,7 @@ func TestFormats(t *testing.T) {
 		case "md":
 			s := string(out)
 			iContents, iRecords, iDeferred := strings.Index(s, "\nInside: "), strings.Index(s, "\n## Rank 1\n"), strings.Index(s, "\n## Deferred: ")
-			if !strings.HasPrefix(s, "# Context Packet: novel-a (novel)\n") || iContents < 0 || iContents > iRecords || iRecords > iDeferred {
+			if !strings.HasPrefix(s, "# Context Packet: novel-a\n") || iContents < 0 || iContents > iRecords || iRecords > iDeferred {
 				t.Fatalf("markdown sections out of order:\n%s", s)
 			}
 			if !strings.Contains(s[iDeferred:], "`lore get --ns novel-a ") && !strings.Contains(s[iDeferred:], explainHint) {

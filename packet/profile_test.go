@@ -383,7 +383,7 @@ func TestAgentNotesGrouped(t *testing.T) {
 	agent := cfg.Profiles["agent"]
 	agent.Excerpt = 0
 	cfg.Profiles["agent"] = agent
-	req := Request{NS: ns, Query: "lighthouse keeper", Budget: 3000, Profile: "agent", Config: &cfg}
+	req := Request{NS: ns, Query: "lighthouse keeper", Budget: 3100, Profile: "agent", Config: &cfg}
 	p, out := fxBuild(t, env, req)
 	if len(p.Deferred) == 0 || len(p.listed) != 0 || len(p.Grouped) != 1 || p.Grouped[0].Count != len(p.Deferred) {
 		t.Fatalf("agent: %d deferred, %d listed, groups %+v; want every deferred record in one group\n%s", len(p.Deferred), len(p.listed), p.Grouped, out)

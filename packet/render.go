@@ -42,8 +42,8 @@ type Entry struct {
 	// superseding the other: "mara-eyes-grey on eyes". The flag drops
 	// nothing: the reader decides.
 	Contradicts []string `json:"contradicts,omitempty"`
-	// hit is set for a search hit: markdown says "hits, best first" once
-	// in the section heading instead of "hit N" in every record's.
+	// hit is set for a search hit: its heading leaves out "hit N" (xml's
+	// section says hits="best first" once; in markdown the order says it).
 	hit bool
 	// of and side place a hit's neighbour along a sequence (candidate
 	// side): beside is set when it sits next to hit "of" in the packet,
