@@ -158,7 +158,7 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 // sequenceGraph is the hits' "next" links read once, by position, for
 // withSequenceContext: its loops ask every neighbour of every hit, and
 // of every hit beside it, whether it is a hit and whether it is long,
-// and map lookups by id were most of a packet's time there.
+// and those lookups by id were most of its time.
 type sequenceGraph struct {
 	at       map[string]int // a hit's position in hits (the last, for an id found twice)
 	nodes    []sequenceNode // the records one step from a hit
