@@ -29,6 +29,11 @@ type Member struct {
 	Peer   string // http://127.0.0.1:port
 	// TLS, when set, serves clients over TLS with these files.
 	TLS *transport.TLSInfo `json:"-"`
+	// BcryptCost, when set, is the cost of the member's password hashing
+	// (etcd's --bcrypt-cost; 0 is etcd's default, 10). A test with auth
+	// on sets bcrypt.MinCost: a login hashes the password, and under the
+	// race detector on a loaded machine one took past a client's 5 s.
+	BcryptCost uint `json:"-"`
 }
 
 // Plan picks n members with free loopback ports (asked of the kernel, so
@@ -100,6 +105,9 @@ func Start(m Member, cluster, dir, logPath string, timeout time.Duration) (*embe
 	cfg.ClusterState = embed.ClusterStateFlagNew
 	if m.TLS != nil {
 		cfg.ClientTLSInfo = *m.TLS
+	}
+	if m.BcryptCost > 0 {
+		cfg.BcryptCost = m.BcryptCost
 	}
 	cfg.MaxTxnOps = MaxTxnOps
 	cfg.MaxRequestBytes = MaxRequestBytes
