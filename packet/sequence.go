@@ -122,7 +122,7 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 			for _, j := range x.touching {
 				cy := counts(j)
 				best = max(best, cy)
-				if !x.long && !ctx.longHit[j] {
+				if !x.long && ctx.scales[j] >= 1 {
 					bestShort = max(bestShort, cy)
 				}
 			}
@@ -163,8 +163,7 @@ type sequenceGraph struct {
 	at       map[string]int // a hit's position in hits (the last, for an id found twice)
 	nodes    []sequenceNode // the records one step from a hit
 	adjacent [][]int        // the nodes one step from hits[i], in sequenceAdjacent's order
-	scales   []float64      // perLength of hits[j]
-	longHit  []bool         // whether hits[j] is long (perLength below 1)
+	scales   []float64      // perLength of hits[j]: below 1 for a long one
 }
 
 // sequenceNode is a record one step from a hit.
@@ -176,11 +175,10 @@ type sequenceNode struct {
 
 func newSequenceGraph(hits []tieredHit, nbs hitNeighbors, perLength func(id string) float64) *sequenceGraph {
 	g := &sequenceGraph{at: make(map[string]int, len(hits)), adjacent: make([][]int, len(hits)),
-		scales: make([]float64, len(hits)), longHit: make([]bool, len(hits))}
+		scales: make([]float64, len(hits))}
 	for i, h := range hits {
 		g.at[h.ID] = i
 		g.scales[i] = perLength(h.ID)
-		g.longHit[i] = g.scales[i] < 1
 	}
 	node := map[string]int{}
 	for i, h := range hits {

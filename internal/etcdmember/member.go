@@ -31,7 +31,7 @@ type Member struct {
 	TLS *transport.TLSInfo `json:"-"`
 	// BcryptCost, when set, is the cost of the member's password hashing
 	// (etcd's --bcrypt-cost; 0 is etcd's default, 10). A test with auth
-	// on sets bcrypt.MinCost: a login hashes the password, and under the
+	// on sets bcrypt's least, 4: a login hashes the password, and under the
 	// race detector on a loaded machine one took past a client's 5 s.
 	BcryptCost uint `json:"-"`
 }
