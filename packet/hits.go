@@ -87,10 +87,13 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 }
 
 // candidateHits keeps the best hits, in packet order, as deep as the
-// budget can use: the first step of the ladder (step times a power of 4)
-// whose hits and their neighbours hold at least the budget by their
-// sizes (hitsSize), about what they cost in the packet less their
-// headings. The packet takes a prefix of that order, so it seldom could
+// budget can use: the first depth (step times a power of 2) whose hits
+// and their neighbours hold at least the budget by their sizes
+// (hitsSize), about what they cost in the packet less their headings.
+// Depths double, though tiers grow by 4 (hitTier): the cut is only a
+// prefix of an order already made, and on short turns the budget of
+// 8,000 tokens needs about 160 hits, not the next tier's 320 (p50 11.3
+// -> 8.3 ms, the same packets' records: docs/bench-history). The packet takes a prefix of that order, so it seldom could
 // use a deeper hit. The pool is scored deeper than this (sequencePool),
 // so that the order does not depend on the budget; the cut only saves
 // pricing candidates no packet of this budget could hold. A bigger
@@ -108,7 +111,7 @@ func (g *gatherer) candidateHits(own []tieredHit, nbs *neighbourReader, step int
 		if fits(g.req.Budget, size) { // the hits hold the budget
 			break
 		}
-		depth *= 4
+		depth *= 2
 	}
 	own = own[:min(depth, len(own))]
 	return own, nbs.upTo(len(own))
