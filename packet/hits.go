@@ -87,39 +87,42 @@ func (g *gatherer) hits(isFocus func(string) bool) error {
 }
 
 // candidateHits keeps the best hits, in packet order, as deep as the
-// budget can use: the first depth (step times a power of 2) whose hits
-// and their neighbours hold at least the budget by their sizes
-// (hitsSize), about what they cost in the packet less their headings.
-// Depths double, though tiers grow by 4 (hitTier): the cut is only a
-// prefix of an order already made, and on short turns the budget of
-// 8,000 tokens needs about 160 hits, not the next tier's 320 (p50 11.3
-// -> 8.3 ms, the same packets' records: docs/bench-history). The packet takes a prefix of that order, so it seldom could
+// budget can use: the first depth (step, then a quarter of step more
+// each time) whose hits and their neighbours hold at least the budget by
+// their sizes (hitsSize), about what they cost in the packet less their
+// headings. The packet takes a prefix of that order, so it seldom could
 // use a deeper hit. The pool is scored deeper than this (sequencePool),
 // so that the order does not depend on the budget; the cut only saves
 // pricing candidates no packet of this budget could hold. A bigger
-// budget cuts deeper, never shallower.
+// budget cuts deeper, never shallower. The depths are finer than the
+// tiers (hitTier, by 4): on short turns a packet of 8,000 tokens needs
+// far fewer hits than the second tier's 320 (p50 11.3 -> 8.3 ms with
+// depths that double, 9.2 -> 8.2 ms more with these; the same records
+// kept: docs/bench-history).
 func (g *gatherer) candidateHits(own []tieredHit, nbs *neighbourReader, step int) ([]tieredHit, error) {
-	depth := step
+	seen := make(map[string]bool, 3*step)
+	size, depth, from := 0, step, 0
 	for depth < len(own) {
 		if err := nbs.upTo(depth); err != nil {
 			return nil, err
 		}
-		size, err := g.hitsSize(withNeighbours(own[:depth], nbs.nbs))
+		more, err := g.hitsSize(withNeighbours(own[from:depth], nbs.nbs, seen))
 		if err != nil {
 			return nil, err
 		}
+		size, from = size+more, depth
 		if fits(g.req.Budget, size) { // the hits hold the budget
 			break
 		}
-		depth *= 2
+		depth += step / 4
 	}
 	own = own[:min(depth, len(own))]
 	return own, nbs.upTo(len(own))
 }
 
-// withNeighbours lists hits and their neighbours, each record once.
-func withNeighbours(hits []tieredHit, nbs hitNeighbors) []index.Hit {
-	seen := make(map[string]bool, 3*len(hits))
+// withNeighbours lists hits and their neighbours, each record once and
+// none that seen holds; it adds those it lists to seen.
+func withNeighbours(hits []tieredHit, nbs hitNeighbors, seen map[string]bool) []index.Hit {
 	out := make([]index.Hit, 0, 3*len(hits))
 	add := func(h index.Hit) {
 		if !seen[h.ID] {
