@@ -110,7 +110,7 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 		// around and best as the sequence gives them; aroundShort and
 		// bestShort through short records alone.
 		around, best, aroundShort, bestShort := 0.0, 0.0, 0.0, 0.0
-		for _, k := range ctx.adjacent[i] {
+		for _, k := range ctx.adjacent(i) {
 			x := &ctx.nodes[k]
 			cx := counts(x.hit)
 			around += cx
@@ -119,7 +119,7 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 				aroundShort += cx
 				bestShort = max(bestShort, cx)
 			}
-			for _, j := range x.touching {
+			for _, j := range ctx.touching(k) {
 				cy := counts(j)
 				best = max(best, cy)
 				if !x.long && ctx.scales[j] >= 1 {
@@ -158,44 +158,73 @@ func withSequenceContext(hits []tieredHit, nbs hitNeighbors, cfg Config, shortne
 // sequenceGraph is the hits' "next" links read once, by position, for
 // withSequenceContext: its loops ask every neighbour of every hit, and
 // of every hit beside it, whether it is a hit and whether it is long,
-// and those lookups by id were most of its time.
+// and those lookups by id were most of its time. The lists are kept
+// flat (a list per hit and per node cost an allocation each, a third of
+// the graph's build).
 type sequenceGraph struct {
-	at       map[string]int // a hit's position in hits (the last, for an id found twice)
-	nodes    []sequenceNode // the records one step from a hit
-	adjacent [][]int        // the nodes one step from hits[i], in sequenceAdjacent's order
-	scales   []float64      // perLength of hits[j]: below 1 for a long one
+	at         map[string]int // a hit's position in hits (the last, for an id found twice)
+	nodes      []sequenceNode // the records one step from a hit
+	adj        []int          // the nodes one step from hits[i] are adj[adjStart[i]:adjStart[i+1]], in the neighbours' order
+	adjStart   []int
+	touch      []int // the hits one step from nodes[k] are touch[touchStart[k]:touchStart[k+1]], in hits' order
+	touchStart []int
+	scales     []float64 // perLength of hits[j]: below 1 for a long one
 }
 
 // sequenceNode is a record one step from a hit.
 type sequenceNode struct {
-	hit      int   // its position in hits, -1 if it is no hit
-	long     bool  // perLength below 1
-	touching []int // the hits one step from it, in hits' order
+	hit  int  // its position in hits, -1 if it is no hit
+	long bool // perLength below 1
 }
 
+// adjacent lists the nodes one step from hits[i].
+func (g *sequenceGraph) adjacent(i int) []int { return g.adj[g.adjStart[i]:g.adjStart[i+1]] }
+
+// touching lists the hits one step from nodes[k].
+func (g *sequenceGraph) touching(k int) []int { return g.touch[g.touchStart[k]:g.touchStart[k+1]] }
+
 func newSequenceGraph(hits []tieredHit, nbs hitNeighbors, perLength func(id string) float64) *sequenceGraph {
-	g := &sequenceGraph{at: make(map[string]int, len(hits)), adjacent: make([][]int, len(hits)),
-		scales: make([]float64, len(hits))}
+	g := &sequenceGraph{at: make(map[string]int, len(hits)), adjStart: make([]int, len(hits)+1),
+		adj: make([]int, 0, 2*len(hits)), scales: make([]float64, len(hits))}
 	for i, h := range hits {
 		g.at[h.ID] = i
 		g.scales[i] = perLength(h.ID)
 	}
-	node := map[string]int{}
+	node := make(map[string]int, 2*len(hits))
+	var touches []int // per node, how many hits it is one step from
 	for i, h := range hits {
-		self := g.at[h.ID]
-		for _, x := range sequenceAdjacent(nbs[h.ID]) {
-			k, ok := node[x]
+		for _, nb := range nbs[h.ID] {
+			if nb.Via.Rel != "next" { // sequenceAdjacent's rule
+				continue
+			}
+			k, ok := node[nb.ID]
 			if !ok {
 				k = len(g.nodes)
-				node[x] = k
-				j, isHit := g.at[x]
+				node[nb.ID] = k
+				j, isHit := g.at[nb.ID]
 				if !isHit {
 					j = -1
 				}
-				g.nodes = append(g.nodes, sequenceNode{hit: j, long: perLength(x) < 1})
+				g.nodes = append(g.nodes, sequenceNode{hit: j, long: perLength(nb.ID) < 1})
+				touches = append(touches, 0)
 			}
-			g.adjacent[i] = append(g.adjacent[i], k)
-			g.nodes[k].touching = append(g.nodes[k].touching, self)
+			g.adj = append(g.adj, k)
+			touches[k]++
+		}
+		g.adjStart[i+1] = len(g.adj)
+	}
+	g.touchStart = make([]int, len(g.nodes)+1)
+	for k, n := range touches {
+		g.touchStart[k+1] = g.touchStart[k] + n
+	}
+	g.touch = make([]int, len(g.adj))
+	next := touches[:0] // reused: the next free place in each node's list
+	next = append(next, g.touchStart[:len(g.nodes)]...)
+	for i, h := range hits {
+		self := g.at[h.ID]
+		for _, k := range g.adjacent(i) {
+			g.touch[next[k]] = self
+			next[k]++
 		}
 	}
 	return g
