@@ -242,48 +242,51 @@ func (g *gatherer) afterNext(own []tieredHit, nbs hitNeighbors) (map[string][]af
 // tokens (.822 -> .825 at 500 without it), while the chats, which name
 // their speakers, kept it.
 func (g *gatherer) sameSpeaker(out map[string][]afterNextRecord) error {
-	// The heads are read aside, not into g.heads: a head read there
+	// The speakers are read aside, not into g.heads: a head read there
 	// changes what later steps know of a record (its size, in
 	// shortness), and so the packet beyond this share. The records two
 	// after are read only for hits that name a speaker.
-	heads := map[string]store.Record{}
+	speakers := make(map[string]string, 2*len(out))
 	hits := make([]string, 0, len(out))
 	for h := range out {
 		hits = append(hits, h)
 	}
-	if err := g.headsAside(heads, hits); err != nil {
+	if err := g.speakersAside(speakers, hits); err != nil {
 		return err
 	}
 	var after []string
 	for h, recs := range out {
-		if heads[h].Meta[speakerKey] != "" {
+		if speakers[h] != "" {
 			after = append(after, afterIDs(recs)...)
 		}
 	}
-	if err := g.headsAside(heads, after); err != nil {
+	if err := g.speakersAside(speakers, after); err != nil {
 		return err
 	}
 	for h, recs := range out {
-		speaker := heads[h].Meta[speakerKey]
+		speaker := speakers[h]
 		out[h] = slices.DeleteFunc(recs, func(a afterNextRecord) bool {
-			return speaker == "" || heads[a.id].Meta[speakerKey] != speaker
+			return speaker == "" || speakers[a.id] != speaker
 		})
 	}
 	return nil
 }
 
-// headsAside puts the heads of ids into heads: the gatherer's where it
-// has read them, else read in one call.
-func (g *gatherer) headsAside(heads map[string]store.Record, ids []string) error {
+// speakersAside puts the speaker (meta "speaker") of each of ids into
+// speakers, "" for none: from the gatherer's heads where it has read
+// them, else from heads read in one call. Only the speaker is kept:
+// with each head copied whole into a map of its own, this share took
+// 0.74 s of the short turns' run, 0.45 s with the speakers alone.
+func (g *gatherer) speakersAside(speakers map[string]string, ids []string) error {
 	var unread []string
 	for _, id := range ids {
-		if _, done := heads[id]; done {
+		if _, done := speakers[id]; done {
 			continue
 		}
-		if r, ok := g.heads[id]; ok {
-			heads[id] = r
+		if _, ok := g.heads[id]; ok {
+			speakers[id] = g.heads[id].Meta[speakerKey]
 		} else {
-			heads[id] = store.Record{} // once, even when it does not exist
+			speakers[id] = "" // once, even when it does not exist
 			unread = append(unread, id)
 		}
 	}
@@ -296,7 +299,7 @@ func (g *gatherer) headsAside(heads map[string]store.Record, ids []string) error
 		return badvalue.Errorf(g.req.NS, "records two after the hits in ns %q: %w", g.req.NS, err)
 	}
 	for _, r := range read {
-		heads[r.ID] = r
+		speakers[r.ID] = r.Meta[speakerKey]
 	}
 	return nil
 }
