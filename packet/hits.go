@@ -158,6 +158,12 @@ func (r *neighbourReader) upTo(n int) error {
 	if err != nil {
 		return err
 	}
+	// The smaller map goes into the larger: the first read is of 20 hits,
+	// the second of the other 300 (upTo 1.36 s -> 1.19 s of the short
+	// turns' run). Both maps are this reader's own.
+	if len(more) > len(r.nbs) {
+		r.nbs, more = more, r.nbs
+	}
 	for id, nb := range more {
 		r.nbs[id] = nb
 	}
