@@ -33,12 +33,35 @@ func (g *gatherer) hiddenBridge(id string) (string, bool) {
 // skipped, with the reason.
 func (g *gatherer) dropHiddenBridges() error {
 	alt := map[string]map[string]relation{} // per focus: second hop -> a path through a visible neighbour
+	// Most records are the bridge of several relations (a hit, of its
+	// neighbours'), and most candidates have none hidden: each bridge is
+	// judged once, and a candidate's relations are rebuilt only when one
+	// of them is hidden.
+	type bridge struct {
+		why    string
+		hidden bool
+	}
+	bridges := map[string]bridge{}
+	hiddenBridge := func(via string) (string, bool) {
+		b, ok := bridges[via]
+		if !ok {
+			b.why, b.hidden = g.hiddenBridge(via)
+			bridges[via] = b
+		}
+		return b.why, b.hidden
+	}
 	for _, id := range sortedKeys(g.cands) {
 		c := g.cands[id]
+		if !slices.ContainsFunc(c.rels, func(r relation) bool {
+			_, hidden := hiddenBridge(r.via)
+			return r.via != "" && hidden
+		}) {
+			continue
+		}
 		var kept []relation
 		lost, lostWhy := "", ""
 		for _, r := range c.rels {
-			why, hidden := g.hiddenBridge(r.via)
+			why, hidden := hiddenBridge(r.via)
 			if r.via == "" || !hidden {
 				kept = append(kept, r)
 				continue
