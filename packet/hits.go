@@ -114,7 +114,7 @@ func (g *gatherer) candidateHits(own []tieredHit, nbs *neighbourReader, step int
 		if fits(g.req.Budget, size) { // the hits hold the budget
 			break
 		}
-		depth += step / 4
+		depth += max(1, step/4)
 	}
 	own = own[:min(depth, len(own))]
 	return own, nbs.upTo(len(own))

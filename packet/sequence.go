@@ -218,8 +218,7 @@ func newSequenceGraph(hits []tieredHit, nbs hitNeighbors, perLength func(id stri
 		g.touchStart[k+1] = g.touchStart[k] + n
 	}
 	g.touch = make([]int, len(g.adj))
-	next := touches[:0] // reused: the next free place in each node's list
-	next = append(next, g.touchStart[:len(g.nodes)]...)
+	next := slices.Clone(g.touchStart[:len(g.nodes)]) // the next free place in each node's list
 	for i, h := range hits {
 		self := g.at[h.ID]
 		for _, k := range g.adjacent(i) {

@@ -53,8 +53,11 @@ func (g *gatherer) dropHiddenBridges() error {
 	for _, id := range sortedKeys(g.cands) {
 		c := g.cands[id]
 		if !slices.ContainsFunc(c.rels, func(r relation) bool {
+			if r.via == "" {
+				return false
+			}
 			_, hidden := hiddenBridge(r.via)
-			return r.via != "" && hidden
+			return hidden
 		}) {
 			continue
 		}
