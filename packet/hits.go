@@ -183,7 +183,7 @@ func (g *gatherer) sequenceStep(nbs *neighbourReader) (int, error) {
 		return 0, err
 	}
 	for _, h := range nbs.hits[:nbs.read] {
-		if len(sequenceAdjacent(nbs.nbs[h.ID])) > 0 {
+		if inSequence(nbs.nbs[h.ID]) {
 			return candidateStep, nbs.upTo(len(nbs.hits))
 		}
 	}
@@ -552,9 +552,9 @@ func (g *gatherer) perLength(id string) float64 {
 // just before it, +1 just after it, 0 for any other link.
 func sequenceSide(hit string, via store.Link) int {
 	switch {
-	case via.Rel == "next" && via.From == hit:
+	case via.Rel == sequenceRel && via.From == hit:
 		return 1
-	case via.Rel == "next" && via.To == hit:
+	case via.Rel == sequenceRel && via.To == hit:
 		return -1
 	}
 	return 0

@@ -68,16 +68,13 @@ func tierSpan(hits []tieredHit) float64 {
 	return best + 1
 }
 
-// sequenceAdjacent lists the ids one "next" link away from id, in either
-// direction.
-func sequenceAdjacent(nbs []store.Neighbor) []string {
-	var out []string
-	for _, nb := range nbs {
-		if nb.Via.Rel == "next" {
-			out = append(out, nb.ID)
-		}
-	}
-	return out
+// sequenceRel is the relation that chains records into a sequence.
+const sequenceRel = "next"
+
+// inSequence reports whether a record with neighbours nbs is one "next"
+// link from another, in either direction.
+func inSequence(nbs []store.Neighbor) bool {
+	return slices.ContainsFunc(nbs, func(nb store.Neighbor) bool { return nb.Via.Rel == sequenceRel })
 }
 
 // withSequenceContext scores hits (one namespace's, with their tiers, in
@@ -194,7 +191,7 @@ func newSequenceGraph(hits []tieredHit, nbs hitNeighbors, perLength func(id stri
 	var touches []int // per node, how many hits it is one step from
 	for i, h := range hits {
 		for _, nb := range nbs[h.ID] {
-			if nb.Via.Rel != "next" { // sequenceAdjacent's rule
+			if nb.Via.Rel != sequenceRel {
 				continue
 			}
 			k, ok := node[nb.ID]
