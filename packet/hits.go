@@ -290,6 +290,8 @@ func (g *gatherer) speakersAside(speakers map[string]string, ids []string) error
 			continue
 		}
 		if _, ok := g.heads[id]; ok {
+			// Two lookups, not r, ok := g.heads[id]: that copies the
+			// whole record out.
 			speakers[id] = g.heads[id].Meta[speakerKey]
 		} else {
 			speakers[id] = "" // once, even when it does not exist

@@ -244,3 +244,48 @@ func TestAgentMonotoneAcross2000(t *testing.T) {
 		})
 	}
 }
+
+// TestDeepHitsReachABigPacket: a budget that the first 80 hits and their
+// neighbours cannot hold takes deeper hits (candidateHits grows its cut
+// until the hits hold the budget), and a smaller budget's packet is
+// still all there. Six hundred short turns all match the question, so a
+// packet of 8,000 tokens needs far more than the first step's hits.
+func TestDeepHitsReachABigPacket(t *testing.T) {
+	var recs []store.Record
+	var links []store.Link
+	for i := range 600 {
+		id := fmt.Sprintf("D%d:%d", 1+i/30, 1+i%30)
+		recs = append(recs, store.Record{NS: "conv", ID: id, Kind: "turn", Title: fmt.Sprintf("speaker %d", i%2),
+			Order: int64(i + 1), Body: "the lantern " + fxProse(uint64(i), 6+i%11)})
+		if i > 0 {
+			links = append(links, store.Link{NS: "conv", From: recs[i-1].ID, Rel: "next", To: id})
+		}
+	}
+	env := fxOpen(t, recs, links, true)
+	deepest := func(budget int) (int, map[string]bool) {
+		t.Helper()
+		p, err := Build(t.Context(), env.st, env.ix, Request{NS: "conv", Query: "lantern", Budget: budget, Profile: "agent", Counter: fxCounter(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		most, ids := 0, map[string]bool{}
+		for _, e := range p.Records {
+			ids[e.ID] = true
+			var n int
+			if _, err := fmt.Sscanf(e.Why, "hit %d", &n); err == nil {
+				most = max(most, n)
+			}
+		}
+		return most, ids
+	}
+	small, in1k := deepest(1000)
+	big, in8k := deepest(8000)
+	if big <= candidateStep {
+		t.Errorf("a packet of 8,000 tokens reaches hit %d at most; want hits past the first %d (1,000 tokens reach %d)", big, candidateStep, small)
+	}
+	for id := range in1k {
+		if !in8k[id] {
+			t.Errorf("%s is in the packet of 1,000 tokens and not in the one of 8,000", id)
+		}
+	}
+}

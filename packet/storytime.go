@@ -42,30 +42,27 @@ func (g *gatherer) dropHiddenBridges() error {
 		hidden bool
 	}
 	bridges := map[string]bridge{}
-	hiddenBridge := func(via string) (string, bool) {
-		b, ok := bridges[via]
+	judge := func(r relation) (string, bool) { // hiddenBridge of r's bridge, if it has one
+		if r.via == "" {
+			return "", false
+		}
+		b, ok := bridges[r.via]
 		if !ok {
-			b.why, b.hidden = g.hiddenBridge(via)
-			bridges[via] = b
+			b.why, b.hidden = g.hiddenBridge(r.via)
+			bridges[r.via] = b
 		}
 		return b.why, b.hidden
 	}
 	for _, id := range sortedKeys(g.cands) {
 		c := g.cands[id]
-		if !slices.ContainsFunc(c.rels, func(r relation) bool {
-			if r.via == "" {
-				return false
-			}
-			_, hidden := hiddenBridge(r.via)
-			return hidden
-		}) {
+		if !slices.ContainsFunc(c.rels, func(r relation) bool { _, hidden := judge(r); return hidden }) {
 			continue
 		}
 		var kept []relation
 		lost, lostWhy := "", ""
 		for _, r := range c.rels {
-			why, hidden := hiddenBridge(r.via)
-			if r.via == "" || !hidden {
+			why, hidden := judge(r)
+			if !hidden {
 				kept = append(kept, r)
 				continue
 			}
