@@ -1,8 +1,6 @@
 package packet
 
 import (
-	"fmt"
-	"hash/maphash"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/index"
-	"github.com/lorekeep/lore/store"
 )
 
 // TestScoreUnitsAsAnalysedPerQuestion: scoring from a body's kept terms
@@ -118,45 +115,6 @@ func TestBodyCacheBounded(t *testing.T) {
 	bodyCache.mu.Unlock()
 	if n > 2*bodyGeneration {
 		t.Errorf("%d bodies kept; want at most %d", n, 2*bodyGeneration)
-	}
-}
-
-// TestWarmTermsKeepsTheSecondHalf: the goroutine works out the kept terms
-// of the second half of the bodies, from the last, and stops at the body
-// the caller has reached.
-func TestWarmTermsKeepsTheSecondHalf(t *testing.T) {
-	kept := func(body string) bool {
-		c := &bodyCache
-		key := [2]uint64{maphash.String(c.seeds[0], body), maphash.String(c.seeds[1], body)}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		_, inCur := c.cur[key]
-		_, inOld := c.old[key]
-		return inCur || inOld
-	}
-	run := func(reached int) []bool {
-		var picked []*candidate
-		bodies := map[string]string{}
-		for k := range 10 {
-			id := "r" + strconv.Itoa(k)
-			picked = append(picked, &candidate{rec: store.Record{ID: id}})
-			bodies[id] = fmt.Sprintf("Body %d of run %d, never seen.\nIts second line, about the mill.", k, reached)
-		}
-		w := &termWarmer{}
-		w.reached.Store(int64(reached))
-		warmTermsWith(w, picked, bodies)
-		w.wait()
-		var got []bool
-		for _, c := range picked {
-			got = append(got, kept(bodies[c.rec.ID]))
-		}
-		return got
-	}
-	if got, want := run(0), []bool{false, false, false, false, false, true, true, true, true, true}; !slices.Equal(got, want) {
-		t.Errorf("kept %v; want the second half %v", got, want)
-	}
-	if got, want := run(7), []bool{false, false, false, false, false, false, false, false, true, true}; !slices.Equal(got, want) {
-		t.Errorf("with the caller at body 7: kept %v; want %v", got, want)
 	}
 }
 

@@ -3,8 +3,10 @@ package packet
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 
@@ -448,4 +450,63 @@ func BenchmarkExcerpt(b *testing.B) {
 			}
 		}
 	})
+}
+
+// The excerpts of a packet with many long records are made on every
+// core (onCores), each a function of its body and the query: the packet
+// is the same, byte for byte, made on one core.
+func TestExcerptsTheSameOnOneCore(t *testing.T) {
+	needle := "The ferryman hid the silver key under the third stone of the quay."
+	var recs []store.Record
+	for i := range 3 * minParallelExcerpts {
+		body := "assistant: " + longBody(uint64(20+i), 24, i%20, needle)
+		recs = append(recs, store.Record{NS: "chat", ID: fmt.Sprintf("m%02d", i), Kind: "turn", Title: fmt.Sprintf("turn %d", i), Body: body})
+	}
+	env := fxOpen(t, recs, nil, true)
+	req := Request{NS: "chat", Query: "where did the ferryman hide the silver key", Budget: 2000, Profile: "agent"}
+	build := func(procs int) (*Packet, []byte) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		return fxBuild(t, env, req)
+	}
+	p, many := build(max(2, runtime.GOMAXPROCS(0)))
+	excerpts := 0
+	for _, e := range p.Records {
+		if e.Form == formExcerpt {
+			excerpts++
+			n, _ := strconv.Atoi(strings.TrimPrefix(e.ID, "m"))
+			checkOwnText(t, recs[n].Body, e.Text) // each its own record's
+		}
+	}
+	if excerpts < minParallelExcerpts/2 {
+		t.Fatalf("%d excerpts in the packet; want at least %d\n%s", excerpts, minParallelExcerpts/2, many)
+	}
+	if _, one := build(1); string(one) != string(many) {
+		t.Errorf("made on one core, the packet differs:\n%s\n---\n%s", one, many)
+	}
+}
+
+// onCores calls each index once, on one goroutine or on several, each
+// with a state of its own.
+func TestOnCoresCallsEachIndexOnce(t *testing.T) {
+	for _, n := range []int{0, 3, 8, 100} {
+		for _, procs := range []int{1, 2, 4} {
+			func() {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				calls := make([]atomic.Int32, n)
+				var states atomic.Int32
+				onCores(n, 8, func() *int { states.Add(1); return new(int) }, func(i int, s *int) {
+					*s++ // a state shared between goroutines would race here
+					calls[i].Add(1)
+				})
+				for i := range calls {
+					if c := calls[i].Load(); c != 1 {
+						t.Errorf("n %d, %d cores: index %d called %d times", n, procs, i, c)
+					}
+				}
+				if n < 8 && states.Load() != 1 {
+					t.Errorf("n %d under the threshold: %d states; want one goroutine's", n, states.Load())
+				}
+			}()
+		}
+	}
 }

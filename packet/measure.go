@@ -236,25 +236,34 @@ func (b *builder) sectionHeadings() int {
 // into. price must touch only what belongs to i (the counters are safe
 // for concurrent use); the results do not depend on the order.
 func priceEach(n int, price func(i int, buf *bytes.Buffer)) {
+	onCores(n, minParallelPrices, func() *bytes.Buffer { return new(bytes.Buffer) }, price)
+}
+
+// onCores calls each(i, state) for every i in [0, n): on the calling
+// goroutine when n is under atLeast or there is one core, else on up to
+// one goroutine a core, none with fewer than atLeast/2 calls to share,
+// each taking the next i as it is free and holding a state of its own
+// (newState). each must touch only what belongs to i.
+func onCores[S any](n, atLeast int, newState func() S, each func(i int, state S)) {
 	procs := runtime.GOMAXPROCS(0)
-	if n < minParallelPrices || procs < 2 {
-		var buf bytes.Buffer
+	if n < atLeast || procs < 2 {
+		s := newState()
 		for i := range n {
-			price(i, &buf)
+			each(i, s)
 		}
 		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(procs, n/(minParallelPrices/2)) {
+	for range min(procs, n/max(1, atLeast/2)) {
 		wg.Go(func() {
-			var buf bytes.Buffer
+			s := newState()
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n {
 					return
 				}
-				price(i, &buf)
+				each(i, s)
 			}
 		})
 	}
