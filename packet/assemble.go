@@ -22,7 +22,7 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 	p := &Packet{Request: b.req, Budget: b.req.Budget, Warnings: b.warns, Superseded: b.superseded, counter: b.memo, frameWarn: -1}
 	// Sized once: a build assembles hundreds of candidates many times.
 	p.Records = make([]Entry, 0, len(kept))
-	p.Deferred = make([]Note, 0, len(b.cands))
+	p.Deferred = make([]Note, 0, len(b.cands)-min(len(kept), len(b.cands))+len(kept)/8) // and a few kept short
 	for i, c := range b.cands {
 		k, ok := keep[c.rec.ID]
 		if ok {

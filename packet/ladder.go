@@ -56,7 +56,7 @@ func (b *builder) fixedTotal() int {
 
 // fitOnce runs budget.Fit over the candidates in their current forms.
 func (b *builder) fitOnce(limit int) (budget.Result, error) {
-	var items []budget.Item
+	items := make([]budget.Item, 0, len(b.cands)+len(b.cands)/8) // a few rests of excerpts beside
 	var loadErr error
 	var places map[int]float64 // where the rest of an excerpted body goes
 	if b.grows() {

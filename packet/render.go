@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -212,46 +213,57 @@ func shellQuote(s string) string {
 // after it, so that a conversation reads in its own order around each
 // hit. The others keep their place.
 func placeBeside(es []Entry) []Entry {
-	hits := map[string]int{} // hit id -> rank
-	for _, e := range es {
-		if e.hit {
-			hits[e.ID] = e.Rank
+	var hits map[string]int // hit id -> its place in es
+	for i := range es {
+		if es[i].hit {
+			if hits == nil {
+				hits = make(map[string]int, len(es))
+			}
+			hits[es[i].ID] = i
 		}
 	}
-	before, after := map[string][]Entry{}, map[string][]Entry{}
-	moved := false
+	// Each entry that moves, by its hit's place: the turns before a hit
+	// in their own order, then those after it, the one just after a hit
+	// first, whatever their scores made of their order.
+	type move struct{ hit, after, side, at int }
+	var moves []move
 	for i := range es {
 		e := &es[i]
-		rank, ok := hits[e.of]
-		e.beside = e.side != 0 && ok && rank == e.Rank
+		h, ok := hits[e.of]
+		e.beside = e.side != 0 && ok && es[h].Rank == e.Rank
 		switch {
 		case !e.beside:
 		case e.side < 0:
-			before[e.of], moved = append(before[e.of], *e), true
+			moves = append(moves, move{hit: h, at: i})
 		default:
-			after[e.of], moved = append(after[e.of], *e), true
+			moves = append(moves, move{hit: h, after: 1, side: e.side, at: i})
 		}
 	}
-	if !moved {
+	if len(moves) == 0 {
 		return es
 	}
-	for _, a := range after {
-		// The turn just after a hit, then the one after it, whatever
-		// their scores made of their order.
-		slices.SortStableFunc(a, func(x, y Entry) int { return x.side - y.side })
-	}
+	slices.SortFunc(moves, func(x, y move) int {
+		return cmp.Or(x.hit-y.hit, x.after-y.after, x.side-y.side, x.at-y.at)
+	})
 	out := make([]Entry, 0, len(es))
-	for _, e := range es {
+	m := 0
+	for i, e := range es {
 		if e.beside {
 			continue
 		}
-		if e.hit {
-			out = append(out, before[e.ID]...)
+		if !e.hit {
 			out = append(out, e)
-			out = append(out, after[e.ID]...)
 			continue
 		}
+		for ; m < len(moves) && moves[m].hit < i; m++ {
+		}
+		for ; m < len(moves) && moves[m].hit == i && moves[m].after == 0; m++ {
+			out = append(out, es[moves[m].at])
+		}
 		out = append(out, e)
+		for ; m < len(moves) && moves[m].hit == i; m++ {
+			out = append(out, es[moves[m].at])
+		}
 	}
 	return out
 }
