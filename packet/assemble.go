@@ -1,16 +1,38 @@
 package packet
 
 import (
+	"strings"
+
 	"github.com/lorekeep/lore/budget"
 )
 
 // assemble makes the packet of the kept items; every other candidate gets
 // a note. deferred, when given, carries Fit's reasons by id.
 func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Deferred) (*Packet, error) {
-	keep := keptByID(kept)
+	// keep[i] is 1 + the place in kept of candidate i, 0 when it is out.
+	// (A map of the kept by id cost a fifth of a short-turn packet's
+	// assembling at 8,000 tokens: each Fitted copied in, each id hashed
+	// three times.)
+	keep := make([]int32, len(b.cands))
+	var rests []bool // the rest of candidate i's excerpt is kept (upgrade.go)
+	at := b.candIndex()
+	for k, f := range kept {
+		if i, ok := at[f.ID]; ok {
+			keep[i] = int32(k + 1)
+		} else if id, rest := strings.CutSuffix(f.ID, upgradeSuffix); rest {
+			i, ok := at[id]
+			if !ok {
+				continue
+			}
+			if rests == nil {
+				rests = make([]bool, len(b.cands))
+			}
+			rests[i] = true
+		}
+	}
 	var full []string
 	for i, c := range b.cands {
-		if _, ok := keep[c.rec.ID]; ok && b.forms[i] == formFull && c.excerpt == nil {
+		if keep[i] > 0 && b.forms[i] == formFull && c.excerpt == nil {
 			full = append(full, c.rec.ID)
 		}
 	}
@@ -24,10 +46,12 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 	p.Records = make([]Entry, 0, len(kept))
 	p.Deferred = make([]Note, 0, len(b.cands)-min(len(kept), len(b.cands))+len(kept)/8) // and a few kept short
 	for i, c := range b.cands {
-		k, ok := keep[c.rec.ID]
+		var k budget.Fitted
+		ok := keep[i] > 0
 		if ok {
+			k = kept[keep[i]-1]
 			e := b.entryOf(i, k)
-			if b.forms[i] == formFull && b.shownWhole(c, keep) {
+			if b.forms[i] == formFull && b.shownWhole(c, rests != nil && rests[i]) {
 				e.Text, e.Form, e.Omitted, e.Fetch = c.excerpt.body, formFull.String(), 0, ""
 				e.Tokens = k.Tokens
 			}
@@ -75,4 +99,16 @@ func (b *builder) keptAll() []budget.Fitted {
 		out[i] = budget.Fitted{Item: budget.Item{ID: c.rec.ID, Kind: c.rec.Kind, Rank: c.rank}, Tokens: b.cost[i][formFull]}
 	}
 	return out
+}
+
+// candIndex maps each candidate's id to its place in b.cands, made on
+// first use: the candidates are fixed by then.
+func (b *builder) candIndex() map[string]int {
+	if b.candAt == nil {
+		b.candAt = make(map[string]int, len(b.cands))
+		for i, c := range b.cands {
+			b.candAt[c.rec.ID] = i
+		}
+	}
+	return b.candAt
 }

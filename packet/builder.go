@@ -82,6 +82,8 @@ type builder struct {
 	// bodiesAhead is the bodies of the likely kept, read and counted on
 	// another core (bodiesahead.go); nil when not read ahead.
 	bodiesAhead *bodiesAhead
+	// candAt is each candidate's place in cands by id (candIndex).
+	candAt map[string]int
 	// frameCredit is what calibrateFrame takes off the priced frame.
 	frameCredit int
 	// upgraded holds the records shown by an excerpt that the last fit

@@ -117,14 +117,11 @@ func (b *builder) foldUpgrades(kept []budget.Fitted) []budget.Fitted {
 }
 
 // shownWhole reports whether candidate c, shown by an excerpt, is shown
-// whole in the packet of kept (by the rest of its body among them, as
-// Fit's re-count renders it, or as folded by foldUpgrades).
-func (b *builder) shownWhole(c *candidate, keep map[string]budget.Fitted) bool {
+// whole in a packet: by the rest of its body among the kept (restKept),
+// as Fit's re-count renders it, or as folded by foldUpgrades.
+func (b *builder) shownWhole(c *candidate, restKept bool) bool {
 	if c.excerpt == nil {
 		return false
 	}
-	if _, ok := keep[c.rec.ID+upgradeSuffix]; ok {
-		return true
-	}
-	return b.upgraded[c.rec.ID]
+	return restKept || b.upgraded[c.rec.ID]
 }
