@@ -46,7 +46,7 @@ func TestMDEntryHeading(t *testing.T) {
 
 // oneLine's fast path returns exactly what joining the fields gives.
 func TestOneLine(t *testing.T) {
-	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\nb", "a\tb", "a\u00a0b", "a\u2003b", "Scene 12: The Fire", "é ü", "a\u0085b", "\xff b"} {
+	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\nb", "a\tb", "a\u00a0b", "a\u2003b", "Scene 12: The Fire", "é ü", "a\u0085b", "\xff b", "a\vb", "a\fb", "a\rb", "a\x1cb", "a\x1fb", "a \x00 b", "ab\x7f"} {
 		want := strings.Join(strings.Fields(s), " ")
 		if got := oneLine(s); got != want {
 			t.Errorf("oneLine(%q) = %q, want %q", s, got, want)

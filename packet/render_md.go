@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/lorekeep/lore/internal/numfmt"
 )
@@ -426,9 +427,27 @@ func oneLine(s string) string {
 }
 
 // isOneLine reports whether oneLine would leave s as it is: no white
-// space but single spaces between words.
+// space but single spaces between words. Every entry's title is asked on
+// every render, so ASCII is read byte by byte, without decoding runes.
 func isOneLine(s string) bool {
 	prevSpace := true // so that a leading space fails
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return isOneLineRunes(s)
+		}
+		space := c == ' ' || '\t' <= c && c <= '\r' // unicode.IsSpace's ASCII
+		if space && (c != ' ' || prevSpace) {
+			return false
+		}
+		prevSpace = space
+	}
+	return !prevSpace || s == ""
+}
+
+// isOneLineRunes is isOneLine rune by rune, for text beyond ASCII.
+func isOneLineRunes(s string) bool {
+	prevSpace := true
 	for _, r := range s {
 		space := unicode.IsSpace(r)
 		if space && (r != ' ' || prevSpace) {
