@@ -17,6 +17,7 @@ import (
 
 	"github.com/lorekeep/lore"
 	"github.com/lorekeep/lore/budget"
+	"github.com/lorekeep/lore/internal/rusage"
 	"github.com/lorekeep/lore/packet"
 )
 
@@ -122,6 +123,10 @@ type recallRow struct {
 	Tokens    int      `json:"tokens"`             // the packet's own count (lore), or the scorer's cost
 	Overhead  int      `json:"overhead,omitempty"` // lore: tokens that are not record content
 	Micros    int64    `json:"micros,omitempty"`
+	// CPUMicros is the process's CPU time while the packet was built:
+	// Lore's goroutines and the collector, which a machine shared with
+	// other work disturbs less than the wall clock (Micros).
+	CPUMicros int64 `json:"cpu_micros,omitempty"`
 	// lore only, as the scorer reads the text shown: the form of each
 	// kept record, their cost, the kept ids that earn no credit, and why.
 	Forms      []string `json:"forms,omitempty"`
@@ -361,11 +366,11 @@ func scoreQuestion(ctx context.Context, l *lore.Lore, ns *evalNS, q evalQuery, c
 				Recall: recall(kept, q.Evidence), AnsRecall: answerRecall(q, ns.answerInWhole(kept, q)),
 				IDs: kept, Tokens: used})
 		}
-		t0 := time.Now()
+		t0, cpu0 := time.Now(), rusage.CPU()
 		p, err := l.Packet(ctx, packet.Request{NS: q.Namespace, Query: q.Question, QueryVector: c.queryVecs[q.QID], Budget: b,
 			Profile: c.profile, Format: c.format, Encoding: "cl100k_base", Counter: cl100k})
-		micros := time.Since(t0).Microseconds()
-		row := recallRow{QID: q.QID, Category: q.Category, Method: methodLore, Budget: b, Micros: micros,
+		micros, cpu := time.Since(t0).Microseconds(), (rusage.CPU() - cpu0).Microseconds()
+		row := recallRow{QID: q.QID, Category: q.Category, Method: methodLore, Budget: b, Micros: micros, CPUMicros: cpu,
 			AnsRecall: answerRecall(q, false)}
 		if err == nil {
 			content := 0

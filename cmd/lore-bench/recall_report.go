@@ -50,6 +50,9 @@ type recallReport struct {
 	Cells map[string]map[int]map[string]*recallCell `json:"cells"`
 	// LatencyMs is the Lore packet's build time per budget: p50 and p99.
 	LatencyMs map[int][2]float64 `json:"latency_ms"`
+	// CPUMs is the process's CPU time while a packet was built, per
+	// budget: p50 and p99 (recallRow.CPUMicros).
+	CPUMs map[int][2]float64 `json:"cpu_ms"`
 	// NotMonotone counts, per pair of neighbouring budgets, the questions
 	// whose packet at the larger budget lacks a record the smaller one
 	// includes.
@@ -68,7 +71,7 @@ type recallReport struct {
 
 func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 	rep := &recallReport{Budgets: budgets, Cells: map[string]map[int]map[string]*recallCell{},
-		LatencyMs: map[int][2]float64{}, NotMonotone: map[string]int{}, ShorterForms: map[string]int{}}
+		LatencyMs: map[int][2]float64{}, CPUMs: map[int][2]float64{}, NotMonotone: map[string]int{}, ShorterForms: map[string]int{}}
 	rep.FragmentHits, rep.FragmentMisses = packet.FragmentStats()
 	for _, c := range cats {
 		rep.Groups = append(rep.Groups, strconv.Itoa(c))
@@ -83,7 +86,7 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 			}
 		}
 	}
-	lat := map[int][]float64{}
+	lat, cpu := map[int][]float64{}, map[int][]float64{}
 	loreIDs := map[string]map[int][]string{}
 	loreForms := map[string]map[int]map[string]string{} // question, budget, id: form
 	for _, r := range rows {
@@ -126,6 +129,7 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 		}
 		if r.Method == methodLore {
 			lat[r.Budget] = append(lat[r.Budget], float64(r.Micros)/1000)
+			cpu[r.Budget] = append(cpu[r.Budget], float64(r.CPUMicros)/1000)
 			if loreIDs[r.QID] == nil {
 				loreIDs[r.QID] = map[int][]string{}
 			}
@@ -158,6 +162,10 @@ func summarizeRecall(rows []recallRow, budgets, cats []int) *recallReport {
 	for b, ds := range lat {
 		sort.Float64s(ds)
 		rep.LatencyMs[b] = [2]float64{quantile(ds, 0.5), quantile(ds, 0.99)}
+	}
+	for b, ds := range cpu {
+		sort.Float64s(ds)
+		rep.CPUMs[b] = [2]float64{quantile(ds, 0.5), quantile(ds, 0.99)}
 	}
 	for i := 1; i < len(budgets); i++ {
 		small, large := budgets[i-1], budgets[i]
@@ -255,6 +263,11 @@ func (rep *recallReport) print(w io.Writer) {
 	fmt.Fprint(w, "\n| build p50 / p99 ms |")
 	for _, b := range rep.Budgets {
 		l := rep.LatencyMs[b]
+		fmt.Fprintf(w, " %.2f / %.2f |", l[0], l[1])
+	}
+	fmt.Fprint(w, "\n| build CPU p50 / p99 ms (the process's, all cores) |")
+	for _, b := range rep.Budgets {
+		l := rep.CPUMs[b]
 		fmt.Fprintf(w, " %.2f / %.2f |", l[0], l[1])
 	}
 	fmt.Fprintln(w)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lorekeep/lore/internal/rusage"
 	"github.com/lorekeep/lore/packet"
 )
 
@@ -64,6 +65,17 @@ func TestRecallFixture(t *testing.T) {
 		if lore.Overhead <= 0 || lore.Records == 0 {
 			t.Errorf("budget %d: overhead %.0f, %.1f records: want both measured", budget, lore.Overhead, lore.Records)
 		}
+		// Build time, and the CPU it took where the system counts it
+		// (rusage is 0 without getrusage).
+		if l := rep.LatencyMs[budget]; l[0] <= 0 || l[1] < l[0] {
+			t.Errorf("budget %d: build p50 / p99 %v ms; want p99 >= p50 > 0", budget, l)
+		}
+		if c := rep.CPUMs[budget]; c[1] < c[0] || rusage.CPU() > 0 && c[1] <= 0 {
+			t.Errorf("budget %d: build CPU p50 / p99 %v ms; want p99 >= p50 and some CPU", budget, c)
+		}
+	}
+	if !strings.Contains(stdout.String(), "| build CPU p50 / p99 ms") {
+		t.Errorf("no build CPU row:\n%s", stdout.String())
 	}
 	if lore := rep.Cells[methodLore][600]["all"]; lore.Recall < 0.99 {
 		t.Errorf("budget 600: lore recall %.3f; want every answer (the whole conversation nearly fits)\n%s", lore.Recall, stdout.String())
