@@ -124,8 +124,8 @@ type recallRow struct {
 	Overhead  int      `json:"overhead,omitempty"` // lore: tokens that are not record content
 	Micros    int64    `json:"micros,omitempty"`
 	// CPUMicros is the process's CPU time while the packet was built:
-	// Lore's goroutines and the collector, which a machine shared with
-	// other work disturbs less than the wall clock (Micros).
+	// the work of Lore's goroutines and the collector, beside the wait
+	// (Micros).
 	CPUMicros int64 `json:"cpu_micros,omitempty"`
 	// lore only, as the scorer reads the text shown: the form of each
 	// kept record, their cost, the kept ids that earn no credit, and why.
