@@ -1,8 +1,6 @@
 package packet
 
 import (
-	"strings"
-
 	"github.com/lorekeep/lore/budget"
 )
 
@@ -17,13 +15,11 @@ func (b *builder) assemble(kept []budget.Fitted, deferred map[string]budget.Defe
 	var rests []bool // the rest of candidate i's excerpt is kept (upgrade.go)
 	at := b.candIndex()
 	for k, f := range kept {
-		if i, ok := at[f.ID]; ok {
-			keep[i] = int32(k + 1)
-		} else if id, rest := strings.CutSuffix(f.ID, upgradeSuffix); rest {
-			i, ok := at[id]
-			if !ok {
-				continue
+		if f.Extends == "" {
+			if i, ok := at[f.ID]; ok {
+				keep[i] = int32(k + 1)
 			}
+		} else if i, ok := at[f.Extends]; ok { // the rest of an excerpt
 			if rests == nil {
 				rests = make([]bool, len(b.cands))
 			}

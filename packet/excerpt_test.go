@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/lorekeep/lore/budget"
 	"github.com/lorekeep/lore/store"
 )
 
@@ -508,5 +510,52 @@ func TestOnCoresCallsEachIndexOnce(t *testing.T) {
 				}
 			}()
 		}
+	}
+}
+
+// Fit's re-count renders an excerpted record whole when the rest of its
+// body is among the kept (an item that Extends it), before foldUpgrades
+// folds the two: else the re-count would count the excerpt and the
+// packet it lets through would count over.
+func TestRestKeptRendersTheRecordWhole(t *testing.T) {
+	env := fxOpen(t, ferrymanChat("long", func(i int) string {
+		return fmt.Sprintf("user: the ferryman and the quay, turn %d. %s", i, fxProse(uint64(i), 12))
+	}), nil, true)
+	req, cfg, err := Request{NS: "long", Query: "where did the ferryman hide the silver key", Budget: 700, Profile: "agent", Counter: fxCounter(t)}.normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.work = &requestWork{}
+	bg := startHelpers(t.Context())
+	defer bg.stop()
+	b, _, err := prepare(t.Context(), bg, env.st, memoized(env.ix), req, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(b.cands, func(c *candidate) bool { return c.excerpt != nil })
+	if i < 0 {
+		t.Fatal("no candidate has an excerpt: the test needs one")
+	}
+	c := b.cands[i]
+	form := func(kept []budget.Fitted) Entry {
+		t.Helper()
+		b.upgraded = nil // as in Fit's renders
+		p, err := b.assemble(kept, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, ok := findEntry(p, c.rec.ID)
+		if !ok {
+			t.Fatalf("%s is not in the packet of %v", c.rec.ID, kept)
+		}
+		return e
+	}
+	own := budget.Fitted{Item: budget.Item{ID: c.rec.ID}, Tokens: c.tc.Body}
+	if e := form([]budget.Fitted{own}); e.Form != formExcerpt {
+		t.Errorf("kept alone, %s is shown as %q; want its excerpt", c.rec.ID, e.Form)
+	}
+	rest := budget.Fitted{Item: budget.Item{ID: c.rec.ID + upgradeSuffix, Extends: c.rec.ID}, Tokens: 10}
+	if e := form([]budget.Fitted{own, rest}); e.Form != formFull.String() || e.Text != c.excerpt.body {
+		t.Errorf("with its rest kept, %s is shown as %q (%d bytes); want it whole (%d bytes)", c.rec.ID, e.Form, len(e.Text), len(c.excerpt.body))
 	}
 }
