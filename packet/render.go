@@ -256,6 +256,8 @@ func placeBeside(es []Entry) []Entry {
 			continue
 		}
 		for ; m < len(moves) && moves[m].hit < i; m++ {
+			// Past the moves of a hit placed beside another: none, a
+			// hit's side being 0 (rank.go, place).
 		}
 		for ; m < len(moves) && moves[m].hit == i && moves[m].after == 0; m++ {
 			out = append(out, es[moves[m].at])
